@@ -1,0 +1,294 @@
+"""Numba kernels: per-hypothesis BLEU / ΔBLEU sufficient statistics.
+
+Private module; only :mod:`bleustats.stats` calls it. Inputs are flat token-id
+arrays and offsets exactly as Arrow ``list<int32>`` arrays hold them (read-only
+buffers are fine), plus CSR indices that group hypothesis and reference rows by
+segment.
+
+Exactness
+---------
+N-grams are never hashed into a lossy fingerprint. Within one segment, every
+distinct reference n-gram of order ``n`` gets a dense local id, assigned from
+the *exact* int64 key ``(id of its (n-1)-gram prefix) << 32 | last token``
+(for ``n = 1`` the key is the token id). Two n-grams get the same id if and only
+if their token sequences are equal, so the open-addressing table below only
+ever compares full keys, and a collision of the hash *slot* costs a probe,
+never a count. A hypothesis n-gram whose prefix is in no reference is itself in
+no reference, so hypothesis n-grams are looked up, never inserted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+_EMPTY = -1
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+#: ``definition`` codes of :func:`_segment_stats`.
+DEF_PAPER = 0
+DEF_GALLEY2019 = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slot_of(key, shift):
+    return np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+
+
+@njit(cache=True, nogil=True)
+def _insert_key(keys, vals, shift, mask, key, next_id):
+    """Return (id of key, next free id); a new key gets ``next_id``."""
+    slot = _slot_of(key, shift)
+    while True:
+        k = keys[slot]
+        if k == key:
+            return vals[slot], next_id
+        if k == _EMPTY:
+            keys[slot] = key
+            vals[slot] = next_id
+            return next_id, next_id + 1
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def _lookup_key(keys, vals, shift, mask, key):
+    """Return the id of key, or -1 when it is not in the table."""
+    slot = _slot_of(key, shift)
+    while True:
+        k = keys[slot]
+        if k == key:
+            return vals[slot]
+        if k == _EMPTY:
+            return -1
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def _table_bits(n_keys):
+    bits = 4
+    while (1 << bits) < 2 * n_keys:
+        bits += 1
+    return bits
+
+
+@njit(cache=True, nogil=True)
+def _block_stats(
+    s0, s1,
+    hyp_values, hyp_offsets, hyp_order, hyp_ptr,
+    ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
+    max_order, definition,
+    lens, ref_avg, n_refs, wmax, counts, wcounts,
+):
+    """Statistics of segments s0..s1-1; writes only the rows of their hypotheses."""
+    # Scratch sized for the largest segment of the block, allocated once.
+    max_rtok = 1
+    max_htok = 1
+    for s in range(s0, s1):
+        t = 0
+        for r in range(ref_ptr[s], ref_ptr[s + 1]):
+            row = ref_order[r]
+            t += ref_offsets[row + 1] - ref_offsets[row]
+        max_rtok = max(max_rtok, t)
+        t = 0
+        for h in range(hyp_ptr[s], hyp_ptr[s + 1]):
+            row = hyp_order[h]
+            t += hyp_offsets[row + 1] - hyp_offsets[row]
+        max_htok = max(max_htok, t)
+    cap = 1 << _table_bits(max_rtok)
+    keys = np.empty(cap, np.int64)
+    vals = np.empty(cap, np.int64)
+    ref_ids = np.empty(max_rtok, np.int64)   # id of the current-order n-gram at each ref position
+    hyp_ids = np.empty(max_htok, np.int64)   # same for all hypotheses of the segment
+    maxc = np.zeros(max_rtok, np.int64)      # max_j #g(r_j), per local n-gram id
+    maxw = np.empty(max_rtok, np.float64)    # max w_j over references containing g
+    cnt = np.zeros(max_rtok, np.int64)       # scratch counter per id
+    touched = np.empty(max_rtok, np.int64)
+    # (count, weight) of each (reference, n-gram) pair, grouped by n-gram id (CSR).
+    pair_start = np.zeros(max_rtok + 1, np.int64)
+    pair_cnt = np.empty(max_rtok, np.int64)
+    pair_w = np.empty(max_rtok, np.float64)
+    tmp_id = np.empty(max_rtok, np.int64)
+    tmp_cnt = np.empty(max_rtok, np.int64)
+    tmp_w = np.empty(max_rtok, np.float64)
+
+    for s in range(s0, s1):
+        h0, h1 = hyp_ptr[s], hyp_ptr[s + 1]
+        if h0 == h1:
+            continue
+        r0, r1 = ref_ptr[s], ref_ptr[s + 1]
+        nr = r1 - r0
+        # --- lengths and weights of the segment's references
+        w_max = -np.inf
+        rtok = 0
+        shortest = -1
+        for r in range(r0, r1):
+            row = ref_order[r]
+            rl = ref_offsets[row + 1] - ref_offsets[row]
+            rtok += rl
+            if shortest < 0 or rl < shortest:
+                shortest = rl
+            w_max = max(w_max, ref_weights[row])
+        for h in range(h0, h1):
+            row = hyp_order[h]
+            hl = hyp_offsets[row + 1] - hyp_offsets[row]
+            closest = -1
+            best = -1
+            for r in range(r0, r1):
+                rrow = ref_order[r]
+                rl = ref_offsets[rrow + 1] - ref_offsets[rrow]
+                d = abs(hl - rl)
+                if best < 0 or d < best or (d == best and rl < closest):
+                    best = d
+                    closest = rl
+            lens[0, row] = hl
+            lens[1, row] = closest if nr > 0 else 0
+            lens[2, row] = shortest if nr > 0 else 0
+            ref_avg[row] = rtok / nr if nr > 0 else 0.0
+            n_refs[row] = nr
+            wmax[row] = w_max if nr > 0 else 0.0
+        # --- order by order: index the references, then score every hypothesis
+        for n in range(1, max_order + 1):
+            # number of reference n-grams of this order sizes the table
+            n_ref_ngrams = 0
+            for r in range(r0, r1):
+                row = ref_order[r]
+                n_ref_ngrams += max(0, ref_offsets[row + 1] - ref_offsets[row] - n + 1)
+            bits = _table_bits(n_ref_ngrams)
+            shift = 64 - bits
+            mask = (1 << bits) - 1
+            keys[: 1 << bits] = _EMPTY
+            n_ids = 0
+            n_pairs = 0
+            base = 0
+            for r in range(r0, r1):
+                row = ref_order[r]
+                start = ref_offsets[row]
+                rl = ref_offsets[row + 1] - start
+                w = ref_weights[row]
+                n_touched = 0
+                for p in range(rl - n + 1):
+                    tok = np.int64(ref_values[start + p + n - 1])
+                    key = tok if n == 1 else (ref_ids[base + p] << 32) | tok
+                    gid, n_new = _insert_key(keys, vals, shift, mask, key, n_ids)
+                    if n_new != n_ids:  # first time this n-gram is seen in the segment
+                        maxc[gid] = 0
+                        maxw[gid] = -np.inf
+                        pair_start[gid] = 0
+                        n_ids = n_new
+                    ref_ids[base + p] = gid  # in place: position p now holds its n-gram id
+                    if cnt[gid] == 0:
+                        touched[n_touched] = gid
+                        n_touched += 1
+                    cnt[gid] += 1
+                for t in range(n_touched):
+                    gid = touched[t]
+                    c = cnt[gid]
+                    cnt[gid] = 0
+                    if c > maxc[gid]:
+                        maxc[gid] = c
+                    if w > maxw[gid]:
+                        maxw[gid] = w
+                    tmp_id[n_pairs] = gid
+                    tmp_cnt[n_pairs] = c
+                    tmp_w[n_pairs] = w
+                    pair_start[gid] += 1
+                    n_pairs += 1
+                base += rl
+            if definition == DEF_PAPER:
+                # counting sort of the pairs by n-gram id
+                acc = 0
+                for g in range(n_ids):
+                    c = pair_start[g]
+                    pair_start[g] = acc
+                    acc += c
+                pair_start[n_ids] = acc
+                for q in range(n_pairs):
+                    g = tmp_id[q]
+                    dst = pair_start[g]
+                    pair_cnt[dst] = tmp_cnt[q]
+                    pair_w[dst] = tmp_w[q]
+                    pair_start[g] += 1
+                for g in range(n_ids - 1, 0, -1):
+                    pair_start[g] = pair_start[g - 1]
+                if n_ids > 0:
+                    pair_start[0] = 0
+            hbase = 0
+            for h in range(h0, h1):
+                row = hyp_order[h]
+                start = hyp_offsets[row]
+                hl = hyp_offsets[row + 1] - start
+                total = max(0, hl - n + 1)
+                n_touched = 0
+                for p in range(total):
+                    tok = np.int64(hyp_values[start + p + n - 1])
+                    if n == 1:
+                        gid = _lookup_key(keys, vals, shift, mask, tok) if n_ids > 0 else -1
+                    else:
+                        prev = hyp_ids[hbase + p]
+                        gid = -1 if prev < 0 else _lookup_key(keys, vals, shift, mask, (prev << 32) | tok)
+                    hyp_ids[hbase + p] = gid
+                    if gid >= 0:
+                        if cnt[gid] == 0:
+                            touched[n_touched] = gid
+                            n_touched += 1
+                        cnt[gid] += 1
+                match = 0
+                wmatch = 0.0
+                for t in range(n_touched):
+                    gid = touched[t]
+                    c = cnt[gid]
+                    cnt[gid] = 0
+                    match += min(c, maxc[gid])
+                    if definition == DEF_PAPER:
+                        best_w = -np.inf
+                        for q in range(pair_start[gid], pair_start[gid + 1]):
+                            v = pair_w[q] * min(c, pair_cnt[q])
+                            if v > best_w:
+                                best_w = v
+                        wmatch += best_w
+                    else:
+                        wmatch += min(c, maxc[gid]) * maxw[gid]
+                counts[n - 1, row] = match
+                counts[max_order + n - 1, row] = total
+                wcounts[n - 1, row] = wmatch
+                wcounts[max_order + n - 1, row] = total * wmax[row]
+                hbase += hl
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _compute_stats(
+    hyp_values, hyp_offsets, hyp_order, hyp_ptr,
+    ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
+    max_order, definition, block_bounds,
+):
+    """Per-hypothesis statistics for all segments.
+
+    Segment ``s`` owns hypothesis rows ``hyp_order[hyp_ptr[s]:hyp_ptr[s+1]]`` and
+    reference rows ``ref_order[ref_ptr[s]:ref_ptr[s+1]]``. Blocks of segments
+    ``block_bounds[b]:block_bounds[b+1]`` run in parallel; each writes only its
+    own hypotheses' rows.
+
+    Returns
+    -------
+    lens : int64[3, n_hyp]   hyp_len, ref_len_closest, ref_len_shortest
+    ref_avg, wmax : float64[n_hyp]
+    n_refs : int64[n_hyp]
+    counts : int64[2N, n_hyp]   match_1..N, total_1..N
+    wcounts : float64[2N, n_hyp]   wmatch_1..N, wtotal_1..N
+    """
+    n_hyp = hyp_offsets.shape[0] - 1
+    lens = np.zeros((3, n_hyp), np.int64)
+    ref_avg = np.zeros(n_hyp, np.float64)
+    n_refs = np.zeros(n_hyp, np.int64)
+    wmax = np.zeros(n_hyp, np.float64)
+    counts = np.zeros((2 * max_order, n_hyp), np.int64)
+    wcounts = np.zeros((2 * max_order, n_hyp), np.float64)
+    for b in prange(block_bounds.shape[0] - 1):
+        _block_stats(
+            block_bounds[b], block_bounds[b + 1],
+            hyp_values, hyp_offsets, hyp_order, hyp_ptr,
+            ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
+            max_order, definition,
+            lens, ref_avg, n_refs, wmax, counts, wcounts,
+        )
+    return lens, ref_avg, n_refs, wmax, counts, wcounts

@@ -1,0 +1,447 @@
+"""Inputs in every form a user has them → the long-form Arrow tables; safe writes.
+
+Hypotheses become a ``hypotheses`` table (``seg_id``, ``system``, ``text``) and
+references a ``references`` table (``seg_id``, ``ref_id``, ``weight``,
+``text``), both validated against ``data_schemas/``. Accepted forms:
+
+* Python lists: ``hypotheses: list[str]``; ``references`` as sacreBLEU-style
+  streams (``K`` lists, each as long as the hypotheses, ``None`` = no reference
+  for that segment) or as one list of references per segment (any length;
+  items ``str`` or ``(str, weight)``); ``ref_weights`` of the same shape.
+* pandas DataFrames and Arrow tables in long form.
+* Files: plain text (one segment per line, sacreBLEU's convention, ``.gz``
+  too), and TSV / JSONL / Parquet tables in long form.
+
+Segments of list inputs are numbered ``seg_id = 0, 1, ...`` in input order.
+
+Examples
+--------
+>>> refs = as_references_table([["a b", "c"], ["a", None]], n_hyp=2)
+>>> refs.to_pydict()
+{'seg_id': [0, 1, 0], 'ref_id': ['0', '0', '1'], 'weight': [1.0, 1.0, 1.0], 'text': ['a b', 'c', 'a']}
+>>> as_references_table([["x", ("y", 0.5)], []], n_hyp=2, layout="segments").to_pydict()["weight"]
+[1.0, 0.5]
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import schemas
+
+__all__ = [
+    "InputError",
+    "REFERENCE_LAYOUTS",
+    "TABLE_SUFFIXES",
+    "as_hypotheses_table",
+    "as_references_table",
+    "lines_table",
+    "read_lines",
+    "read_table",
+    "read_weights",
+    "streams_table",
+    "write_atomic",
+]
+
+#: How list references are laid out: sacreBLEU streams or one list per segment.
+REFERENCE_LAYOUTS = ("auto", "streams", "segments")
+#: File suffixes read as long-form tables by :func:`read_table`.
+TABLE_SUFFIXES = (".tsv", ".jsonl", ".parquet")
+
+
+class InputError(ValueError):
+    """Bad user input; the message names the input, the row and the fix."""
+
+
+def _is_table(obj: Any) -> bool:
+    return isinstance(obj, (pd.DataFrame, pa.Table))
+
+
+def _to_arrow(obj: pd.DataFrame | pa.Table) -> pa.Table:
+    if isinstance(obj, pd.DataFrame):
+        return pa.Table.from_pandas(obj, preserve_index=False)
+    return obj
+
+
+def _check_str_list(values: Sequence[Any], what: str, allow_none: bool = False) -> None:
+    for i, v in enumerate(values):
+        if isinstance(v, str) or (allow_none and v is None):
+            continue
+        raise InputError(
+            f"{what}[{i}] must be a str{' or None' if allow_none else ''}; got "
+            f"{type(v).__name__} {v!r:.60}."
+        )
+
+
+def as_hypotheses_table(
+    hypotheses: Sequence[str] | pd.DataFrame | pa.Table,
+    *,
+    system: str | None = None,
+) -> pa.Table:
+    """Return ``hypotheses`` as a validated long-form hypotheses table.
+
+    Parameters
+    ----------
+    hypotheses : list of str, pandas.DataFrame or pyarrow.Table
+        One string per segment, or a long-form table with columns ``seg_id``,
+        ``text`` and optionally ``system``.
+    system : str, optional
+        System name given to list input (default ``'hyp'``).
+
+    Examples
+    --------
+    >>> as_hypotheses_table(["a b", "c"], system="sysA").to_pydict()
+    {'seg_id': [0, 1], 'system': ['sysA', 'sysA'], 'text': ['a b', 'c']}
+    """
+    if _is_table(hypotheses):
+        return schemas.validate(_to_arrow(hypotheses), "hypotheses", param="hypotheses")
+    if isinstance(hypotheses, (str, bytes)):
+        raise InputError(
+            "hypotheses must be a list of strings (one per segment) or a long-form table; "
+            f"got a single {type(hypotheses).__name__}. Wrap it in a list: [hypothesis]."
+        )
+    hypotheses = list(hypotheses)
+    _check_str_list(hypotheses, "hypotheses")
+    n = len(hypotheses)
+    return pa.table(
+        {
+            "seg_id": pa.array(np.arange(n, dtype=np.int64)),
+            "system": pa.array([system or "hyp"] * n, pa.string()),
+            "text": pa.array(hypotheses, pa.string()),
+        },
+        schema=schemas.arrow_schema("hypotheses"),
+    )
+
+
+def _split_item(item: Any, where: str) -> tuple[Any, Any]:
+    """A per-segment reference item is 'text' or ('text', weight)."""
+    if isinstance(item, tuple):
+        if len(item) != 2:
+            raise InputError(f"{where} must be a str or a (text, weight) pair; got a {len(item)}-tuple.")
+        return item[0], item[1]
+    return item, None
+
+
+def as_references_table(
+    references: Sequence[Sequence[Any]] | pd.DataFrame | pa.Table,
+    ref_weights: Sequence[Sequence[float]] | None = None,
+    *,
+    n_hyp: int | None = None,
+    layout: str = "auto",
+) -> pa.Table:
+    """Return ``references`` (and ``ref_weights``) as a validated long-form table.
+
+    Parameters
+    ----------
+    references : list of lists, pandas.DataFrame or pyarrow.Table
+        sacreBLEU-style streams (``references[k][i]`` = k-th reference of
+        segment i, ``None`` for none), one list per segment
+        (``references[i]`` = all references of segment i, each a str or a
+        ``(text, weight)`` pair), or a long-form table.
+    ref_weights : list of lists of float, optional
+        Same shape as ``references``; absent means every weight is 1.
+    n_hyp : int, optional
+        Number of hypothesis segments, used to tell the list layouts apart and
+        to check their lengths.
+    layout : {'auto', 'streams', 'segments'}
+        ``'auto'`` reads K lists that are each ``n_hyp`` long as streams (what
+        sacreBLEU does, also when ``K == n_hyp``), otherwise ``n_hyp`` lists as
+        per-segment lists.
+
+    Returns
+    -------
+    pyarrow.Table
+        Schema ``references``; rows ordered by segment, then by reference.
+    """
+    if layout not in REFERENCE_LAYOUTS:
+        raise InputError(
+            f"references_layout must be one of {', '.join(map(repr, REFERENCE_LAYOUTS))}; got {layout!r}."
+        )
+    if _is_table(references):
+        table = _to_arrow(references)
+        if ref_weights is not None:
+            raise InputError(
+                "ref_weights must be None when references is a table; put the weights in its "
+                "'weight' column instead."
+            )
+        return schemas.validate(table, "references", param="references")
+    if isinstance(references, (str, bytes)):
+        raise InputError(
+            "references must be a list of reference streams (list of lists of str) or a "
+            f"long-form table; got a single {type(references).__name__}. For one reference "
+            "stream write [refs]."
+        )
+    references = [list(r) if not isinstance(r, (str, bytes)) else r for r in references]
+    for k, r in enumerate(references):
+        if isinstance(r, (str, bytes)):
+            raise InputError(
+                f"references[{k}] must be a list (a reference stream or one segment's references); "
+                f"got {type(r).__name__} {r!r:.60}. sacreBLEU-style input is a list of streams: "
+                "[[ref_seg1, ref_seg2, ...]]."
+            )
+    if layout == "auto":
+        streams = n_hyp is None or (len(references) > 0 and all(len(r) == n_hyp for r in references))
+        layout = "streams" if streams else "segments"
+    if ref_weights is not None:
+        ref_weights = [list(w) for w in ref_weights]
+        if len(ref_weights) != len(references) or any(
+            len(w) != len(r) for w, r in zip(ref_weights, references)
+        ):
+            shape_r = [len(r) for r in references][:5]
+            shape_w = [len(w) for w in ref_weights][:5]
+            raise InputError(
+                "ref_weights must have the same shape as references: "
+                f"{len(references)} lists of lengths {shape_r}{'...' if len(references) > 5 else ''}; "
+                f"got {len(ref_weights)} lists of lengths {shape_w}{'...' if len(ref_weights) > 5 else ''}."
+            )
+    seg, rid, wts, txt = [], [], [], []
+    if layout == "streams":
+        if n_hyp is not None:
+            for k, stream in enumerate(references):
+                if len(stream) != n_hyp:
+                    raise InputError(
+                        f"references[{k}] has {len(stream)} lines but there are {n_hyp} hypotheses; "
+                        "every reference stream must be as long as the hypotheses (use None for a "
+                        "missing reference, or references_layout='segments' for per-segment lists)."
+                    )
+        for k, stream in enumerate(references):
+            _check_str_list(stream, f"references[{k}]", allow_none=True)
+            w = ref_weights[k] if ref_weights is not None else None
+            for i, text in enumerate(stream):
+                if text is None:
+                    continue
+                seg.append(i)
+                rid.append(str(k))
+                wts.append(1.0 if w is None else w[i])
+                txt.append(text)
+    else:
+        if n_hyp is not None and len(references) != n_hyp:
+            raise InputError(
+                f"references has {len(references)} per-segment lists but there are {n_hyp} "
+                "hypotheses; give one list of references per hypothesis segment."
+            )
+        for i, refs in enumerate(references):
+            for k, item in enumerate(refs):
+                text, weight = _split_item(item, f"references[{i}][{k}]")
+                if not isinstance(text, str):
+                    raise InputError(
+                        f"references[{i}][{k}] must be a str; got {type(text).__name__} {text!r:.60}."
+                    )
+                if ref_weights is not None:
+                    if weight is not None:
+                        raise InputError(
+                            f"references[{i}][{k}] has a weight and ref_weights is given too; use one."
+                        )
+                    weight = ref_weights[i][k]
+                seg.append(i)
+                rid.append(str(k))
+                wts.append(1.0 if weight is None else weight)
+                txt.append(text)
+    order = np.argsort(np.asarray(seg, np.int64), kind="stable")
+    try:
+        weight_arr = pa.array(np.asarray(wts, dtype=np.float64)[order])
+    except (TypeError, ValueError) as exc:
+        bad = next(w for w in wts if not isinstance(w, (int, float, np.number)) or isinstance(w, bool))
+        raise InputError(f"ref_weights must be numbers in [-1, 1]; got {bad!r}.") from exc
+    table = pa.table(
+        {
+            "seg_id": pa.array(np.asarray(seg, np.int64)[order]),
+            "ref_id": pa.array(rid, pa.string()).take(pa.array(order)),
+            "weight": weight_arr,
+            "text": pa.array(txt, pa.string()).take(pa.array(order)),
+        }
+    )
+    return schemas.validate(table, "references", param="references")
+
+
+def _open_bytes(path: Path) -> bytes:
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as fh:
+                return fh.read()
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file.") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, expected a text file.") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc}).") from None
+
+
+def read_lines(path: str | os.PathLike) -> pa.Array:
+    """Read a plain-text file (UTF-8, one segment per line) as an Arrow string array.
+
+    Lines are split on ``'\\n'`` only, as sacreBLEU reads files; a final
+    newline does not start another segment. ``.gz`` files are decompressed.
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable, or is not valid UTF-8 (the
+        message gives the line and byte).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "h.txt")
+    >>> _ = open(p, "w", encoding="utf-8").write("a b\\nc\\n")
+    >>> read_lines(p).to_pylist()
+    ['a b', 'c']
+    """
+    path = Path(path)
+    data = _open_bytes(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        raise InputError(
+            f"{path}: not valid UTF-8 at line {line}, byte {col} ({exc.reason}); re-encode the "
+            "file as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
+        ) from None
+    if not text:
+        return pa.array([], pa.string())
+    if text.endswith("\n"):
+        text = text[:-1]
+    typ = pa.large_string() if len(data) >= 2**31 - 1 else pa.string()
+    return pc.split_pattern(pa.array([text], typ), "\n").flatten().cast(pa.string())
+
+
+def read_weights(path: str | os.PathLike, *, n: int, ref_path: str | os.PathLike | None = None) -> np.ndarray:
+    """Read one reference weight per line (floats in [-1, 1]) from a text file.
+
+    Raises
+    ------
+    InputError
+        Naming the file and line of a value that is not a number, and the
+        counts when the file does not have ``n`` lines.
+    """
+    lines = read_lines(path).to_pylist()
+    for_ref = f" (weights of {ref_path})" if ref_path is not None else ""
+    if len(lines) != n:
+        raise InputError(
+            f"{path}{for_ref}: has {len(lines)} weights but the reference file has {n} lines; "
+            "give exactly one weight per reference line."
+        )
+    out = np.empty(n, np.float64)
+    for i, text in enumerate(lines):
+        try:
+            out[i] = float(text)
+        except ValueError:
+            raise InputError(
+                f"{path}{for_ref}: line {i + 1} is {text!r}, not a number; each line must hold one "
+                "weight in [-1, 1]."
+            ) from None
+    return out
+
+
+def lines_table(lines: pa.Array, *, system: str = "hyp") -> pa.Table:
+    """Hypotheses table of one system from its lines (``seg_id`` = line index)."""
+    n = len(lines)
+    return pa.Table.from_arrays(
+        [pa.array(np.arange(n, dtype=np.int64)),
+         pa.array(np.repeat(np.array([system], dtype=object), n), pa.string()),
+         lines.cast(pa.string())],
+        schema=schemas.arrow_schema("hypotheses"),
+    )
+
+
+def streams_table(
+    streams: Sequence[pa.Array],
+    weights: Sequence[np.ndarray] | None,
+    *,
+    n_hyp: int,
+    names: Sequence[str] | None = None,
+) -> pa.Table:
+    """References table from K reference streams read as Arrow arrays (files).
+
+    Every stream must have ``n_hyp`` lines; the error names the stream (file).
+    Rows are stream-major, so each segment's first row is its first stream's
+    reference; texts are not copied.
+    """
+    names = list(names) if names is not None else [f"references[{k}]" for k in range(len(streams))]
+    for k, stream in enumerate(streams):
+        if len(stream) != n_hyp:
+            raise InputError(
+                f"{names[k]}: has {len(stream)} lines but the hypotheses have {n_hyp}; every "
+                "reference file must have one line per hypothesis line."
+            )
+    seg = np.tile(np.arange(n_hyp, dtype=np.int64), len(streams))
+    rid = pa.DictionaryArray.from_arrays(
+        pa.array(np.repeat(np.arange(len(streams), dtype=np.int32), n_hyp)),
+        pa.array([str(k) for k in range(len(streams))]),
+    ).cast(pa.string())
+    w = (np.ones(n_hyp * len(streams)) if weights is None
+         else np.concatenate([np.asarray(x, np.float64) for x in weights]) if len(streams) else np.ones(0))
+    text = pa.chunked_array([s.cast(pa.string()) for s in streams], type=pa.string())
+    table = pa.table({"seg_id": seg, "ref_id": rid, "weight": w, "text": text})
+    return schemas.validate(table, "references", param=", ".join(names))
+
+
+def read_table(path: str | os.PathLike, name: str) -> pa.Table:
+    """Read a long-form table from TSV, JSONL or Parquet and validate it.
+
+    Parameters
+    ----------
+    path : path-like
+        ``.tsv`` (header row, TAB separated, no quoting), ``.jsonl`` (one JSON
+        object per line) or ``.parquet``.
+    name : {'hypotheses', 'references'}
+        Which schema to validate against.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        raise InputError(
+            f"{path}: unknown table format {suffix!r}; expected one of {', '.join(TABLE_SUFFIXES)}."
+        )
+    if not path.is_file():
+        raise InputError(f"{path}: no such file.")
+    try:
+        if suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(path)
+        elif suffix == ".jsonl":
+            df = pd.read_json(path, lines=True, dtype=False, encoding="utf-8")
+            table = pa.Table.from_pandas(df, preserve_index=False)
+        else:
+            df = pd.read_csv(path, sep="\t", quoting=3, keep_default_na=False, na_values=[],
+                             dtype={"system": str, "ref_id": str, "text": str}, encoding="utf-8")
+            table = pa.Table.from_pandas(df, preserve_index=False)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8.") from None
+    except (ValueError, pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: cannot be read as {suffix[1:].upper()} ({exc}).") from None
+    return schemas.validate(table, name, param=str(path))
+
+
+def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
+    """Write a file whole or not at all.
+
+    ``write(tmp_path)`` writes to a temporary file in the destination's folder,
+    which then replaces ``path`` in one rename; on any error the temporary file
+    is removed and ``path`` is left as it was.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

@@ -1,0 +1,418 @@
+r"""Scores from statistics: corpus BLEU / ΔBLEU of any subset or grouping, sentence scores.
+
+Plain numpy over a :class:`~bleustats.stats.StatsTable`; no n-gram is
+recomputed. A corpus score is the score of the column sums; grouped scores sum
+per group in one pass; sentence scores apply the same formula row by row.
+
+BLEU (Papineni et al., 2002) from summed statistics, with :math:`c` the
+hypothesis length, :math:`r` the reference length and :math:`p_n` the smoothed
+precisions:
+
+.. math::
+
+    \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot
+        \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_n\Big),
+    \qquad \mathrm{BP} = \begin{cases} 1 & c \ge r \\ e^{1 - r/c} & 0 < c < r \\ 0 & c = 0 \end{cases}
+
+with sacreBLEU's exact semantics: no matches at all gives 0; orders from the
+first with :math:`\mathrm{total}_n = 0` on count as precision 0 (log floored at
+:math:`-9999999999`); ``use_effective_order`` sets :math:`N'` to the last order
+with a non-zero total; smoothing ``none``, ``floor`` (zero precisions become
+:math:`k/\mathrm{total}_n`, k = 0.1), ``add-k`` (k = 1 added to matches and
+totals for n ≥ 2) and ``exp`` (the i-th zero precision becomes
+:math:`1/(2^i\,\mathrm{total}_n)`; the default).
+
+ΔBLEU (Galley et al., 2015) uses the weighted ``wmatch_n`` / ``wtotal_n`` in
+place of ``match_n`` / ``total_n``; a negative summed numerator of an order is
+clamped to 0 before smoothing (as the first author's implementation does).
+
+Examples
+--------
+>>> from bleustats.stats import compute_stats
+>>> st = compute_stats(["the cat sat on the mat", "a dog"], [["the cat is on the mat", "a dog barks"]])
+>>> round(corpus_score(st).score, 4)
+48.8923
+>>> corpus_scores(st, by="seg_id")["score"].round(2).tolist()
+[48.89, 60.65]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .results import BLEUScore, Signature
+from .stats import StatsTable
+
+__all__ = [
+    "METRICS",
+    "REF_LENGTHS",
+    "SMOOTH_DEFAULTS",
+    "SMOOTH_METHODS",
+    "bleu_from_sums",
+    "corpus_score",
+    "corpus_scores",
+    "sentence_scores",
+]
+
+#: Smoothing methods and their default value (sacreBLEU's ``BLEU.SMOOTH_DEFAULTS``).
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+SMOOTH_METHODS = tuple(SMOOTH_DEFAULTS)
+#: Metrics computable from a statistics table.
+METRICS = ("bleu", "delta_bleu")
+#: Reference-length choices for the brevity penalty.
+REF_LENGTHS = ("closest", "shortest", "average")
+
+_LOG_FLOOR = -9999999999.0  # sacreBLEU's my_log(0)
+
+
+def _check(metric: str, smooth_method: str, smooth_value: Any, ref_length: str) -> float | None:
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(map(repr, METRICS))}; got {metric!r}.")
+    if smooth_method not in SMOOTH_DEFAULTS:
+        raise ValueError(
+            f"smooth_method must be one of {', '.join(map(repr, SMOOTH_METHODS))}; got {smooth_method!r}."
+        )
+    if ref_length not in REF_LENGTHS:
+        raise ValueError(f"ref_length must be one of {', '.join(map(repr, REF_LENGTHS))}; got {ref_length!r}.")
+    if smooth_value is None:
+        return SMOOTH_DEFAULTS[smooth_method]
+    if isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float, np.number)) or not np.isfinite(
+        smooth_value
+    ):
+        raise ValueError(f"smooth_value must be a finite number or None; got {smooth_value!r}.")
+    return smooth_value
+
+
+def bleu_from_sums(
+    correct: np.ndarray,
+    total: np.ndarray,
+    sys_len: np.ndarray,
+    ref_len: np.ndarray,
+    *,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+) -> dict[str, np.ndarray]:
+    r"""Vectorized sacreBLEU ``BLEU.compute_bleu`` over rows of summed statistics.
+
+    Parameters
+    ----------
+    correct, total : array_like, shape (..., N)
+        Per-order numerators and denominators (ints for BLEU, floats for ΔBLEU).
+    sys_len, ref_len : array_like, shape (...)
+        Hypothesis and reference lengths.
+    smooth_method : {'exp', 'none', 'floor', 'add-k'}
+    smooth_value : float, optional
+        ``k`` of ``floor`` (default 0.1) and ``add-k`` (default 1).
+    use_effective_order : bool
+        Average only up to the last order with a non-zero total.
+
+    Returns
+    -------
+    dict
+        ``score`` (0–100), ``precisions`` (..., N), ``bp``, and ``counts`` /
+        ``totals`` as sacreBLEU reports them (``add-k`` included).
+
+    Examples
+    --------
+    >>> out = bleu_from_sums([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
+    >>> round(float(out["score"][0]), 6), out["precisions"][0].round(3).tolist()
+    (31.947155, [83.333, 60.0, 25.0, 16.667])
+    """
+    k = _check("bleu", smooth_method, smooth_value, "closest")
+    correct = np.asarray(correct, dtype=np.float64)
+    total = np.asarray(total, dtype=np.float64)
+    sys_len = np.asarray(sys_len, dtype=np.float64)
+    ref_len = np.asarray(ref_len, dtype=np.float64)
+    if correct.shape != total.shape or correct.ndim < 1:
+        raise ValueError(f"correct and total must have the same shape (..., N); got {correct.shape} and {total.shape}.")
+    n_order = correct.shape[-1]
+    any_match = (correct != 0).any(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        bp = np.where(sys_len >= ref_len, 1.0,
+                      np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0))
+        c = correct.copy()
+        t = total.copy()
+        if smooth_method == "add-k":
+            c[..., 1:] += k
+            t[..., 1:] += k
+        # sacreBLEU stops at the first order with total 0: later orders keep precision 0
+        valid = np.cumprod(t > 0, axis=-1).astype(bool)
+        zero = valid & (c == 0)
+        prec = np.where(c > 0, 100.0 * c / np.where(t > 0, t, 1.0), 0.0)
+        if smooth_method == "exp":
+            doublings = np.cumsum(zero, axis=-1)
+            prec = np.where(zero, 100.0 / (np.exp2(doublings) * np.where(t > 0, t, 1.0)), prec)
+        elif smooth_method == "floor":
+            prec = np.where(zero, 100.0 * k / np.where(t > 0, t, 1.0), prec)
+        prec = np.where(valid, prec, 0.0)
+        if use_effective_order:
+            n_valid = valid.sum(axis=-1)
+            eff = np.where(n_valid > 0, n_valid, n_order)
+        else:
+            eff = np.full(valid.shape[:-1], n_order)
+        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _LOG_FLOOR)
+        logs = np.where(np.arange(n_order) < eff[..., None], logs, 0.0)
+        # left-to-right sum, as sacreBLEU's Python sum()
+        acc = np.zeros(logs.shape[:-1])
+        for i in range(n_order):
+            acc = acc + logs[..., i]
+        score = bp * np.exp(acc / eff)
+    score = np.where(any_match, score, 0.0)
+    prec = np.where(any_match[..., None], prec, 0.0)
+    counts = np.where(any_match[..., None], c, correct)
+    totals = np.where(any_match[..., None], t, total)
+    return {"score": score, "precisions": prec, "bp": bp, "counts": counts, "totals": totals}
+
+
+def _prefixes(metric: str) -> tuple[str, str]:
+    return ("wmatch", "wtotal") if metric == "delta_bleu" else ("match", "total")
+
+
+def _ref_len_column(ref_length: str) -> str:
+    return f"ref_len_{ref_length}"
+
+
+def _check_delta(stats: StatsTable, rows: np.ndarray | None) -> None:
+    wmax = stats.column("ref_weight_max")
+    bad = wmax <= 0 if rows is None else np.zeros(len(wmax), bool)
+    if rows is not None:
+        bad[rows] = wmax[rows] <= 0
+    if bad.any():
+        seg = np.unique(stats.column("seg_id")[bad])
+        shown = ", ".join(map(str, seg[:10])) + (f" and {len(seg) - 10} more" if len(seg) > 10 else "")
+        raise ValueError(
+            f"delta_bleu: {len(seg)} segment(s) have no reference with a positive weight "
+            f"(seg_id {shown}); ΔBLEU's denominator needs max_j w_j > 0. Give each segment a "
+            "positively weighted reference or leave those segments out."
+        )
+
+
+def _matrix(stats: StatsTable, metric: str, ref_length: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    num, den = _prefixes(metric)
+    n = stats.max_order
+    correct = np.stack([stats.column(f"{num}_{i}") for i in range(1, n + 1)], axis=-1)
+    total = np.stack([stats.column(f"{den}_{i}") for i in range(1, n + 1)], axis=-1)
+    return correct, total, stats.column("hyp_len"), stats.column(_ref_len_column(ref_length))
+
+
+def _rows(stats: StatsTable, rows: Any) -> np.ndarray | None:
+    if rows is None:
+        return None
+    rows = np.asarray(rows)
+    if rows.dtype == bool:
+        if rows.shape != (len(stats),):
+            raise ValueError(f"rows: a boolean mask needs {len(stats)} entries (one per row); got shape {rows.shape}.")
+        return np.flatnonzero(rows)
+    if not np.issubdtype(rows.dtype, np.integer):
+        raise ValueError(f"rows must be a boolean mask or an integer index array; got dtype {rows.dtype}.")
+    if rows.size and (rows.min() < -len(stats) or rows.max() >= len(stats)):
+        raise ValueError(f"rows: indices must be in [0, {len(stats)}); got min {rows.min()}, max {rows.max()}.")
+    return rows
+
+
+def _signature(stats: StatsTable, metric: str, smooth_method: str, k: float | None,
+               use_effective_order: bool, ref_length: str) -> Signature:
+    smooth = smooth_method if k is None else f"{smooth_method}[{k:.2f}]"
+    return Signature(
+        nrefs=stats.n_refs_label if len(stats) else "0",
+        tokenize=stats.tokenize,
+        lowercase=stats.lowercase,
+        smooth=smooth,
+        effective_order=use_effective_order,
+        max_order=stats.max_order,
+        ref_view=stats.ref_view,
+        weight_threshold=stats.weight_threshold,
+        weights=stats.weights,
+        metric=metric,
+        delta_definition=stats.delta_definition if metric == "delta_bleu" else None,
+        ref_length=ref_length,
+    )
+
+
+def _num(x: float | np.floating, integral: bool) -> int | float:
+    return int(x) if integral else float(x)
+
+
+def corpus_score(
+    stats: StatsTable,
+    *,
+    metric: str = "bleu",
+    rows: np.ndarray | Sequence[int] | Sequence[bool] | None = None,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+    ref_length: str = "closest",
+) -> BLEUScore:
+    r"""Corpus BLEU or ΔBLEU of all rows, or of a subset, from summed statistics.
+
+    Parameters
+    ----------
+    stats : StatsTable
+        From :func:`bleustats.compute_stats` or :func:`bleustats.load_stats`.
+    metric : {'bleu', 'delta_bleu'}
+        ΔBLEU sums ``wmatch_n`` / ``wtotal_n`` and clamps each order's summed
+        numerator at 0.
+    rows : boolean mask or index array, optional
+        Subset of rows (an index array may repeat rows, as a bootstrap does).
+    smooth_method, smooth_value, use_effective_order
+        As in :func:`bleu_from_sums` (sacreBLEU semantics).
+    ref_length : {'closest', 'shortest', 'average'}
+        Reference length used by the brevity penalty.
+
+    Returns
+    -------
+    BLEUScore
+
+    Examples
+    --------
+    >>> from bleustats.stats import compute_stats
+    >>> st = compute_stats(["the cat", "a dog"], [["the cat", "the dog"]])
+    >>> corpus_score(st, rows=[True, False]).score
+    100.0
+    """
+    k = _check(metric, smooth_method, smooth_value, ref_length)
+    rows = _rows(stats, rows)
+    if metric == "delta_bleu":
+        _check_delta(stats, rows)
+    correct, total, hyp_len, ref_len = _matrix(stats, metric, ref_length)
+    if rows is not None:
+        correct, total, hyp_len, ref_len = correct[rows], total[rows], hyp_len[rows], ref_len[rows]
+    c_sum, t_sum = correct.sum(axis=0), total.sum(axis=0)
+    sys_len, r_len = hyp_len.sum(), ref_len.sum()
+    raw_c = c_sum
+    if metric == "delta_bleu":
+        c_sum = np.maximum(c_sum, 0.0)
+    out = bleu_from_sums(c_sum, t_sum, sys_len, r_len, smooth_method=smooth_method,
+                         smooth_value=smooth_value, use_effective_order=use_effective_order)
+    integral = metric == "bleu"
+    int_len = ref_length != "average"
+    num, den = _prefixes(metric)
+    return BLEUScore(
+        score=float(out["score"]),
+        counts=[_num(v, integral and float(v).is_integer()) for v in out["counts"]],
+        totals=[_num(v, integral and float(v).is_integer()) for v in out["totals"]],
+        precisions=[float(p) for p in out["precisions"]],
+        bp=float(out["bp"]),
+        sys_len=int(sys_len),
+        ref_len=_num(r_len, int_len),
+        signature=_signature(stats, metric, smooth_method, k, use_effective_order, ref_length),
+        stats={num: [_num(v, integral) for v in raw_c], den: [_num(v, integral) for v in t_sum],
+               "hyp_len": int(sys_len), "ref_len": _num(r_len, int_len)},
+        name="ΔBLEU" if metric == "delta_bleu" else "BLEU",
+    )
+
+
+def corpus_scores(
+    stats: StatsTable,
+    *,
+    by: str | np.ndarray | Sequence[Any] = "system",
+    metric: str = "bleu",
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+    ref_length: str = "closest",
+) -> pd.DataFrame:
+    """Corpus BLEU or ΔBLEU per group, all groups in one vectorized pass.
+
+    Parameters
+    ----------
+    stats : StatsTable
+    by : str or array_like
+        A column of ``stats`` (default ``'system'``) or one label per row
+        (e.g. document ids).
+    metric, smooth_method, smooth_value, use_effective_order, ref_length
+        As in :func:`corpus_score`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (sorted by label): ``score``, ``bp``, ``sys_len``,
+        ``ref_len``, ``precision_1..N``, the summed numerators and totals.
+
+    Examples
+    --------
+    >>> from bleustats.stats import compute_stats
+    >>> import pandas as pd
+    >>> hyps = pd.DataFrame({"seg_id": [0, 0], "system": ["A", "B"], "text": ["a b c", "a x c"]})
+    >>> refs = pd.DataFrame({"seg_id": [0], "text": ["a b c"]})
+    >>> corpus_scores(compute_stats(hyps, refs), by="system", smooth_method="floor")["score"].round(2).tolist()
+    [100.0, 17.78]
+    """
+    k = _check(metric, smooth_method, smooth_value, ref_length)
+    if metric == "delta_bleu":
+        _check_delta(stats, None)
+    if isinstance(by, str):
+        if by not in stats.table.column_names:
+            raise ValueError(f"by must be a column of the statistics table or one label per row; got {by!r}.")
+        labels = stats.column(by)
+        name = by
+    else:
+        labels = np.asarray(by)
+        name = "group"
+        if labels.shape != (len(stats),):
+            raise ValueError(f"by: need one label per row ({len(stats)}); got shape {labels.shape}.")
+    keys, inv = np.unique(labels, return_inverse=True)
+    correct, total, hyp_len, ref_len = _matrix(stats, metric, ref_length)
+    g = len(keys)
+
+    order = np.argsort(inv, kind="stable")
+    starts = np.searchsorted(inv[order], np.arange(g))
+
+    def gsum(x: np.ndarray) -> np.ndarray:
+        # sorted reduceat keeps integer sums exact (bincount would go through float64)
+        return np.add.reduceat(x[order], starts, axis=0) if len(x) else np.zeros((0,) + x.shape[1:], x.dtype)
+
+    c_sum, t_sum = gsum(correct), gsum(total)
+    sys_len, r_len = gsum(hyp_len), gsum(ref_len)
+    num, den = _prefixes(metric)
+    raw_c = c_sum
+    if metric == "delta_bleu":
+        c_sum = np.maximum(c_sum, 0.0)
+    out = bleu_from_sums(c_sum, t_sum, sys_len, r_len, smooth_method=smooth_method,
+                         smooth_value=smooth_value, use_effective_order=use_effective_order)
+    frame = {name: keys, "score": out["score"], "bp": out["bp"], "sys_len": sys_len, "ref_len": r_len}
+    for i in range(stats.max_order):
+        frame[f"precision_{i + 1}"] = out["precisions"][:, i]
+    for i in range(stats.max_order):
+        frame[f"{num}_{i + 1}"] = raw_c[:, i]
+    for i in range(stats.max_order):
+        frame[f"{den}_{i + 1}"] = t_sum[:, i]
+    df = pd.DataFrame(frame)
+    df.attrs["signature"] = str(_signature(stats, metric, smooth_method, k, use_effective_order, ref_length))
+    return df
+
+
+def sentence_scores(
+    stats: StatsTable,
+    *,
+    metric: str = "bleu",
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = True,
+    ref_length: str = "closest",
+) -> np.ndarray:
+    """Sentence-level BLEU or ΔBLEU of every row (0–100), vectorized.
+
+    Same formula as :func:`corpus_score` applied to each row alone; the
+    defaults are those of ``sacrebleu.sentence_bleu`` (``exp`` smoothing,
+    effective order). ΔBLEU clamps each row's numerators at 0.
+
+    Examples
+    --------
+    >>> from bleustats.stats import compute_stats
+    >>> st = compute_stats(["the cat sat", "a dog"], [["the cat sat", "the dog"]])
+    >>> sentence_scores(st).round(2).tolist()
+    [100.0, 0.0]
+    """
+    _check(metric, smooth_method, smooth_value, ref_length)
+    if metric == "delta_bleu":
+        _check_delta(stats, None)
+    correct, total, hyp_len, ref_len = _matrix(stats, metric, ref_length)
+    if metric == "delta_bleu":
+        correct = np.maximum(correct, 0.0)
+    return bleu_from_sums(correct, total, hyp_len, ref_len, smooth_method=smooth_method,
+                          smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]

@@ -1,0 +1,457 @@
+"""Per-hypothesis sufficient statistics: the contract every score is computed from.
+
+:func:`compute_stats` runs the pipeline tokenize → encode → numba kernel and
+returns a :class:`StatsTable`: one row per hypothesis with ``hyp_len``,
+reference lengths, and for every order ``n`` the clipped matches ``match_n``,
+totals ``total_n`` (int64, sacreBLEU semantics) and the ΔBLEU weighted
+``wmatch_n`` / ``wtotal_n`` (float64). The table is Arrow-backed, saves to
+Parquet with its metadata, and loads again for scoring without the texts.
+
+A segment's references are indexed once and reused for all its hypotheses
+(many systems, or a k-best list). Work runs in chunks of segments so memory
+stays bounded, and the segments of a chunk are spread over numba's threads.
+
+Examples
+--------
+>>> st = compute_stats(["the cat sat on the mat"], [["the cat is on the mat"]])
+>>> st.column("match_1").tolist(), st.column("total_1").tolist()
+([5], [6])
+>>> st.max_order, st.tokenize, len(st)
+(4, '13a', 1)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numba
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from . import _kernels, io, schemas
+from ._version import __version__
+from .encode import encode_tokenized
+from .tokenize import TOKENIZERS, tokenize_lines
+
+__all__ = [
+    "DELTA_DEFINITIONS",
+    "MAX_ORDER_LIMIT",
+    "REF_VIEWS",
+    "StatsTable",
+    "compute_stats",
+    "load_stats",
+]
+
+#: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
+REF_VIEWS = ("all", "threshold", "first")
+#: ΔBLEU weighted-match definitions: the paper's, or the first author's 2019 implementation.
+DELTA_DEFINITIONS = ("paper", "galley2019")
+#: Largest supported n-gram order (the kernel has no intrinsic limit; this bounds table width).
+MAX_ORDER_LIMIT = 32
+
+_META = "bleustats."
+
+
+@dataclass(frozen=True)
+class StatsTable:
+    """Per-hypothesis statistics with the settings that produced them.
+
+    Attributes
+    ----------
+    table : pyarrow.Table
+        Columns as declared in ``data_schemas/statistics.json``; schema
+        metadata (``bleustats.*`` keys) records the settings.
+    timings : dict
+        Seconds spent per stage (``tokenize``, ``encode``, ``kernel``, ...)
+        when computed here; empty when loaded from a file.
+    """
+
+    table: pa.Table
+    timings: dict = field(default_factory=dict, compare=False)
+
+    def _meta(self, key: str) -> str:
+        meta = self.table.schema.metadata or {}
+        return meta.get((_META + key).encode(), b"").decode()
+
+    @property
+    def max_order(self) -> int:
+        """Largest n-gram order N of the per-order columns."""
+        return int(self._meta("max_ngram_order"))
+
+    @property
+    def tokenize(self) -> str:
+        return self._meta("tokenize")
+
+    @property
+    def lowercase(self) -> bool:
+        return self._meta("lowercase") == "true"
+
+    @property
+    def ref_view(self) -> str:
+        return self._meta("ref_view")
+
+    @property
+    def weight_threshold(self) -> float | None:
+        v = self._meta("weight_threshold")
+        return float(v) if v else None
+
+    @property
+    def delta_definition(self) -> str:
+        return self._meta("delta_definition")
+
+    @property
+    def weights(self) -> str:
+        """'uniform' when every reference weight was 1, else 'custom'."""
+        return self._meta("weights")
+
+    @property
+    def version(self) -> str:
+        return self._meta("version")
+
+    @property
+    def n_refs_label(self) -> str:
+        """Number of references per segment for the signature ('var' if it varies)."""
+        n = np.unique(self.column("n_refs"))
+        return str(int(n[0])) if len(n) == 1 else "var"
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def column(self, name: str) -> np.ndarray:
+        """One column as a numpy array (zero-copy for numeric columns)."""
+        col = self.table.column(name)
+        if col.num_chunks == 1:
+            return col.chunk(0).to_numpy(zero_copy_only=False)
+        return col.to_numpy()
+
+    def to_pandas(self) -> pd.DataFrame:
+        return self.table.to_pandas()
+
+    def select(self, rows: np.ndarray | Sequence[int] | Sequence[bool]) -> "StatsTable":
+        """The rows given by a boolean mask or an index array, settings kept."""
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            if rows.shape != (len(self),):
+                raise ValueError(
+                    f"rows: a boolean mask must have one entry per row ({len(self)}); got shape {rows.shape}."
+                )
+            rows = np.flatnonzero(rows)
+        return StatsTable(self.table.take(pa.array(rows.astype(np.int64, copy=False))))
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the table to Parquet, whole or not at all (metadata included)."""
+        io.write_atomic(path, lambda tmp: pq.write_table(self.table, tmp))
+
+
+def load_stats(path: str | os.PathLike) -> StatsTable:
+    """Load a statistics table saved by :meth:`StatsTable.save` and validate it.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> st = compute_stats(["a b c"], [["a b d"]], max_ngram_order=2)
+    >>> p = os.path.join(tempfile.mkdtemp(), "stats.parquet")
+    >>> st.save(p)
+    >>> load_stats(p).column("match_2").tolist()
+    [1]
+    """
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise io.InputError(f"{path}: cannot be read as a Parquet statistics table ({exc}).") from None
+    meta = table.schema.metadata or {}
+    key = (_META + "max_ngram_order").encode()
+    if key not in meta:
+        raise io.InputError(
+            f"{path}: has no {key.decode()!r} metadata; it was not written by bleustats "
+            "(StatsTable.save)."
+        )
+    max_order = int(meta[key])
+    aligned = schemas.validate(table, "statistics", max_order=max_order, param=str(path))
+    return StatsTable(aligned.replace_schema_metadata(meta))
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition):
+    if tokenize not in TOKENIZERS:
+        raise ValueError(
+            f"tokenize must be one of {', '.join(map(repr, TOKENIZERS))}; got {tokenize!r}."
+        )
+    if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or not (
+        1 <= max_ngram_order <= MAX_ORDER_LIMIT
+    ):
+        raise ValueError(
+            f"max_ngram_order must be an integer from 1 to {MAX_ORDER_LIMIT}; got {max_ngram_order!r}."
+        )
+    if ref_view not in REF_VIEWS:
+        raise ValueError(f"ref_view must be one of {', '.join(map(repr, REF_VIEWS))}; got {ref_view!r}.")
+    if ref_view == "threshold":
+        if weight_threshold is None or not np.isfinite(weight_threshold):
+            raise ValueError(
+                f"weight_threshold must be a finite number when ref_view='threshold'; got {weight_threshold!r}."
+            )
+    if delta_definition not in DELTA_DEFINITIONS:
+        raise ValueError(
+            "delta_definition must be one of "
+            f"{', '.join(map(repr, DELTA_DEFINITIONS))}; got {delta_definition!r}."
+        )
+
+
+def _apply_view(refs: pa.Table, ref_view: str, weight_threshold: float | None) -> pa.Table:
+    if ref_view == "threshold":
+        return refs.filter(pc.greater_equal(refs.column("weight"), weight_threshold))
+    if ref_view == "first":
+        seg = refs.column("seg_id").to_numpy()
+        _, first = np.unique(seg, return_index=True)
+        return refs.take(pa.array(np.sort(first)))
+    return refs
+
+
+def _describe_missing(seg_ids: np.ndarray) -> str:
+    shown = ", ".join(str(int(s)) for s in seg_ids[:10])
+    more = f" and {len(seg_ids) - 10} more" if len(seg_ids) > 10 else ""
+    return f"{shown}{more}"
+
+
+# --------------------------------------------------------------------------- pipeline
+
+
+def _tokenized(texts: pa.Array, tokenize: str, lowercase: bool) -> pa.Array | list[str]:
+    if tokenize == "none" and not lowercase:
+        # sacreBLEU's 'none' returns the (rstripped) line and BLEU splits it on
+        # whitespace; the encoder's split is exactly str.split(), so no copy here.
+        return texts
+    return tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase)
+
+
+def _block_bounds(work: np.ndarray, n_blocks: int) -> np.ndarray:
+    """Split segments into contiguous blocks of about equal work."""
+    n_seg = len(work)
+    n_blocks = max(1, min(n_blocks, n_seg))
+    cum = np.cumsum(work, dtype=np.float64)
+    targets = cum[-1] * np.arange(1, n_blocks) / n_blocks if n_seg else np.zeros(0)
+    cuts = np.searchsorted(cum, targets, side="right")
+    return np.unique(np.r_[0, cuts, n_seg]).astype(np.int64)
+
+
+def _list_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    values = arr.values.to_numpy(zero_copy_only=True)
+    offsets = arr.offsets.to_numpy(zero_copy_only=True)
+    return values, offsets
+
+
+def compute_stats(
+    hypotheses: Sequence[str] | pd.DataFrame | pa.Table,
+    references: Sequence[Sequence[Any]] | pd.DataFrame | pa.Table,
+    *,
+    ref_weights: Sequence[Sequence[float]] | None = None,
+    tokenize: str = "13a",
+    lowercase: bool = False,
+    max_ngram_order: int = 4,
+    ref_view: str = "all",
+    weight_threshold: float | None = None,
+    delta_definition: str = "paper",
+    references_layout: str = "auto",
+    system: str | None = None,
+    chunk_segments: int = 100_000,
+) -> StatsTable:
+    r"""Per-hypothesis BLEU and ΔBLEU sufficient statistics.
+
+    For hypothesis :math:`h` with references :math:`r_1..r_K` of weights
+    :math:`w_j \in [-1, 1]` and :math:`\#g(x)` the count of n-gram :math:`g`
+    in :math:`x`:
+
+    .. math::
+
+        \mathrm{match}_n = \sum_{g \in h,\ |g| = n} \min\big(\#g(h), \max_j \#g(r_j)\big),
+        \qquad \mathrm{total}_n = \max(0, |h| - n + 1)
+
+        \mathrm{wmatch}_n = \sum_{g} \max_{j:\ g \in r_j} w_j \min\big(\#g(h), \#g(r_j)\big),
+        \qquad \mathrm{wtotal}_n = \sum_{g} \#g(h) \max_j w_j
+
+    (Galley et al., 2015; an n-gram in no reference adds 0). With
+    ``delta_definition='galley2019'`` the numerator is the first author's 2019
+    implementation, :math:`\min(\#g(h), \max_j \#g(r_j)) \cdot \max_{j: g \in
+    r_j} w_j`. ``ref_len_closest`` is the reference length closest to
+    :math:`|h|`, ties to the shorter (sacreBLEU).
+
+    Parameters
+    ----------
+    hypotheses : list of str, pandas.DataFrame or pyarrow.Table
+        One hypothesis per segment, or the long-form ``hypotheses`` table
+        (``seg_id``, ``system``, ``text``) with any number of hypotheses per
+        segment.
+    references : list of lists, pandas.DataFrame or pyarrow.Table
+        sacreBLEU-style reference streams, one list of references per segment
+        (see ``references_layout``), or the long-form ``references`` table
+        (``seg_id``, ``ref_id``, ``weight``, ``text``).
+    ref_weights : list of lists of float, optional
+        Weights in [-1, 1], same shape as list ``references``; default all 1.
+    tokenize : {'13a', 'none', 'intl', 'char'}
+        sacreBLEU tokenizer.
+    lowercase : bool
+        Lowercase before tokenizing.
+    max_ngram_order : int
+        Largest order N (1 to :data:`MAX_ORDER_LIMIT`).
+    ref_view : {'all', 'threshold', 'first'}
+        Which references count: all, those with ``weight >= weight_threshold``,
+        or only each segment's first (original) reference.
+    weight_threshold : float, optional
+        θ of the ``'threshold'`` view.
+    delta_definition : {'paper', 'galley2019'}
+        Definition of ``wmatch_n``.
+    references_layout : {'auto', 'streams', 'segments'}
+        How list ``references`` are laid out (see :func:`bleustats.io.as_references_table`).
+    system : str, optional
+        System name for list ``hypotheses``.
+    chunk_segments : int
+        Segments per chunk; bounds memory on large inputs.
+
+    Returns
+    -------
+    StatsTable
+        One row per hypothesis, in input order.
+
+    Raises
+    ------
+    ValueError
+        Bad options or inputs; the message names the parameter, the row or
+        segment, and the fix. A hypothesis whose segment has no reference (in
+        the chosen view) is an error.
+
+    Examples
+    --------
+    >>> st = compute_stats(["a a"], [["a", "a a"]], ref_weights=[[1.0], [-0.5]],
+    ...                    tokenize="none", max_ngram_order=1)
+    >>> st.column("match_1").tolist(), st.column("wmatch_1").tolist(), st.column("wtotal_1").tolist()
+    ([2], [1.0], [2.0])
+    """
+    _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
+    if not isinstance(chunk_segments, (int, np.integer)) or chunk_segments < 1:
+        raise ValueError(f"chunk_segments must be a positive integer; got {chunk_segments!r}.")
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    hyps = io.as_hypotheses_table(hypotheses, system=system)
+    refs = io.as_references_table(references, ref_weights, n_hyp=len(hyps) if not io._is_table(hypotheses) else None,
+                                  layout=references_layout)
+    uniform = bool(refs.num_rows == 0 or pc.all(pc.equal(refs.column("weight"), 1.0)).as_py())
+    refs = _apply_view(refs, ref_view, weight_threshold)
+    timings["read"] = time.perf_counter() - t0
+
+    # Segment index: the distinct seg_ids that have references in this view.
+    ref_seg_ids = refs.column("seg_id").to_numpy()
+    seg_keys, ref_seg = np.unique(ref_seg_ids, return_inverse=True)
+    hyp_seg_ids = hyps.column("seg_id").to_numpy()
+    hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids)
+    found = (hyp_seg < len(seg_keys)) & (seg_keys[np.minimum(hyp_seg, max(len(seg_keys) - 1, 0))] == hyp_seg_ids
+                                         if len(seg_keys) else np.zeros(len(hyp_seg_ids), bool))
+    if not found.all():
+        missing = np.unique(hyp_seg_ids[~found])
+        view = "" if ref_view == "all" else f" in ref_view={ref_view!r}" + (
+            f" (weight >= {weight_threshold})" if ref_view == "threshold" else "")
+        raise io.InputError(
+            f"references: {len(missing)} segment(s) have hypotheses but no reference{view}: "
+            f"seg_id {_describe_missing(missing)}. Every hypothesis needs at least one reference; "
+            "drop those hypotheses or add references."
+        )
+
+    n_hyp = hyps.num_rows
+    n = max_ngram_order
+    lens = np.zeros((3, n_hyp), np.int64)
+    ref_avg = np.zeros(n_hyp, np.float64)
+    n_refs = np.zeros(n_hyp, np.int64)
+    wmax = np.zeros(n_hyp, np.float64)
+    counts = np.zeros((2 * n, n_hyp), np.int64)
+    wcounts = np.zeros((2 * n, n_hyp), np.float64)
+
+    hyp_sort = np.argsort(hyp_seg, kind="stable")
+    ref_sort = np.argsort(ref_seg, kind="stable")
+    n_seg = len(seg_keys)
+    hyp_ptr_all = np.searchsorted(hyp_seg[hyp_sort], np.arange(n_seg + 1))
+    ref_ptr_all = np.searchsorted(ref_seg[ref_sort], np.arange(n_seg + 1))
+    hyp_text = hyps.column("text")
+    ref_text = refs.column("text")
+    weights = refs.column("weight").to_numpy()
+    definition = _kernels.DEF_PAPER if delta_definition == "paper" else _kernels.DEF_GALLEY2019
+    n_threads = numba.get_num_threads()
+    timings.update(tokenize=0.0, encode=0.0, kernel=0.0)
+
+    for c0 in range(0, n_seg, chunk_segments):
+        c1 = min(n_seg, c0 + chunk_segments)
+        h_rows = hyp_sort[hyp_ptr_all[c0]:hyp_ptr_all[c1]]
+        r_rows = ref_sort[ref_ptr_all[c0]:ref_ptr_all[c1]]
+        if len(h_rows) == 0:
+            continue
+        t = time.perf_counter()
+        h_tok = _tokenized(hyp_text.take(pa.array(h_rows)).combine_chunks(), tokenize, lowercase)
+        r_tok = _tokenized(ref_text.take(pa.array(r_rows)).combine_chunks(), tokenize, lowercase)
+        t1 = time.perf_counter()
+        enc = encode_tokenized(h_tok, r_tok)
+        t2 = time.perf_counter()
+        hv, ho = _list_buffers(enc.hyp_ids)
+        rv, ro = _list_buffers(enc.ref_ids)
+        hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
+        ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
+        work = np.diff(ho[hyp_ptr]) + np.diff(ro[ref_ptr]) + 1
+        bounds = _block_bounds(work, 8 * n_threads)
+        out = _kernels._compute_stats(
+            hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
+            rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
+            np.ascontiguousarray(weights[r_rows]),
+            n, definition, bounds,
+        )
+        c_lens, c_avg, c_nrefs, c_wmax, c_counts, c_wcounts = out
+        lens[:, h_rows] = c_lens
+        ref_avg[h_rows] = c_avg
+        n_refs[h_rows] = c_nrefs
+        wmax[h_rows] = c_wmax
+        counts[:, h_rows] = c_counts
+        wcounts[:, h_rows] = c_wcounts
+        t3 = time.perf_counter()
+        timings["tokenize"] += t1 - t
+        timings["encode"] += t2 - t1
+        timings["kernel"] += t3 - t2
+
+    t = time.perf_counter()
+    columns = {
+        "seg_id": hyps.column("seg_id"),
+        "system": hyps.column("system"),
+        "hyp_len": lens[0],
+        "ref_len_closest": lens[1],
+        "ref_len_shortest": lens[2],
+        "ref_len_average": ref_avg,
+        "n_refs": n_refs,
+        "ref_weight_max": wmax,
+    }
+    for k, prefix in enumerate(("match", "total")):
+        for i in range(n):
+            columns[f"{prefix}_{i + 1}"] = counts[k * n + i]
+    for k, prefix in enumerate(("wmatch", "wtotal")):
+        for i in range(n):
+            columns[f"{prefix}_{i + 1}"] = wcounts[k * n + i]
+    schema = schemas.arrow_schema("statistics", max_order=n)
+    table = pa.Table.from_arrays(
+        [c if isinstance(c, pa.ChunkedArray) else pa.array(c) for c in columns.values()],
+        schema=schema,
+    )
+    meta = {
+        "version": __version__,
+        "max_ngram_order": str(n),
+        "tokenize": tokenize,
+        "lowercase": "true" if lowercase else "false",
+        "ref_view": ref_view,
+        "weight_threshold": "" if ref_view != "threshold" else repr(float(weight_threshold)),
+        "delta_definition": delta_definition,
+        "weights": "uniform" if uniform else "custom",
+    }
+    table = table.replace_schema_metadata({_META + k: v for k, v in meta.items()})
+    timings["assemble"] = time.perf_counter() - t
+    return StatsTable(table, timings)
