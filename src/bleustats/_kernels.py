@@ -255,6 +255,17 @@ def _block_stats(
                 hbase += hl
 
 
+@njit(cache=True, nogil=True)
+def _alloc_outputs(n_hyp, max_order):
+    lens = np.zeros((3, n_hyp), np.int64)
+    ref_avg = np.zeros(n_hyp, np.float64)
+    n_refs = np.zeros(n_hyp, np.int64)
+    wmax = np.zeros(n_hyp, np.float64)
+    counts = np.zeros((2 * max_order, n_hyp), np.int64)
+    wcounts = np.zeros((2 * max_order, n_hyp), np.float64)
+    return lens, ref_avg, n_refs, wmax, counts, wcounts
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _compute_stats(
     hyp_values, hyp_offsets, hyp_order, hyp_ptr,
@@ -276,13 +287,8 @@ def _compute_stats(
     counts : int64[2N, n_hyp]   match_1..N, total_1..N
     wcounts : float64[2N, n_hyp]   wmatch_1..N, wtotal_1..N
     """
-    n_hyp = hyp_offsets.shape[0] - 1
-    lens = np.zeros((3, n_hyp), np.int64)
-    ref_avg = np.zeros(n_hyp, np.float64)
-    n_refs = np.zeros(n_hyp, np.int64)
-    wmax = np.zeros(n_hyp, np.float64)
-    counts = np.zeros((2 * max_order, n_hyp), np.int64)
-    wcounts = np.zeros((2 * max_order, n_hyp), np.float64)
+    out = _alloc_outputs(hyp_offsets.shape[0] - 1, max_order)
+    lens, ref_avg, n_refs, wmax, counts, wcounts = out
     for b in prange(block_bounds.shape[0] - 1):
         _block_stats(
             block_bounds[b], block_bounds[b + 1],
@@ -291,4 +297,23 @@ def _compute_stats(
             max_order, definition,
             lens, ref_avg, n_refs, wmax, counts, wcounts,
         )
-    return lens, ref_avg, n_refs, wmax, counts, wcounts
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _compute_stats_serial(
+    hyp_values, hyp_offsets, hyp_order, hyp_ptr,
+    ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
+    max_order, definition,
+):
+    """:func:`_compute_stats` on the calling thread, for inputs too small to share out."""
+    out = _alloc_outputs(hyp_offsets.shape[0] - 1, max_order)
+    lens, ref_avg, n_refs, wmax, counts, wcounts = out
+    _block_stats(
+        0, hyp_ptr.shape[0] - 1,
+        hyp_values, hyp_offsets, hyp_order, hyp_ptr,
+        ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
+        max_order, definition,
+        lens, ref_avg, n_refs, wmax, counts, wcounts,
+    )
+    return out

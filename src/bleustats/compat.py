@@ -176,17 +176,21 @@ def corpus_bleu_files(
     number per line). The result's ``stats`` carries the per-stage timings
     under ``"timings"``.
     """
+    if isinstance(reference_paths, (str, os.PathLike)):
+        reference_paths = [reference_paths]
+    if isinstance(ref_weight_paths, (str, os.PathLike)):
+        ref_weight_paths = [ref_weight_paths]
     hyp = io.read_lines(hypotheses_path)
     refs = [io.read_lines(p) for p in reference_paths]
     weights = None
     if ref_weight_paths is not None:
-        weights = [io.read_weights(p, n=len(r), ref_path=rp)
-                   for p, r, rp in zip(ref_weight_paths, refs, reference_paths)]
         if len(ref_weight_paths) != len(reference_paths):
             raise io.InputError(
                 f"ref_weight_paths: need one weight file per reference file ({len(reference_paths)}); "
                 f"got {len(ref_weight_paths)}."
             )
+        weights = [io.read_weights(p, n=len(r), ref_path=rp)
+                   for p, r, rp in zip(ref_weight_paths, refs, reference_paths)]
     refs_table = io.streams_table(refs, weights, n_hyp=len(hyp), names=[str(p) for p in reference_paths])
     hyps_table = io.lines_table(hyp)
     stats = compute_stats(

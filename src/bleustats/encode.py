@@ -2,7 +2,8 @@
 
 Tokens are split with Arrow's ``utf8_split_whitespace``, which splits on exactly
 the characters Python's ``str.split()`` does (checked on every code point, see
-``tests/test_encode.py``), and mapped to ids with Arrow's exact hash dictionary
+``tests/test_encode.py``); the empty tokens it yields at the ends of a line (and
+for an empty line) are dropped, as ``str.split()`` drops them. They are mapped to ids with Arrow's exact hash dictionary
 (``dictionary_encode`` compares the bytes of every token, so equal ids mean
 equal tokens). Hypotheses and references encoded in one call share one id
 space, which is what n-gram matching needs; ids mean nothing across calls.
@@ -21,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -82,11 +84,19 @@ def encode_tokenized(
     both = pa.concat_arrays([hyp, ref])
     tokens = pc.utf8_split_whitespace(both)
     flat = tokens.flatten()
+    offsets = tokens.offsets.to_numpy()
+    keep = pc.not_equal(pc.binary_length(flat), 0)
+    if not pc.all(keep).as_py():
+        # Arrow yields '' before leading / after trailing whitespace and for an
+        # empty line; str.split() does not. Drop them and renumber the offsets.
+        kept = np.concatenate([[0], np.cumsum(keep.to_numpy(zero_copy_only=False), dtype=np.int64)])
+        offsets = kept[offsets - offsets[0]].astype(offsets.dtype)
+        flat = flat.filter(keep)
     encoded = pc.dictionary_encode(flat)
     ids = encoded.indices
     if ids.type != pa.int32():
         ids = ids.cast(pa.int32())
-    offsets = tokens.offsets
+    offsets = pa.array(offsets)
     if pa.types.is_large_list(tokens.type):
         lists = pa.LargeListArray.from_arrays(offsets, ids)
     else:

@@ -104,6 +104,13 @@ def as_hypotheses_table(
     """
     if _is_table(hypotheses):
         return schemas.validate(_to_arrow(hypotheses), "hypotheses", param="hypotheses")
+    if isinstance(hypotheses, (pa.Array, pa.ChunkedArray)):
+        if not (pa.types.is_string(hypotheses.type) or pa.types.is_large_string(hypotheses.type)):
+            raise InputError(f"hypotheses: an Arrow array must hold strings; got {hypotheses.type}.")
+        if hypotheses.null_count:
+            raise InputError(f"hypotheses: {hypotheses.null_count} null value(s); every segment needs a string.")
+        lines = hypotheses.combine_chunks() if isinstance(hypotheses, pa.ChunkedArray) else hypotheses
+        return lines_table(lines, system=system or "hyp")
     if isinstance(hypotheses, (str, bytes)):
         raise InputError(
             "hypotheses must be a list of strings (one per segment) or a long-form table; "
@@ -120,6 +127,19 @@ def as_hypotheses_table(
         },
         schema=schemas.arrow_schema("hypotheses"),
     )
+
+
+def _weight(value: Any, where: str) -> float:
+    """One reference weight: a real number in [-1, 1] (not NaN, not a bool or a string)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{where} must be a number in [-1, 1]; got {type(value).__name__} {value!r:.40}.")
+    value = float(value)
+    if not -1.0 <= value <= 1.0:  # also rejects NaN
+        raise InputError(
+            f"{where} must be in [-1, 1] (ΔBLEU reference weights); got {value!r}. Rescale the human "
+            "scores to [-1, 1] first."
+        )
+    return value
 
 
 def _split_item(item: Any, where: str) -> tuple[Any, Any]:
@@ -180,6 +200,13 @@ def as_references_table(
             f"long-form table; got a single {type(references).__name__}. For one reference "
             "stream write [refs]."
         )
+    references = list(references)
+    if references and all(isinstance(r, (pa.Array, pa.ChunkedArray)) for r in references):
+        if n_hyp is None:
+            raise InputError("references: Arrow reference streams need list or Arrow hypotheses.")
+        weights = None if ref_weights is None else [np.asarray(w, np.float64) for w in ref_weights]
+        streams = [r.combine_chunks() if isinstance(r, pa.ChunkedArray) else r for r in references]
+        return streams_table(streams, weights, n_hyp=n_hyp)
     references = [list(r) if not isinstance(r, (str, bytes)) else r for r in references]
     for k, r in enumerate(references):
         if isinstance(r, (str, bytes)):
@@ -189,8 +216,15 @@ def as_references_table(
                 "[[ref_seg1, ref_seg2, ...]]."
             )
     if layout == "auto":
-        streams = n_hyp is None or (len(references) > 0 and all(len(r) == n_hyp for r in references))
-        layout = "streams" if streams else "segments"
+        lengths = [len(r) for r in references]
+        if n_hyp is None or (lengths and all(x == n_hyp for x in lengths)):
+            layout = "streams"
+        elif any(x == n_hyp for x in lengths) or len(references) != n_hyp:
+            # some lists look like streams, or there are not n_hyp per-segment lists:
+            # read as streams so the length check below names the short one
+            layout = "streams"
+        else:
+            layout = "segments"
     if ref_weights is not None:
         ref_weights = [list(w) for w in ref_weights]
         if len(ref_weights) != len(references) or any(
@@ -211,7 +245,8 @@ def as_references_table(
                     raise InputError(
                         f"references[{k}] has {len(stream)} lines but there are {n_hyp} hypotheses; "
                         "every reference stream must be as long as the hypotheses (use None for a "
-                        "missing reference, or references_layout='segments' for per-segment lists)."
+                        "missing reference). If references holds one list of references per segment, "
+                        "pass references_layout='segments'."
                     )
         for k, stream in enumerate(references):
             _check_str_list(stream, f"references[{k}]", allow_none=True)
@@ -221,7 +256,7 @@ def as_references_table(
                     continue
                 seg.append(i)
                 rid.append(str(k))
-                wts.append(1.0 if w is None else w[i])
+                wts.append(1.0 if w is None else _weight(w[i], f"ref_weights[{k}][{i}]"))
                 txt.append(text)
     else:
         if n_hyp is not None and len(references) != n_hyp:
@@ -237,21 +272,19 @@ def as_references_table(
                         f"references[{i}][{k}] must be a str; got {type(text).__name__} {text!r:.60}."
                     )
                 if ref_weights is not None:
-                    if weight is not None:
+                    if isinstance(item, tuple):
                         raise InputError(
                             f"references[{i}][{k}] has a weight and ref_weights is given too; use one."
                         )
-                    weight = ref_weights[i][k]
+                    weight = _weight(ref_weights[i][k], f"ref_weights[{i}][{k}]")
+                elif isinstance(item, tuple):
+                    weight = _weight(weight, f"the weight of references[{i}][{k}]")
                 seg.append(i)
                 rid.append(str(k))
                 wts.append(1.0 if weight is None else weight)
                 txt.append(text)
     order = np.argsort(np.asarray(seg, np.int64), kind="stable")
-    try:
-        weight_arr = pa.array(np.asarray(wts, dtype=np.float64)[order])
-    except (TypeError, ValueError) as exc:
-        bad = next(w for w in wts if not isinstance(w, (int, float, np.number)) or isinstance(w, bool))
-        raise InputError(f"ref_weights must be numbers in [-1, 1]; got {bad!r}.") from exc
+    weight_arr = pa.array(np.asarray(wts, dtype=np.float64)[order])
     table = pa.table(
         {
             "seg_id": pa.array(np.asarray(seg, np.int64)[order]),
@@ -270,11 +303,24 @@ def _open_bytes(path: Path) -> bytes:
                 return fh.read()
         return path.read_bytes()
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file.") from None
+        raise InputError(f"{path}: no such file; check the path.") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, expected a text file.") from None
     except (OSError, EOFError) as exc:
         raise InputError(f"{path}: cannot be read ({exc}).") from None
+
+
+def _decode(data: bytes, where: str) -> str:
+    """UTF-8 text of ``data``; an error names the line and byte of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        raise InputError(
+            f"{where}: not valid UTF-8 at line {line}, byte {col} ({exc.reason}); re-encode it as "
+            "UTF-8 (e.g. iconv -f latin1 -t utf-8)."
+        ) from None
 
 
 def read_lines(path: str | os.PathLike) -> pa.Array:
@@ -299,15 +345,7 @@ def read_lines(path: str | os.PathLike) -> pa.Array:
     """
     path = Path(path)
     data = _open_bytes(path)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
-        raise InputError(
-            f"{path}: not valid UTF-8 at line {line}, byte {col} ({exc.reason}); re-encode the "
-            "file as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
-        ) from None
+    text = _decode(data, str(path))
     if not text:
         return pa.array([], pa.string())
     if text.endswith("\n"):
@@ -335,12 +373,13 @@ def read_weights(path: str | os.PathLike, *, n: int, ref_path: str | os.PathLike
     out = np.empty(n, np.float64)
     for i, text in enumerate(lines):
         try:
-            out[i] = float(text)
+            value = float(text)
         except ValueError:
             raise InputError(
                 f"{path}{for_ref}: line {i + 1} is {text!r}, not a number; each line must hold one "
                 "weight in [-1, 1]."
             ) from None
+        out[i] = _weight(value, f"{path}{for_ref}: line {i + 1}")
     return out
 
 
@@ -404,22 +443,29 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
         raise InputError(
             f"{path}: unknown table format {suffix!r}; expected one of {', '.join(TABLE_SUFFIXES)}."
         )
-    if not path.is_file():
-        raise InputError(f"{path}: no such file.")
+    if suffix == ".parquet":
+        if path.is_dir():
+            raise InputError(f"{path}: is a directory, expected a Parquet file.")
+        if not path.exists():
+            raise InputError(f"{path}: no such file; check the path.")
     try:
         if suffix == ".parquet":
             import pyarrow.parquet as pq
 
             table = pq.read_table(path)
-        elif suffix == ".jsonl":
-            df = pd.read_json(path, lines=True, dtype=False, encoding="utf-8")
-            table = pa.Table.from_pandas(df, preserve_index=False)
         else:
-            df = pd.read_csv(path, sep="\t", quoting=3, keep_default_na=False, na_values=[],
-                             dtype={"system": str, "ref_id": str, "text": str}, encoding="utf-8")
+            from io import StringIO
+
+            text = StringIO(_decode(_open_bytes(path), str(path)))
+            if suffix == ".jsonl":
+                df = pd.read_json(text, lines=True, dtype=False)
+            else:
+                # index_col=False: a row with an extra field (a TAB inside a text) is an
+                # error naming the line, never a silently shifted row
+                df = pd.read_csv(text, sep="\t", quoting=3, keep_default_na=False, na_values=[],
+                                 dtype={"system": str, "ref_id": str, "text": str},
+                                 index_col=False, on_bad_lines="error")
             table = pa.Table.from_pandas(df, preserve_index=False)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8.") from None
     except (ValueError, pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot be read as {suffix[1:].upper()} ({exc}).") from None
     return schemas.validate(table, name, param=str(path))

@@ -24,6 +24,7 @@ bleustats.schemas.SchemaError: references does not match the 'references' schema
   - seg_id: want int64, got string
   - weight: 1 value(s) outside [-1.0, 1.0], first at row 0: 3.0
   - text: required column is missing
+Each column is described in data_schemas/references.json (bleustats.schemas.load_schema).
 """
 
 from __future__ import annotations
@@ -239,7 +240,7 @@ def validate(
                 rng = f"[{lo}, {hi}]" if lo is not None and hi is not None else (
                     f">= {lo}" if lo is not None else f"<= {hi}")
                 problems.append(
-                    f"{cname}: {int(bad.sum())} value(s) outside {rng}, first at row {i}: {values[i]!r}"
+                    f"{cname}: {int(bad.sum())} value(s) outside {rng}, first at row {i}: {values[i].item()!r}"
                 )
                 continue
         out[cname] = cast
@@ -248,6 +249,7 @@ def validate(
         raise SchemaError(
             f"{who} does not match the {name!r} schema ({len(problems)} problem"
             f"{'s' if len(problems) > 1 else ''}):\n" + "\n".join(f"  - {p}" for p in problems)
+            + "\nEach column is described in data_schemas/" + name + ".json (bleustats.schemas.load_schema)."
         )
     for cname, value in out.items():
         if value is None:

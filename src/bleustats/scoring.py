@@ -203,6 +203,8 @@ def _rows(stats: StatsTable, rows: Any) -> np.ndarray | None:
     if rows is None:
         return None
     rows = np.asarray(rows)
+    if rows.size == 0 and rows.dtype != bool:
+        return np.zeros(0, np.int64)
     if rows.dtype == bool:
         if rows.shape != (len(stats),):
             raise ValueError(f"rows: a boolean mask needs {len(stats)} entries (one per row); got shape {rows.shape}.")
@@ -210,7 +212,9 @@ def _rows(stats: StatsTable, rows: Any) -> np.ndarray | None:
     if not np.issubdtype(rows.dtype, np.integer):
         raise ValueError(f"rows must be a boolean mask or an integer index array; got dtype {rows.dtype}.")
     if rows.size and (rows.min() < -len(stats) or rows.max() >= len(stats)):
-        raise ValueError(f"rows: indices must be in [0, {len(stats)}); got min {rows.min()}, max {rows.max()}.")
+        raise ValueError(
+            f"rows: indices must be in [-{len(stats)}, {len(stats)}) (negative counts from the end); "
+            f"got min {rows.min()}, max {rows.max()}.")
     return rows
 
 
@@ -347,7 +351,9 @@ def corpus_scores(
         _check_delta(stats, None)
     if isinstance(by, str):
         if by not in stats.table.column_names:
-            raise ValueError(f"by must be a column of the statistics table or one label per row; got {by!r}.")
+            raise ValueError(
+                f"by must be a column of the statistics table ({', '.join(stats.table.column_names)}) "
+                f"or one label per row; got {by!r}.")
         labels = stats.column(by)
         name = by
     else:

@@ -56,6 +56,9 @@ DELTA_DEFINITIONS = ("paper", "galley2019")
 MAX_ORDER_LIMIT = 32
 
 _META = "bleustats."
+#: Below this many tokens in a chunk the kernel runs on the calling thread: starting
+#: the thread pool costs more than the work.
+_PARALLEL_MIN_TOKENS = 20_000
 
 
 @dataclass(frozen=True)
@@ -193,6 +196,11 @@ def _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_
         )
     if ref_view not in REF_VIEWS:
         raise ValueError(f"ref_view must be one of {', '.join(map(repr, REF_VIEWS))}; got {ref_view!r}.")
+    if ref_view != "threshold" and weight_threshold is not None:
+        raise ValueError(
+            f"weight_threshold is only used with ref_view='threshold'; got weight_threshold="
+            f"{weight_threshold!r} with ref_view={ref_view!r}. Pass ref_view='threshold' or drop it."
+        )
     if ref_view == "threshold":
         if weight_threshold is None or not np.isfinite(weight_threshold):
             raise ValueError(
@@ -401,13 +409,13 @@ def compute_stats(
         hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
         ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
         work = np.diff(ho[hyp_ptr]) + np.diff(ro[ref_ptr]) + 1
-        bounds = _block_bounds(work, 8 * n_threads)
-        out = _kernels._compute_stats(
-            hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
-            rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
-            np.ascontiguousarray(weights[r_rows]),
-            n, definition, bounds,
-        )
+        args = (hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
+                rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
+                np.ascontiguousarray(weights[r_rows]), n, definition)
+        if n_threads == 1 or work.sum() < _PARALLEL_MIN_TOKENS:
+            out = _kernels._compute_stats_serial(*args)
+        else:
+            out = _kernels._compute_stats(*args, _block_bounds(work, 8 * n_threads))
         c_lens, c_avg, c_nrefs, c_wmax, c_counts, c_wcounts = out
         lens[:, h_rows] = c_lens
         ref_avg[h_rows] = c_avg
