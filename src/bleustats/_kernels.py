@@ -25,7 +25,7 @@ from numba import njit, prange
 _EMPTY = -1
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
-#: ``definition`` codes of :func:`_segment_stats`.
+#: ``definition`` codes of :func:`_block_stats`.
 DEF_PAPER = 0
 DEF_GALLEY2019 = 1
 
@@ -35,7 +35,7 @@ def _slot_of(key, shift):
     return np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _insert_key(keys, vals, shift, mask, key, next_id):
     """Return (id of key, next free id); a new key gets ``next_id``."""
     slot = _slot_of(key, shift)
@@ -50,7 +50,7 @@ def _insert_key(keys, vals, shift, mask, key, next_id):
         slot = (slot + 1) & mask
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _lookup_key(keys, vals, shift, mask, key):
     """Return the id of key, or -1 when it is not in the table."""
     slot = _slot_of(key, shift)
@@ -317,3 +317,157 @@ def _compute_stats_serial(
         lens, ref_avg, n_refs, wmax, counts, wcounts,
     )
     return out
+
+
+# --------------------------------------------------------------------------- encoding
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+
+@njit(cache=True, nogil=True)
+def _space_len(data, i, end):
+    """Byte length of the str.split() whitespace character starting at data[i], else 0.
+
+    The set is Python's: ASCII 9-13, 28-31 and 32, and U+0085, U+00A0, U+1680,
+    U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 in UTF-8.
+    """
+    b = np.int64(data[i])  # signed arithmetic throughout (uint8 vs int mixes are slow)
+    if b <= 32:
+        return 1 if (b == 32 or (9 <= b <= 13) or b >= 28) else 0
+    if b < 0xC2 or b > 0xE3:  # ASCII printable, continuation bytes, other lead bytes
+        return 0
+    if b == 0xC2:
+        if i + 1 < end:
+            b1 = np.int64(data[i + 1])
+            if b1 == 0x85 or b1 == 0xA0:
+                return 2
+        return 0
+    if b < 0xE1 or i + 2 >= end:
+        return 0
+    b1 = np.int64(data[i + 1])
+    b2 = np.int64(data[i + 2])
+    if b == 0xE1:
+        return 3 if (b1 == 0x9A and b2 == 0x80) else 0
+    if b == 0xE2:
+        if b1 == 0x80 and (b2 <= 0x8A or b2 == 0xA8 or b2 == 0xA9 or b2 == 0xAF):
+            return 3
+        if b1 == 0x81 and b2 == 0x9F:
+            return 3
+        return 0
+    return 3 if (b1 == 0x80 and b2 == 0x80) else 0  # b == 0xE3: U+3000
+
+
+@njit(cache=True, nogil=True)
+def _encode_lines(data, offsets, j0, ids, tok_offsets, n_tok, slots, bits, hashes, starts, lengths, n_vocab):
+    """Encode lines j0.. until done or the vocabulary arrays are full.
+
+    Returns (next line, n_tok, n_vocab): a line that would overflow the
+    vocabulary is rolled back and is the next line to encode after growing.
+    """
+    n_lines = offsets.shape[0] - 1
+    mask = (1 << bits) - 1
+    shift = 64 - bits
+    capacity = hashes.shape[0]
+    for j in range(j0, n_lines):
+        i = np.int64(offsets[j])
+        end = np.int64(offsets[j + 1])
+        n_tok = tok_offsets[j]
+        while i < end:
+            b = np.int64(data[i])
+            if b == 32:  # the common separator, checked inline
+                i += 1
+                continue
+            if b < 32 or b >= 0x80:
+                w = _space_len(data, i, end)
+                if w > 0:
+                    i += w
+                    continue
+            # a token: up to the next whitespace character
+            t0 = i
+            h = _FNV_OFFSET
+            while i < end:
+                b = np.int64(data[i])
+                if b == 32 or ((b < 32 or b >= 0x80) and _space_len(data, i, end) > 0):
+                    break
+                h = (h ^ np.uint64(b)) * _FNV_PRIME
+                i += 1
+            n = i - t0
+            slot = _slot_of(h, shift)  # FNV-1a's low bits are weak: mix, take high bits
+            while True:
+                v = slots[slot]
+                if v < 0:
+                    break
+                if hashes[v] == h and lengths[v] == n:
+                    a = starts[v]
+                    same = True
+                    for q in range(n):
+                        if data[a + q] != data[t0 + q]:
+                            same = False
+                            break
+                    if same:
+                        break
+                slot = (slot + 1) & mask
+            if v < 0:
+                if n_vocab == capacity:
+                    return j, tok_offsets[j], n_vocab
+                v = n_vocab
+                n_vocab += 1
+                hashes[v] = h
+                starts[v] = t0
+                lengths[v] = n
+                slots[slot] = v
+            ids[n_tok] = v
+            n_tok += 1
+        tok_offsets[j + 1] = n_tok
+    return n_lines, tok_offsets[n_lines], n_vocab
+
+
+@njit(cache=True, nogil=True)
+def _encode_whitespace(data, offsets):
+    """Split UTF-8 lines on str.split() whitespace and map tokens to ids, exactly.
+
+    ``data`` / ``offsets`` are the byte buffer and line offsets of an Arrow
+    string array. Ids are given in order of first occurrence (as Arrow's
+    ``dictionary_encode`` does). Token identity is decided by comparing bytes;
+    the 64-bit FNV-1a hash only picks the slot.
+
+    Returns
+    -------
+    ids : int32[n_tokens]
+    tok_offsets : int64[n_lines + 1]
+    vocab_size : int
+    """
+    n_lines = offsets.shape[0] - 1
+    # a line of L bytes holds at most (L + 1) // 2 tokens; lines have no separator between them
+    upper = (offsets[n_lines] - offsets[0] + n_lines) // 2 + n_lines + 1
+    ids = np.empty(upper, np.int32)
+    tok_offsets = np.zeros(n_lines + 1, np.int64)
+    bits = 12
+    capacity = 1 << (bits - 1)  # load factor stays <= 1/2
+    slots = np.full(1 << bits, -1, np.int64)
+    hashes = np.empty(capacity, np.uint64)
+    starts = np.empty(capacity, np.int64)
+    lengths = np.empty(capacity, np.int64)
+    n_tok = 0
+    n_vocab = 0
+    j = 0
+    while True:
+        j, n_tok, n_vocab = _encode_lines(data, offsets, j, ids, tok_offsets, n_tok, slots, bits,
+                                          hashes, starts, lengths, n_vocab)
+        if j == n_lines:
+            break
+        # grow the vocabulary arrays and the slot table, then resume at line j
+        capacity *= 2
+        bits += 1
+        hashes = np.concatenate((hashes, np.empty(hashes.shape[0], np.uint64)))
+        starts = np.concatenate((starts, np.empty(starts.shape[0], np.int64)))
+        lengths = np.concatenate((lengths, np.empty(lengths.shape[0], np.int64)))
+        slots = np.full(1 << bits, -1, np.int64)
+        mask = (1 << bits) - 1
+        for u in range(n_vocab):
+            s2 = _slot_of(hashes[u], 64 - bits)
+            while slots[s2] >= 0:
+                s2 = (s2 + 1) & mask
+            slots[s2] = u
+    return ids[:n_tok], tok_offsets, n_vocab

@@ -15,7 +15,7 @@ Examples
 ...         ["The dog had bit the man.", "No one was surprised.", "The man had bitten the dog."]]
 >>> bleu = sacrebleu.corpus_bleu(hyps, refs)
 >>> round(bleu.score, 2), bleu.counts, bleu.sys_len, bleu.ref_len
-(48.53, [14, 7, 5, 3], 17, 16)
+(48.53, [14, 7, 5, 3], 17, 18)
 >>> print(bleu)
 BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)
 """
@@ -129,7 +129,7 @@ def sentence_bleu(
     Examples
     --------
     >>> round(sentence_bleu("the cat sat on the mat", ["the cat is on the mat"]).score, 4)
-    53.7285
+    37.9918
     >>> sentence_bleu("a a", ["a", "a a"], ref_weights=[1.0, -0.5], tokenize="none",
     ...               max_ngram_order=1).counts
     [1.0]

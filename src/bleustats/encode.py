@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["EncodedTexts", "encode_tokenized"]
+__all__ = ["EncodedTexts", "encode_tokenized", "string_buffers", "token_lists"]
 
 
 @dataclass(frozen=True)
@@ -107,3 +107,28 @@ def encode_tokenized(
         ref_ids=lists.slice(n_hyp),
         vocab_size=len(encoded.dictionary),
     )
+
+
+def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Zero-copy numpy views of a string array's UTF-8 bytes and line offsets.
+
+    The offsets index into the bytes (the array's own slice offset applied).
+    """
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        raise TypeError(f"string_buffers needs a string array; got {arr.type}.")
+    _, offsets_buf, data_buf = arr.buffers()
+    off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(offsets_buf, dtype=off_type, count=len(arr) + 1, offset=arr.offset * np.dtype(off_type).itemsize)
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, np.uint8)
+    if len(data) == 0:
+        data = np.zeros(1, np.uint8)
+    return data, offsets
+
+
+def token_lists(ids: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
+    """Wrap flat int32 token ids and per-line offsets as an Arrow ``list<int32>`` (no copy of ids)."""
+    if offsets[-1] < 2**31:
+        return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(ids))
+    return pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(ids))

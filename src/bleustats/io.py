@@ -18,7 +18,7 @@ Examples
 --------
 >>> refs = as_references_table([["a b", "c"], ["a", None]], n_hyp=2)
 >>> refs.to_pydict()
-{'seg_id': [0, 1, 0], 'ref_id': ['0', '0', '1'], 'weight': [1.0, 1.0, 1.0], 'text': ['a b', 'c', 'a']}
+{'seg_id': [0, 0, 1], 'ref_id': ['0', '1', '0'], 'weight': [1.0, 1.0, 1.0], 'text': ['a b', 'a', 'c']}
 >>> as_references_table([["x", ("y", 0.5)], []], n_hyp=2, layout="segments").to_pydict()["weight"]
 [1.0, 0.5]
 """

@@ -31,9 +31,11 @@ Examples
 >>> from bleustats.stats import compute_stats
 >>> st = compute_stats(["the cat sat on the mat", "a dog"], [["the cat is on the mat", "a dog barks"]])
 >>> round(corpus_score(st).score, 4)
-48.8923
->>> corpus_scores(st, by="seg_id")["score"].round(2).tolist()
-[48.89, 60.65]
+34.8449
+>>> corpus_scores(st, by="seg_id")["score"].round(2).tolist()  # "a dog" has no 3-gram: 0
+[37.99, 0.0]
+>>> corpus_scores(st, by="seg_id", use_effective_order=True)["score"].round(2).tolist()
+[37.99, 60.65]
 """
 
 from __future__ import annotations
@@ -120,7 +122,7 @@ def bleu_from_sums(
     --------
     >>> out = bleu_from_sums([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
     >>> round(float(out["score"][0]), 6), out["precisions"][0].round(3).tolist()
-    (31.947155, [83.333, 60.0, 25.0, 16.667])
+    (37.991784, [83.333, 60.0, 25.0, 16.667])
     """
     k = _check("bleu", smooth_method, smooth_value, "closest")
     correct = np.asarray(correct, dtype=np.float64)
@@ -274,8 +276,8 @@ def corpus_score(
     Examples
     --------
     >>> from bleustats.stats import compute_stats
-    >>> st = compute_stats(["the cat", "a dog"], [["the cat", "the dog"]])
-    >>> corpus_score(st, rows=[True, False]).score
+    >>> st = compute_stats(["the cat sat on the mat", "a dog"], [["the cat sat on the mat", "the dog"]])
+    >>> round(corpus_score(st, rows=[True, False]).score, 10)
     100.0
     """
     k = _check(metric, smooth_method, smooth_value, ref_length)
@@ -341,10 +343,10 @@ def corpus_scores(
     --------
     >>> from bleustats.stats import compute_stats
     >>> import pandas as pd
-    >>> hyps = pd.DataFrame({"seg_id": [0, 0], "system": ["A", "B"], "text": ["a b c", "a x c"]})
-    >>> refs = pd.DataFrame({"seg_id": [0], "text": ["a b c"]})
-    >>> corpus_scores(compute_stats(hyps, refs), by="system", smooth_method="floor")["score"].round(2).tolist()
-    [100.0, 17.78]
+    >>> hyps = pd.DataFrame({"seg_id": [0, 0], "system": ["A", "B"], "text": ["a b c d e", "a x c d e"]})
+    >>> refs = pd.DataFrame({"seg_id": [0], "text": ["a b c d e"]})
+    >>> corpus_scores(compute_stats(hyps, refs), by="system")["score"].round(2).tolist()
+    [100.0, 42.73]
     """
     k = _check(metric, smooth_method, smooth_value, ref_length)
     if metric == "delta_bleu":
@@ -411,8 +413,8 @@ def sentence_scores(
     --------
     >>> from bleustats.stats import compute_stats
     >>> st = compute_stats(["the cat sat", "a dog"], [["the cat sat", "the dog"]])
-    >>> sentence_scores(st).round(2).tolist()
-    [100.0, 0.0]
+    >>> sentence_scores(st).round(2).tolist()  # "a dog": p1 = 1/2, p2 = 1/(2*1) by exp smoothing
+    [100.0, 50.0]
     """
     _check(metric, smooth_method, smooth_value, ref_length)
     if metric == "delta_bleu":

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from . import _kernels, io, schemas
 from ._version import __version__
-from .encode import encode_tokenized
+from .encode import string_buffers, token_lists
 from .tokenize import TOKENIZERS, tokenize_lines
 
 __all__ = [
@@ -232,12 +232,34 @@ def _describe_missing(seg_ids: np.ndarray) -> str:
 # --------------------------------------------------------------------------- pipeline
 
 
-def _tokenized(texts: pa.Array, tokenize: str, lowercase: bool) -> pa.Array | list[str]:
+def _tokenized(texts: pa.Array, tokenize: str, lowercase: bool) -> pa.Array:
     if tokenize == "none" and not lowercase:
         # sacreBLEU's 'none' returns the (rstripped) line and BLEU splits it on
         # whitespace; the encoder's split is exactly str.split(), so no copy here.
         return texts
-    return tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase)
+    return pa.array(tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase), pa.string())
+
+
+def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """column[rows] as one array: a zero-copy slice when rows are consecutive."""
+    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (len(rows) < 2 or (np.diff(rows) == 1).all()):
+        return column.slice(int(rows[0]), len(rows)).combine_chunks()
+    return column.take(pa.array(rows)).combine_chunks()
+
+
+def _encode(h_tok: pa.Array, r_tok: pa.Array) -> tuple[pa.ListArray, pa.ListArray]:
+    """Token ids of a chunk's hypotheses and references in one shared id space.
+
+    Exact: :func:`bleustats._kernels._encode_whitespace` compares token bytes
+    (and gives the ids Arrow's ``dictionary_encode`` would, see
+    :func:`bleustats.encode.encode_tokenized`, its twin in the tests).
+    """
+    if h_tok.type != r_tok.type:
+        h_tok, r_tok = h_tok.cast(pa.large_string()), r_tok.cast(pa.large_string())
+    ids, offsets, _ = _kernels._encode_whitespace(*string_buffers(pa.concat_arrays([h_tok, r_tok])))
+    n_h = len(h_tok)
+    # both lists view the same flat ids; offsets are absolute into it
+    return token_lists(ids, offsets[: n_h + 1]), token_lists(ids, offsets[n_h:])
 
 
 def _block_bounds(work: np.ndarray, n_blocks: int) -> np.ndarray:
@@ -337,8 +359,8 @@ def compute_stats(
 
     Examples
     --------
-    >>> st = compute_stats(["a a"], [["a", "a a"]], ref_weights=[[1.0], [-0.5]],
-    ...                    tokenize="none", max_ngram_order=1)
+    >>> st = compute_stats(["a a"], [["a", "a a"]], ref_weights=[[1.0, -0.5]],
+    ...                    references_layout="segments", tokenize="none", max_ngram_order=1)
     >>> st.column("match_1").tolist(), st.column("wmatch_1").tolist(), st.column("wtotal_1").tolist()
     ([2], [1.0], [2.0])
     """
@@ -399,16 +421,16 @@ def compute_stats(
         if len(h_rows) == 0:
             continue
         t = time.perf_counter()
-        h_tok = _tokenized(hyp_text.take(pa.array(h_rows)).combine_chunks(), tokenize, lowercase)
-        r_tok = _tokenized(ref_text.take(pa.array(r_rows)).combine_chunks(), tokenize, lowercase)
+        h_tok = _tokenized(_rows_of(hyp_text, h_rows), tokenize, lowercase)
+        r_tok = _tokenized(_rows_of(ref_text, r_rows), tokenize, lowercase)
         t1 = time.perf_counter()
-        enc = encode_tokenized(h_tok, r_tok)
+        hyp_ids, ref_ids = _encode(h_tok, r_tok)
         t2 = time.perf_counter()
-        hv, ho = _list_buffers(enc.hyp_ids)
-        rv, ro = _list_buffers(enc.ref_ids)
+        hv, ho = _list_buffers(hyp_ids)
+        rv, ro = _list_buffers(ref_ids)
         hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
         ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
-        work = np.diff(ho[hyp_ptr]) + np.diff(ro[ref_ptr]) + 1
+        work = np.diff(ho[hyp_ptr].astype(np.int64)) + np.diff(ro[ref_ptr].astype(np.int64)) + 1
         args = (hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
                 rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
                 np.ascontiguousarray(weights[r_rows]), n, definition)

@@ -80,12 +80,28 @@ _CHUNK_LINES = 8192
 # are interchangeable, so spaces inserted around them by the tokenizers'
 # other substitutions do not change it.
 #
-# We apply the rule in ONE regex pass that puts ' c ' around each character c
-# to be separated: a mark is separated when the next character exists and is
-# not a digit, or (next is a digit / absent) when the variable-length
-# lookbehind shows the A-matched parity.  The other substitutions of each
-# tokenizer are single-character classes that never touch D or P, so they
-# join the same pass as further alternatives.
+# We apply the rule in ONE left-to-right regex pass that mimics A's own
+# consumption, so that no lookbehind has to count a run (a parity lookbehind
+# such as (?<=[^D](?:PP)*P) is quadratic on long runs in the regex module).
+# The pass uses a branch-reset group (?|...) with three groups and the
+# template ' \1 \2 \3', so each branch picks where the spaces go:
+#
+#   (c)()()                      -> ' c  '     separate c (the other classes)
+#   P (?<=[^D]P) ()(P)(?=D/end)  -> ' P1  P2'  A-match, then the run's last
+#                                              mark, unmatched, glued to R
+#   P (?<=[^D]P) (P)()           -> ' P1 P2 '  A-match, then an unmatched
+#                                              mark that B separates
+#   P (?<=[^D]P) ()()            -> ' P1  '    A-match, no mark after it
+#   P (?<=D/start P) (?=[^D])()() -> ' P1  '   unmatched by A, matched by B
+#
+# (an unmatched mark with a digit / the end after it matches no branch and
+# stays as it is).  A mark reached by the scan with a non-digit before it is
+# A-matched: its left neighbour is either a non-mark, or a mark the scan just
+# consumed as the unmatched second mark of a pair or as an unmatched single,
+# never an A-matched one (an A-matched mark always swallows the mark after
+# it).  The lookarounds see only the neighbouring characters.  The other
+# substitutions of each tokenizer are single-character classes that never
+# touch D or P, so they are further branches of the same pass.
 
 # --------------------------------------------------------------------------
 # 13a (mteval-v13a)
@@ -105,28 +121,27 @@ _CHUNK_LINES = 8192
 #    original line; b./c. only add spaces around '.'/',', so every digit-'-'
 #    adjacency d. sees was already in the original line (a digit can serve at
 #    most one '-', so consumption is irrelevant).  All four become one pass
-#    over the original (unescaped, padded) line: _13A_SEPARATE -> ' c '.
+#    over the original (unescaped, padded) line: _13A_SEPARATE.
 #
 # Joining: each line is padded with a space on both sides before the lines
-# of a chunk are joined with '\n'.  Every match is a single character of a
-# line, and its lookarounds stop at the padding: the lookahead looks one
-# character ahead (at worst the trailing pad) and the lookbehind walks back
-# over a run of '.'/',' to the character before it (at worst the leading
-# pad).  So no match or lookaround sees a '\n' or another line, and
-# splitting the chunk's result on '\n' gives each line's own result.  The
-# plain-string replaces of steps 1-2 contain no '\n', so they are chunk-safe
-# as long as no line contains '\n'; chunks with such lines do step 1 line by
-# line.
+# of a chunk are joined with '\n'.  Every lookaround looks one character
+# beyond the match (at worst at the line's pad), and a match is at most two
+# marks of one run, so no match or lookaround sees a '\n' or another line,
+# and the scan enters each line exactly as it would enter a lone padded line.
+# Splitting the chunk's result on '\n' thus gives each line's own result.
+# The plain-string replaces of steps 1-2 contain no '\n', so they are
+# chunk-safe as long as no line contains '\n'; chunks with such lines do
+# step 1 line by line.
 
 _13A_SEPARATE = regex.compile(
-    r"[!-&(-+/:-@\[-`{-~]"  # a: ASCII punctuation except ' , - .
-    r"|[.,](?:"  # b/c: a period or comma ...
-    r"(?![0-9])"  # ... not followed by a digit,
-    r"|(?<=[^0-9.,](?:[.,][.,])*+[.,])"  # ... or odd-numbered after a non-digit
-    r"|(?<=[0-9](?:[.,][.,])++)"  # ... or even-numbered after a digit
+    r"(?=[!-&(-/:-@\[-`{-~])"  # fast reject: every branch starts with one of these
+    r"(?|([!-&(-+/:-@\[-`{-~])()()"  # a: ASCII punctuation except ' , - .
+    r"|(?<=[0-9])(-)()()"  # d: a dash after a digit
+    r"|([.,])(?<=[^0-9][.,])(?|()([.,])(?=[0-9])|([.,])()|()())"  # b/c: A-matched
+    r"|([.,])(?<=[0-9][.,])(?![0-9])()()"  # b/c: after a digit, B-matched
     r")"
-    r"|(?<=[0-9])-"  # d: a dash after a digit
 )
+_SEPARATE_TEMPLATE = r" \1 \2 \3"
 
 
 def _13a_newlines(line: str) -> str:
@@ -150,7 +165,7 @@ def _tokenize_13a_chunk(lines: list[str]) -> list[str]:
             .replace("&lt;", "<")
             .replace("&gt;", ">")
         )
-    text = _13A_SEPARATE.sub(r" \g<0> ", " " + text.replace("\n", " \n ") + " ")
+    text = _13A_SEPARATE.sub(_SEPARATE_TEMPLATE, " " + text.replace("\n", " \n ") + " ")
     return list(map(" ".join, map(str.split, text.split("\n"))))
 
 
@@ -163,10 +178,10 @@ def _tokenize_13a_chunk(lines: list[str]) -> list[str]:
 #   d. ' '.join(L.split())
 #
 # c. only separates symbols, which are "other" characters for the rule, so
-# a.-c. become one pass: _INTL_SEPARATE -> ' c '.  Without padding, "no
-# character before the run" counts like a digit there (the `^` alternative)
-# and "no character after" like a digit after: the documented mteval-v14
-# quirk that "in 2015." keeps its final period attached.
+# a.-c. become one pass: _INTL_SEPARATE.  Without padding, "no character
+# before the run" counts like a number there and "no character after" like a
+# number after: the documented mteval-v14 quirk that "in 2015." keeps its
+# final period attached.
 #
 # Joining: '\n' can NOT be the separator (it is not \p{N}, so "2015." + '\n'
 # would get its period split off).  We join with a character SEP of general
@@ -177,11 +192,9 @@ def _tokenize_13a_chunk(lines: list[str]) -> list[str]:
 # splitting on it recovers the lines.
 
 _INTL_SEPARATE = regex.compile(
-    r"\p{S}"  # c: every symbol
-    r"|\p{P}(?:"  # a/b: a punctuation mark ...
-    r"(?=\P{N})"  # ... followed by a non-number,
-    r"|(?<=[^\p{N}\p{P}](?:\p{P}\p{P})*+\p{P})"  # ... or odd-numbered after a non-number
-    r"|(?<=(?:^|\p{N})(?:\p{P}\p{P})++)"  # ... or even-numbered after a number / start
+    r"(?|(\p{S})()()"  # c: every symbol
+    r"|(\p{P})(?<=\P{N}\p{P})(?|()(\p{P})(?!\P{N})|(\p{P})()|()())"  # a/b: A-matched
+    r"|(\p{P})(?<!\P{N}\p{P})(?=\P{N})()()"  # a/b: after a number / start, B-matched
     r")"
 )
 
@@ -210,8 +223,8 @@ def _tokenize_intl_chunk(lines: list[str]) -> list[str]:
         if text.count(sep) == len(lines) - 1:  # no line contains sep
             break
     else:  # every candidate occurs in some line: go line by line
-        return [" ".join(_INTL_SEPARATE.sub(r" \g<0> ", line).split()) for line in lines]
-    text = _INTL_SEPARATE.sub(r" \g<0> ", text)
+        return [" ".join(_INTL_SEPARATE.sub(_SEPARATE_TEMPLATE, line).split()) for line in lines]
+    text = _INTL_SEPARATE.sub(_SEPARATE_TEMPLATE, text)
     return list(map(" ".join, map(str.split, text.split(sep))))
 
 
