@@ -210,8 +210,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if getattr(args, "width", 0) < 0:
             parser.error(f"argument -w/--width: must be >= 0; got {args.width}")
-        if getattr(args, "max_ngram_order", 1) < 1:
-            parser.error(f"argument --max-ngram-order: must be >= 1; got {args.max_ngram_order}")
+        if not 1 <= getattr(args, "max_ngram_order", 1) <= MAX_ORDER_LIMIT:
+            parser.error(f"argument --max-ngram-order: must be from 1 to {MAX_ORDER_LIMIT}; got {args.max_ngram_order}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     try:
@@ -235,8 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bleustats: error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # e.g. the output folder is missing or the disk is full
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"bleustats: error: {where}{exc.strerror or exc}; nothing was written.", file=sys.stderr)
+        print(f"bleustats: error: {exc.strerror or exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -32,9 +32,10 @@ from .stats import compute_stats
 __all__ = ["corpus_bleu", "corpus_bleu_files", "sentence_bleu"]
 
 
-def _metric(metric: str | None, ref_weights: Any) -> str:
+def _metric(metric: str | None, ref_weights: Any, stats: Any) -> str:
+    """Default metric: ΔBLEU when weights were given (ref_weights or (text, weight) items)."""
     if metric is None:
-        return "bleu" if ref_weights is None else "delta_bleu"
+        return "delta_bleu" if ref_weights is not None or stats.weights == "custom" else "bleu"
     return metric
 
 
@@ -83,7 +84,8 @@ def corpus_bleu(
     ref_weights : list of lists of float, optional
         Human weights in [-1, 1], same shape as ``references``.
     metric : {'bleu', 'delta_bleu'}, optional
-        Default: ``'delta_bleu'`` when ``ref_weights`` is given, else ``'bleu'``.
+        Default: ``'delta_bleu'`` when weights are given (``ref_weights``, or
+        ``(text, weight)`` items), else ``'bleu'``.
     ref_view, weight_threshold, delta_definition, references_layout
         See :func:`bleustats.compute_stats`.
     ref_length : {'closest', 'shortest', 'average'}
@@ -99,7 +101,7 @@ def corpus_bleu(
         delta_definition=delta_definition, references_layout=references_layout,
     )
     return scoring.corpus_score(
-        stats, metric=_metric(metric, ref_weights), smooth_method=smooth_method,
+        stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
         smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
     )
 
@@ -148,7 +150,7 @@ def sentence_bleu(
         delta_definition=delta_definition, references_layout="segments",
     )
     return scoring.corpus_score(
-        stats, metric=_metric(metric, ref_weights), smooth_method=smooth_method,
+        stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
         smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
     )
 
@@ -198,7 +200,7 @@ def corpus_bleu_files(
         ref_view=ref_view, weight_threshold=weight_threshold, delta_definition=delta_definition,
     )
     result = scoring.corpus_score(
-        stats, metric=_metric(metric, ref_weight_paths), smooth_method=smooth_method,
+        stats, metric=_metric(metric, ref_weight_paths, stats), smooth_method=smooth_method,
         smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
     )
     result.stats["timings"] = stats.timings

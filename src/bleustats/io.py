@@ -142,6 +142,22 @@ def _weight(value: Any, where: str) -> float:
     return value
 
 
+def _weight_array(values: Any, n: int, where: str) -> np.ndarray:
+    """A whole stream of weights: n real numbers in [-1, 1]; errors give the index."""
+    arr = np.asarray(values)
+    if arr.shape != (n,):
+        raise InputError(f"{where} must hold one weight per reference line ({n}); got shape {arr.shape}.")
+    if arr.dtype.kind not in "iuf":
+        bad = next((i for i, v in enumerate(values) if isinstance(v, (bool, np.bool_)) or
+                    not isinstance(v, (int, float, np.integer, np.floating))), 0)
+        _weight(values[bad], f"{where}[{bad}]")
+    arr = arr.astype(np.float64)
+    bad = np.flatnonzero(~((arr >= -1.0) & (arr <= 1.0)))
+    if len(bad):
+        _weight(arr[bad[0]].item(), f"{where}[{bad[0]}]")
+    return arr
+
+
 def _split_item(item: Any, where: str) -> tuple[Any, Any]:
     """A per-segment reference item is 'text' or ('text', weight)."""
     if isinstance(item, tuple):
@@ -204,8 +220,16 @@ def as_references_table(
     if references and all(isinstance(r, (pa.Array, pa.ChunkedArray)) for r in references):
         if n_hyp is None:
             raise InputError("references: Arrow reference streams need list or Arrow hypotheses.")
-        weights = None if ref_weights is None else [np.asarray(w, np.float64) for w in ref_weights]
         streams = [r.combine_chunks() if isinstance(r, pa.ChunkedArray) else r for r in references]
+        for k, r in enumerate(streams):
+            if not (pa.types.is_string(r.type) or pa.types.is_large_string(r.type)):
+                raise InputError(f"references[{k}]: an Arrow reference stream must hold strings; got {r.type}.")
+        weights = None
+        if ref_weights is not None:
+            if len(ref_weights) != len(streams):
+                raise InputError(f"ref_weights must have one list per reference stream ({len(streams)}); "
+                                 f"got {len(ref_weights)}.")
+            weights = [_weight_array(w, len(r), f"ref_weights[{k}]") for k, (w, r) in enumerate(zip(ref_weights, streams))]
         return streams_table(streams, weights, n_hyp=n_hyp)
     references = [list(r) if not isinstance(r, (str, bytes)) else r for r in references]
     for k, r in enumerate(references):
@@ -454,18 +478,27 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
 
             table = pq.read_table(path)
         else:
-            from io import StringIO
-
-            text = StringIO(_decode(_open_bytes(path), str(path)))
+            data = _open_bytes(path)
+            text = _decode(data, str(path))  # names the line of a bad byte
             if suffix == ".jsonl":
-                df = pd.read_json(text, lines=True, dtype=False)
+                from io import StringIO
+
+                df = pd.read_json(StringIO(text), lines=True, dtype=False)
+                table = pa.Table.from_pandas(df, preserve_index=False)
             else:
-                # index_col=False: a row with an extra field (a TAB inside a text) is an
-                # error naming the line, never a silently shifted row
-                df = pd.read_csv(text, sep="\t", quoting=3, keep_default_na=False, na_values=[],
-                                 dtype={"system": str, "ref_id": str, "text": str},
-                                 index_col=False, on_bad_lines="error")
-            table = pa.Table.from_pandas(df, preserve_index=False)
+                # Arrow's reader: no quoting, texts stay strings, and a row with another
+                # number of fields (a TAB inside a text) is an error naming the row
+                import pyarrow.csv as pacsv
+
+                strings = {c: pa.string() for c in ("system", "ref_id", "text")}
+                table = pacsv.read_csv(
+                    pa.py_buffer(data),
+                    parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False),
+                    convert_options=pacsv.ConvertOptions(column_types=strings, null_values=[],
+                                                         strings_can_be_null=False),
+                )
+    except InputError:
+        raise
     except (ValueError, pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot be read as {suffix[1:].upper()} ({exc}).") from None
     return schemas.validate(table, name, param=str(path))
@@ -480,14 +513,20 @@ def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}; nothing was written", str(path)) from None
     os.close(fd)
     try:
         write(tmp)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}; nothing was written",
+                          str(path)) from None
         raise
