@@ -379,7 +379,10 @@ def test_output_written_whole_or_not_at_all(capsys, files, monkeypatch, command,
     rc = main([str(a) for a in [*argv, "-i", files.hyp, *files.refs]])
     out, err = capsys.readouterr()
     assert rc == 1 and out == ""
-    assert err.startswith("bleustats: error: ") and err.endswith("nothing was written.\n"), err
+    # one line naming the path as given, the cause, and that nothing was written
+    assert err == (
+        f"bleustats: error: cannot write {target}: No space left on device; nothing was written\n"
+    ), err
     if existing:
         assert target.read_bytes() == b"previous content"
     else:
@@ -402,26 +405,50 @@ def test_output_write_error_exit_code(capsys, files, monkeypatch, where):
     target = _write_error_target(files, monkeypatch, where)
     rc, out, err = run(capsys, "stats", "-i", files.hyp, files.refs[0], "-o", target)
     assert rc == 1 and out == ""
-    assert err.startswith("bleustats: error: ") and err.endswith("; nothing was written.\n"), err
-    assert err.count("\n") == 1 and "Traceback" not in err
     cause = "No such file or directory" if where == "missing_folder" else "No space left on device"
-    assert cause in err
-    if where == "missing_folder":
-        assert str(target.parent) in err  # the folder that is missing
+    assert err == f"bleustats: error: cannot write {target}: {cause}; nothing was written\n", err
+    assert "Traceback" not in err
     assert not target.exists()
+    if where == "disk_full":
+        assert list(target.parent.glob("*.tmp")) == []  # the temporary file is removed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the OSError message names exc.filename only: the hidden temporary file "
-    "('.../no/such/folder/.out.parquet.x1y2.tmp: No such file or directory') or nothing "
-    "at all ('No space left on device; nothing was written.'), never the -o path as given",
-)
-@pytest.mark.parametrize("where", ["missing_folder", "disk_full"])
+@pytest.mark.parametrize("where", ["missing_folder", "disk_full", "directory"])
 def test_output_write_error_names_the_output_path(capsys, files, monkeypatch, where):
-    target = _write_error_target(files, monkeypatch, where)
+    # the -o path as given, never the hidden temporary file or no path at all
+    if where == "directory":
+        target = files.dir / "a_folder"
+        target.mkdir()
+    else:
+        target = _write_error_target(files, monkeypatch, where)
     rc, _, err = run(capsys, "stats", "-i", files.hyp, files.refs[0], "-o", target)
-    assert rc == 1 and f"{target}" in err and ".tmp" not in err
+    assert rc == 1 and err.startswith(f"bleustats: error: cannot write {target}: "), err
+    assert err.count(str(target)) == 1 and ".tmp" not in err, err
+    assert err.endswith("; nothing was written\n"), err
+    if where == "directory":
+        assert target.is_dir() and list(target.iterdir()) == []
+        assert list(files.dir.glob(".a_folder.*")) == []
+
+
+def test_output_write_error_library(tmp_path):
+    # io.write_atomic: an OSError naming the requested path, the file left as it was
+    from bleustats import io as bio
+
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+
+    def write(tmp):
+        with open(tmp, "w") as fh:
+            fh.write("half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError) as info:
+        bio.write_atomic(target, write)
+    assert str(info.value.strerror) == (
+        f"cannot write {target}: No space left on device; nothing was written"
+    )
+    assert info.value.errno == 28 and info.value.filename == str(target)
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
 
 
 # --------------------------------------------------------------------------- errors and usage
@@ -574,8 +601,9 @@ def test_usage_error_names_the_choices(capsys):
     "argv, message",
     [
         (["-w", "-1"], "argument -w/--width: must be >= 0; got -1"),
-        (["--max-ngram-order", "0"], "argument --max-ngram-order: must be >= 1; got 0"),
-        (["--max-ngram-order", "-3"], "argument --max-ngram-order: must be >= 1; got -3"),
+        (["--max-ngram-order", "0"], "argument --max-ngram-order: must be from 1 to 32; got 0"),
+        (["--max-ngram-order", "-3"], "argument --max-ngram-order: must be from 1 to 32; got -3"),
+        (["--max-ngram-order", "33"], "argument --max-ngram-order: must be from 1 to 32; got 33"),
     ],
 )
 def test_out_of_range_numbers_are_usage_errors(capsys, files, argv, message):
@@ -584,15 +612,18 @@ def test_out_of_range_numbers_are_usage_errors(capsys, files, argv, message):
     assert "usage: bleustats" in err and f"bleustats: error: {message}\n" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="main() checks only --max-ngram-order < 1 as a usage error; 33 (above "
-    "the documented 1..32) reaches compute_stats and exits 1 "
-    "('max_ngram_order must be an integer from 1 to 32; got 33.')",
-)
 def test_max_ngram_order_above_the_limit_is_a_usage_error(capsys, files):
-    rc, _, err = run(capsys, "score", "-i", files.hyp, files.refs[0], "--max-ngram-order", "33")
-    assert rc == 2 and "usage: bleustats" in err and "--max-ngram-order" in err
+    # 33 is refused by argparse (exit 2), not later by compute_stats (exit 1)
+    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], "--max-ngram-order", "33")
+    assert rc == 2 and out == "" and "usage: bleustats" in err
+    assert err.endswith(
+        "bleustats: error: argument --max-ngram-order: must be from 1 to 32; got 33\n"
+    )
+    assert "max_ngram_order must be" not in err
+    for order in ("1", "32"):  # the limits themselves are accepted
+        argv = ["-i", files.hyp, files.refs[0], "--max-ngram-order", order]
+        rc, out, err = run(capsys, "score", *argv)
+        assert rc == 0 and f"order:{order}|" in out, err
 
 
 def test_help_and_version(capsys):

@@ -128,6 +128,13 @@ def _block_stats(
             if shortest < 0 or rl < shortest:
                 shortest = rl
             w_max = max(w_max, ref_weights[row])
+        # One non-negative weight w for all references (e.g. unweighted BLEU): then
+        # max_j w * min(h, c_j) = w * min(h, max_j c_j) under both definitions, and
+        # the per-reference (count, weight) pairs are not needed.
+        uniform = nr > 0 and w_max >= 0.0
+        for r in range(r0, r1):
+            if ref_weights[ref_order[r]] != w_max:
+                uniform = False
         for h in range(h0, h1):
             row = hyp_order[h]
             hl = hyp_offsets[row + 1] - hyp_offsets[row]
@@ -194,7 +201,7 @@ def _block_stats(
                     pair_start[gid] += 1
                     n_pairs += 1
                 base += rl
-            if definition == DEF_PAPER:
+            if definition == DEF_PAPER and not uniform:
                 # counting sort of the pairs by n-gram id
                 acc = 0
                 for g in range(n_ids):
@@ -239,7 +246,9 @@ def _block_stats(
                     c = cnt[gid]
                     cnt[gid] = 0
                     match += min(c, maxc[gid])
-                    if definition == DEF_PAPER:
+                    if uniform:
+                        wmatch += w_max * min(c, maxc[gid])
+                    elif definition == DEF_PAPER:
                         best_w = -np.inf
                         for q in range(pair_start[gid], pair_start[gid + 1]):
                             v = pair_w[q] * min(c, pair_cnt[q])

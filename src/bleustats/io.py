@@ -147,7 +147,8 @@ def _weight_array(values: Any, n: int, where: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.shape != (n,):
         raise InputError(f"{where} must hold one weight per reference line ({n}); got shape {arr.shape}.")
-    if arr.dtype.kind not in "iuf":
+    has_bool = isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in values)
+    if arr.dtype.kind not in "iuf" or has_bool:
         bad = next((i for i, v in enumerate(values) if isinstance(v, (bool, np.bool_)) or
                     not isinstance(v, (int, float, np.integer, np.floating))), 0)
         _weight(values[bad], f"{where}[{bad}]")
