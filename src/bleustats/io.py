@@ -29,14 +29,17 @@ import gzip
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Sequence
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import schemas
+
+if TYPE_CHECKING:  # pandas is imported only when a DataFrame is used
+    import pandas as pd
 
 __all__ = [
     "InputError",
@@ -63,13 +66,16 @@ class InputError(ValueError):
 
 
 def _is_table(obj: Any) -> bool:
-    return isinstance(obj, (pd.DataFrame, pa.Table))
+    if isinstance(obj, pa.Table):
+        return True
+    pd = sys.modules.get("pandas")  # an object can only be a DataFrame if pandas is loaded
+    return pd is not None and isinstance(obj, pd.DataFrame)
 
 
 def _to_arrow(obj: pd.DataFrame | pa.Table) -> pa.Table:
-    if isinstance(obj, pd.DataFrame):
-        return pa.Table.from_pandas(obj, preserve_index=False)
-    return obj
+    if isinstance(obj, pa.Table):
+        return obj
+    return pa.Table.from_pandas(obj, preserve_index=False)
 
 
 def _check_str_list(values: Sequence[Any], what: str, allow_none: bool = False) -> None:
@@ -483,6 +489,8 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
             text = _decode(data, str(path))  # names the line of a bad byte
             if suffix == ".jsonl":
                 from io import StringIO
+
+                import pandas as pd
 
                 df = pd.read_json(StringIO(text), lines=True, dtype=False)
                 table = pa.Table.from_pandas(df, preserve_index=False)

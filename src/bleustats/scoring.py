@@ -40,13 +40,15 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .results import BLEUScore, Signature
 from .stats import StatsTable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "METRICS",
@@ -389,6 +391,8 @@ def corpus_scores(
         frame[f"{num}_{i + 1}"] = raw_c[:, i]
     for i in range(stats.max_order):
         frame[f"{den}_{i + 1}"] = t_sum[:, i]
+    import pandas as pd  # only needed here; keeps `import bleustats` light
+
     df = pd.DataFrame(frame)
     df.attrs["signature"] = str(_signature(stats, metric, smooth_method, k, use_effective_order, ref_length))
     return df

@@ -25,11 +25,10 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numba
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -38,6 +37,9 @@ from . import _kernels, io, schemas
 from ._version import __version__
 from .encode import string_buffers, token_lists
 from .tokenize import TOKENIZERS, tokenize_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DELTA_DEFINITIONS",

@@ -233,12 +233,14 @@ def _tokenize_intl_chunk(lines: list[str]) -> list[str]:
 
 
 def _tokenize_char_chunk(lines: list[str]) -> list[str]:
+    """Tokenize lines (already lowercased and rstripped) as sacreBLEU char."""
     # sacreBLEU: " ".join(char for char in line) -- every character,
     # whitespace included, separated by one space.
     return list(map(" ".join, lines))
 
 
 def _tokenize_none_chunk(lines: list[str]) -> list[str]:
+    """sacreBLEU's none tokenizer returns its (lowercased, rstripped) input."""
     return lines
 
 
@@ -255,6 +257,7 @@ _CHUNK_TOKENIZERS: dict[str, Callable[[list[str]], list[str]]] = {
 
 
 def _check_tokenize(tokenize: object) -> str:
+    """Return ``tokenize`` if it names a supported tokenizer, else raise ValueError."""
     if not isinstance(tokenize, str) or tokenize not in TOKENIZERS:
         allowed = ", ".join(repr(name) for name in TOKENIZERS)
         raise ValueError(
