@@ -1,12 +1,19 @@
 """Tokenized text → integer token ids in Arrow ``list<int32>`` columns.
 
-Tokens are split with Arrow's ``utf8_split_whitespace``, which splits on exactly
-the characters Python's ``str.split()`` does (checked on every code point, see
-``tests/test_encode.py``); the empty tokens it yields at the ends of a line (and
-for an empty line) are dropped, as ``str.split()`` drops them. They are mapped to ids with Arrow's exact hash dictionary
-(``dictionary_encode`` compares the bytes of every token, so equal ids mean
-equal tokens). Hypotheses and references encoded in one call share one id
-space, which is what n-gram matching needs; ids mean nothing across calls.
+The engine's encoder is the numba kernel ``_kernels._encode_whitespace``
+(called by :mod:`bleustats.stats`, the only caller of numba code): it walks an
+Arrow string array's UTF-8 buffer once (:func:`string_buffers`, zero-copy),
+splits on exactly the characters Python's ``str.split()`` splits on, and gives
+ids in order of first occurrence, deciding token identity by comparing bytes.
+:func:`token_lists` wraps its output as ``list<int32>``, whose ``.values`` and
+``.offsets`` the statistics kernel reads without copying.
+
+:func:`encode_tokenized` is the same mapping done with Arrow compute
+(``utf8_split_whitespace``, which splits on the same characters as
+``str.split()`` on every code point, and the exact hash dictionary of
+``dictionary_encode``); ``tests/test_encode.py`` checks that the two agree.
+Hypotheses and references encoded in one call share one id space, which is
+what n-gram matching needs; ids mean nothing across calls.
 
 Examples
 --------
