@@ -1,4 +1,4 @@
-"""Encoding: the numba encoder equals its Arrow twin and Python's str.split(), exactly."""
+"""Encoding: the numba kernels equal their plain-Python twin (str.split(), first-occurrence ids)."""
 
 from __future__ import annotations
 
@@ -6,31 +6,29 @@ import sys
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bleustats import _kernels
-from bleustats.encode import encode_tokenized, string_buffers, token_lists
+from bleustats.encode import string_buffers, token_lists
 
 WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE000 and chr(c).isspace()]
 
 
-def numba_encode(lines):
-    ids, offsets, vocab = _kernels._encode_whitespace(*string_buffers(pa.array(lines, pa.string())))
-    return token_lists(ids, offsets).to_pylist(), vocab
+def numba_encode(lines, cuts=()):
+    """The engine's two kernels: split, then ids per block (cuts = line indices where blocks start)."""
+    data, offsets = string_buffers(pa.array(lines, pa.string()))
+    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
+    bounds = tok_off[np.r_[0, np.asarray(cuts, np.int64), len(lines)]]
+    empty = np.full(len(bounds), bounds[-1])  # every token in the first range of its block
+    ids = _kernels._encode_blocks(data, starts, lengths, bounds, empty)
+    return token_lists(ids, tok_off).to_pylist(), (int(ids.max()) + 1 if len(ids) else 0)
 
 
 def python_encode(lines):
     """The obvious twin: str.split(), ids by first occurrence."""
     vocab: dict[str, int] = {}
     return [[vocab.setdefault(t, len(vocab)) for t in line.split()] for line in lines], len(vocab)
-
-
-def test_arrow_split_is_str_split_on_every_code_point():
-    chars = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE000]
-    inner = pc.utf8_split_whitespace(pa.array([f"a{c}b" for c in chars])).to_pylist()
-    assert [c for c, got in zip(chars, inner) if got != f"a{c}b".split()] == []
 
 
 def test_numba_whitespace_set_is_pythons():
@@ -50,12 +48,8 @@ text = st.text(alphabet=st.sampled_from(["a", "b", "é", "日", "\U0001f600", "\
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(text, max_size=12))
-def test_numba_encoder_equals_python_and_arrow(lines):
-    want = python_encode(lines)
-    assert numba_encode(lines) == want
-    half = len(lines) // 2
-    arrow = encode_tokenized(lines[:half], lines[half:])
-    assert (arrow.hyp_ids.to_pylist() + arrow.ref_ids.to_pylist(), arrow.vocab_size) == want
+def test_numba_encoder_equals_python(lines):
+    assert numba_encode(lines) == python_encode(lines)
 
 
 def test_vocabulary_growth_keeps_ids_exact():
@@ -72,7 +66,29 @@ def test_tokens_that_share_a_hash_slot_prefix_stay_distinct():
     assert numba_encode(lines) == python_encode(lines)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(text, min_size=1, max_size=12), st.data())
+def test_each_block_is_its_own_first_occurrence_id_space(lines, data):
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(lines)), max_size=3))))
+    got, _ = numba_encode(lines, cuts)
+    edges = [0, *cuts, len(lines)]
+    want = []
+    for lo, hi in zip(edges, edges[1:]):
+        want += python_encode(lines[lo:hi])[0]
+    assert got == want
+
+
+def test_hypothesis_and_reference_ranges_share_the_block_vocabulary():
+    data, offsets = string_buffers(pa.array(["a b", "c", "b c d", "a"]))
+    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
+    # block 0: hypothesis line 0 with reference line 2; block 1: hypothesis line 1 with line 3
+    ids = _kernels._encode_blocks(data, starts, lengths, np.array([0, 2, 3]), np.array([3, 6, 7]))
+    assert token_lists(ids, tok_off).to_pylist() == [[0, 1], [0], [1, 2, 3], [1]]
+
+
 def test_sliced_string_arrays_are_read_at_their_offset():
     arr = pa.array(["x y", "a b c", "b"]).slice(1)
-    ids, offsets, _ = _kernels._encode_whitespace(*string_buffers(arr))
-    assert token_lists(ids, offsets).to_pylist() == [[0, 1, 2], [1]]
+    data, offsets = string_buffers(arr)
+    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
+    ids = _kernels._encode_blocks(data, starts, lengths, np.array([0, 4]), np.array([4, 4]))
+    assert token_lists(ids, tok_off).to_pylist() == [[0, 1, 2], [1]]

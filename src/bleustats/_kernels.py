@@ -368,20 +368,29 @@ def _space_len(data, i, end):
 
 
 @njit(cache=True, nogil=True)
-def _encode_lines(data, offsets, j0, ids, tok_offsets, n_tok, slots, bits, hashes, starts, lengths, n_vocab):
-    """Encode lines j0.. until done or the vocabulary arrays are full.
+def _split_tokens(data, offsets):
+    """Token boundaries of every line, splitting on exactly str.split()'s whitespace.
 
-    Returns (next line, n_tok, n_vocab): a line that would overflow the
-    vocabulary is rolled back and is the next line to encode after growing.
+    ``data`` / ``offsets`` are the byte buffer and line offsets of an Arrow
+    string array.
+
+    Returns
+    -------
+    starts : int64[n_tokens]   first byte of each token
+    lengths : int64[n_tokens]  its length in bytes
+    tok_offsets : int64[n_lines + 1]   tokens of line j are tok_offsets[j]:tok_offsets[j+1]
     """
     n_lines = offsets.shape[0] - 1
-    mask = (1 << bits) - 1
-    shift = 64 - bits
-    capacity = hashes.shape[0]
-    for j in range(j0, n_lines):
+    # a line of L bytes holds at most (L + 1) // 2 tokens; lines have no separator between them
+    upper = (offsets[n_lines] - offsets[0] + n_lines) // 2 + n_lines + 1
+    starts = np.empty(upper, np.int64)
+    lengths = np.empty(upper, np.int64)
+    tok_offsets = np.empty(n_lines + 1, np.int64)
+    tok_offsets[0] = 0
+    n_tok = 0
+    for j in range(n_lines):
         i = np.int64(offsets[j])
         end = np.int64(offsets[j + 1])
-        n_tok = tok_offsets[j]
         while i < end:
             b = np.int64(data[i])
             if b == 32:  # the common separator, checked inline
@@ -392,91 +401,80 @@ def _encode_lines(data, offsets, j0, ids, tok_offsets, n_tok, slots, bits, hashe
                 if w > 0:
                     i += w
                     continue
-            # a token: up to the next whitespace character
             t0 = i
-            h = _FNV_OFFSET
             while i < end:
                 b = np.int64(data[i])
                 if b == 32 or ((b < 32 or b >= 0x80) and _space_len(data, i, end) > 0):
                     break
-                h = (h ^ np.uint64(b)) * _FNV_PRIME
                 i += 1
-            n = i - t0
+            starts[n_tok] = t0
+            lengths[n_tok] = i - t0
+            n_tok += 1
+        tok_offsets[j + 1] = n_tok
+    return starts[:n_tok], lengths[:n_tok], tok_offsets
+
+
+@njit(cache=True, nogil=True)
+def _encode_block(data, starts, lengths, a0, a1, b0, b1, ids):
+    """Ids of tokens a0:a1 and b0:b1 (a block's hypotheses and references) in one id space.
+
+    Ids are 0, 1, ... in order of first occurrence (as Arrow's
+    ``dictionary_encode`` gives them); identity is decided by comparing bytes,
+    the 64-bit FNV-1a hash only picks the slot.
+    """
+    n = (a1 - a0) + (b1 - b0)
+    bits = _table_bits(n)
+    mask = (1 << bits) - 1
+    shift = 64 - bits
+    slots = np.full(1 << bits, -1, np.int64)   # the id held by each slot
+    first = np.empty(max(n, 1), np.int64)      # token index of each id's first occurrence
+    hashes = np.empty(max(n, 1), np.uint64)
+    n_vocab = 0
+    for part in range(2):
+        lo = a0 if part == 0 else b0
+        hi = a1 if part == 0 else b1
+        for t in range(lo, hi):
+            t0 = starts[t]
+            ln = lengths[t]
+            h = _FNV_OFFSET
+            for q in range(ln):
+                h = (h ^ np.uint64(data[t0 + q])) * _FNV_PRIME
             slot = _slot_of(h, shift)  # FNV-1a's low bits are weak: mix, take high bits
             while True:
                 v = slots[slot]
                 if v < 0:
                     break
-                if hashes[v] == h and lengths[v] == n:
-                    a = starts[v]
+                if hashes[v] == h and lengths[first[v]] == ln:
+                    f0 = starts[first[v]]
                     same = True
-                    for q in range(n):
-                        if data[a + q] != data[t0 + q]:
+                    for q in range(ln):
+                        if data[f0 + q] != data[t0 + q]:
                             same = False
                             break
                     if same:
                         break
                 slot = (slot + 1) & mask
             if v < 0:
-                if n_vocab == capacity:
-                    return j, tok_offsets[j], n_vocab
                 v = n_vocab
                 n_vocab += 1
                 hashes[v] = h
-                starts[v] = t0
-                lengths[v] = n
+                first[v] = t
                 slots[slot] = v
-            ids[n_tok] = v
-            n_tok += 1
-        tok_offsets[j + 1] = n_tok
-    return n_lines, tok_offsets[n_lines], n_vocab
+            ids[t] = v
 
 
-@njit(cache=True, nogil=True)
-def _encode_whitespace(data, offsets):
-    """Split UTF-8 lines on str.split() whitespace and map tokens to ids, exactly.
+@njit(cache=True, nogil=True, parallel=True)
+def _encode_blocks(data, starts, lengths, hyp_bounds, ref_bounds):
+    """Token ids with one id space per block of segments; blocks run in parallel.
 
-    ``data`` / ``offsets`` are the byte buffer and line offsets of an Arrow
-    string array. Ids are given in order of first occurrence (as Arrow's
-    ``dictionary_encode`` does). Token identity is decided by comparing bytes;
-    the 64-bit FNV-1a hash only picks the slot.
-
-    Returns
-    -------
-    ids : int32[n_tokens]
-    tok_offsets : int64[n_lines + 1]
-    vocab_size : int
+    Block ``k`` owns hypothesis tokens ``hyp_bounds[k]:hyp_bounds[k+1]`` and
+    reference tokens ``ref_bounds[k]:ref_bounds[k+1]``, and writes only their
+    ids. Ids mean nothing across blocks; n-gram matching only compares tokens
+    of one segment, and a segment never spans two blocks. Small blocks keep
+    each hash table in cache.
     """
-    n_lines = offsets.shape[0] - 1
-    # a line of L bytes holds at most (L + 1) // 2 tokens; lines have no separator between them
-    upper = (offsets[n_lines] - offsets[0] + n_lines) // 2 + n_lines + 1
-    ids = np.empty(upper, np.int32)
-    tok_offsets = np.zeros(n_lines + 1, np.int64)
-    bits = 12
-    capacity = 1 << (bits - 1)  # load factor stays <= 1/2
-    slots = np.full(1 << bits, -1, np.int64)
-    hashes = np.empty(capacity, np.uint64)
-    starts = np.empty(capacity, np.int64)
-    lengths = np.empty(capacity, np.int64)
-    n_tok = 0
-    n_vocab = 0
-    j = 0
-    while True:
-        j, n_tok, n_vocab = _encode_lines(data, offsets, j, ids, tok_offsets, n_tok, slots, bits,
-                                          hashes, starts, lengths, n_vocab)
-        if j == n_lines:
-            break
-        # grow the vocabulary arrays and the slot table, then resume at line j
-        capacity *= 2
-        bits += 1
-        hashes = np.concatenate((hashes, np.empty(hashes.shape[0], np.uint64)))
-        starts = np.concatenate((starts, np.empty(starts.shape[0], np.int64)))
-        lengths = np.concatenate((lengths, np.empty(lengths.shape[0], np.int64)))
-        slots = np.full(1 << bits, -1, np.int64)
-        mask = (1 << bits) - 1
-        for u in range(n_vocab):
-            s2 = _slot_of(hashes[u], 64 - bits)
-            while slots[s2] >= 0:
-                s2 = (s2 + 1) & mask
-            slots[s2] = u
-    return ids[:n_tok], tok_offsets, n_vocab
+    ids = np.empty(starts.shape[0], np.int32)
+    for k in prange(hyp_bounds.shape[0] - 1):
+        _encode_block(data, starts, lengths, hyp_bounds[k], hyp_bounds[k + 1],
+                      ref_bounds[k], ref_bounds[k + 1], ids)
+    return ids

@@ -61,6 +61,8 @@ _META = "bleustats."
 #: Below this many tokens in a chunk the kernel runs on the calling thread: starting
 #: the thread pool costs more than the work.
 _PARALLEL_MIN_TOKENS = 20_000
+#: Tokens per encoding block: each block has its own small, cache-resident vocabulary.
+_ENCODE_BLOCK_TOKENS = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -249,19 +251,28 @@ def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     return column.take(pa.array(rows)).combine_chunks()
 
 
-def _encode(h_tok: pa.Array, r_tok: pa.Array) -> tuple[pa.ListArray, pa.ListArray]:
-    """Token ids of a chunk's hypotheses and references in one shared id space.
+def _encode(h_tok: pa.Array, r_tok: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.ndarray) -> tuple[pa.ListArray, pa.ListArray]:
+    """Token ids of a chunk's hypotheses and references (both in segment order).
 
-    Exact: :func:`bleustats._kernels._encode_whitespace` compares token bytes
-    (and gives the ids Arrow's ``dictionary_encode`` would, see
-    :func:`bleustats.encode.encode_tokenized`, its twin in the tests).
+    Exact: tokens are split on str.split()'s whitespace and compared byte by
+    byte (``tests/test_encode.py`` checks the kernels against a plain-Python
+    twin). Each block
+    of about ``_ENCODE_BLOCK_TOKENS`` tokens has its own id space; a segment's
+    hypotheses and references are always in the same block.
     """
     if h_tok.type != r_tok.type:
         h_tok, r_tok = h_tok.cast(pa.large_string()), r_tok.cast(pa.large_string())
-    ids, offsets, _ = _kernels._encode_whitespace(*string_buffers(pa.concat_arrays([h_tok, r_tok])))
+    data, offsets = string_buffers(pa.concat_arrays([h_tok, r_tok]))
+    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
     n_h = len(h_tok)
+    h_seg = tok_off[hyp_ptr]
+    r_seg = tok_off[n_h + ref_ptr]
+    seg_tokens = np.diff(h_seg) + np.diff(r_seg)
+    n_blocks = max(2 * numba.get_num_threads(), int(seg_tokens.sum()) // _ENCODE_BLOCK_TOKENS + 1)
+    bounds = _block_bounds(seg_tokens + 1, n_blocks)
+    ids = _kernels._encode_blocks(data, starts, lengths, h_seg[bounds], r_seg[bounds])
     # both lists view the same flat ids; offsets are absolute into it
-    return token_lists(ids, offsets[: n_h + 1]), token_lists(ids, offsets[n_h:])
+    return token_lists(ids, tok_off[: n_h + 1]), token_lists(ids, tok_off[n_h:])
 
 
 def _block_bounds(work: np.ndarray, n_blocks: int) -> np.ndarray:
@@ -426,12 +437,12 @@ def compute_stats(
         h_tok = _tokenized(_rows_of(hyp_text, h_rows), tokenize, lowercase)
         r_tok = _tokenized(_rows_of(ref_text, r_rows), tokenize, lowercase)
         t1 = time.perf_counter()
-        hyp_ids, ref_ids = _encode(h_tok, r_tok)
+        hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
+        ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
+        hyp_ids, ref_ids = _encode(h_tok, r_tok, hyp_ptr, ref_ptr)
         t2 = time.perf_counter()
         hv, ho = _list_buffers(hyp_ids)
         rv, ro = _list_buffers(ref_ids)
-        hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
-        ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
         work = np.diff(ho[hyp_ptr].astype(np.int64)) + np.diff(ro[ref_ptr].astype(np.int64)) + 1
         args = (hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
                 rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
