@@ -14,7 +14,7 @@ from ._version import __version__
 from .compat import corpus_bleu, corpus_bleu_files, sentence_bleu
 from .results import BLEUScore, Signature
 from .scoring import bleu_from_sums, corpus_score, corpus_scores, sentence_scores
-from .stats import StatsTable, compute_stats, load_stats
+from .stats import StatsTable, compute_stats, compute_stats_files, load_stats
 
 __all__ = [
     "__version__",
@@ -23,6 +23,7 @@ __all__ = [
     "StatsTable",
     "bleu_from_sums",
     "compute_stats",
+    "compute_stats_files",
     "corpus_bleu",
     "corpus_bleu_files",
     "corpus_score",

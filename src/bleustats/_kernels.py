@@ -368,27 +368,14 @@ def _space_len(data, i, end):
 
 
 @njit(cache=True, nogil=True)
-def _split_tokens(data, offsets):
-    """Token boundaries of every line, splitting on exactly str.split()'s whitespace.
+def _scan_tokens(data, offsets, starts, lengths, tok_offsets, store):
+    """Walk every line's tokens (str.split() whitespace); record them when ``store``.
 
-    ``data`` / ``offsets`` are the byte buffer and line offsets of an Arrow
-    string array.
-
-    Returns
-    -------
-    starts : int64[n_tokens]   first byte of each token
-    lengths : int64[n_tokens]  its length in bytes
-    tok_offsets : int64[n_lines + 1]   tokens of line j are tok_offsets[j]:tok_offsets[j+1]
+    Returns the number of tokens; fills ``tok_offsets`` (n_lines + 1) either way.
     """
-    n_lines = offsets.shape[0] - 1
-    # a line of L bytes holds at most (L + 1) // 2 tokens; lines have no separator between them
-    upper = (offsets[n_lines] - offsets[0] + n_lines) // 2 + n_lines + 1
-    starts = np.empty(upper, np.int64)
-    lengths = np.empty(upper, np.int64)
-    tok_offsets = np.empty(n_lines + 1, np.int64)
     tok_offsets[0] = 0
     n_tok = 0
-    for j in range(n_lines):
+    for j in range(offsets.shape[0] - 1):
         i = np.int64(offsets[j])
         end = np.int64(offsets[j + 1])
         while i < end:
@@ -407,11 +394,36 @@ def _split_tokens(data, offsets):
                 if b == 32 or ((b < 32 or b >= 0x80) and _space_len(data, i, end) > 0):
                     break
                 i += 1
-            starts[n_tok] = t0
-            lengths[n_tok] = i - t0
+            if store:
+                starts[n_tok] = t0
+                lengths[n_tok] = i - t0
             n_tok += 1
         tok_offsets[j + 1] = n_tok
-    return starts[:n_tok], lengths[:n_tok], tok_offsets
+    return n_tok
+
+
+@njit(cache=True, nogil=True)
+def _split_tokens(data, offsets):
+    """Token boundaries of every line, splitting on exactly str.split()'s whitespace.
+
+    ``data`` / ``offsets`` are the byte buffer and line offsets of an Arrow
+    string array. A first pass counts the tokens so the arrays are allocated
+    exactly (an upper bound from the byte count would be several times larger).
+
+    Returns
+    -------
+    starts : int64[n_tokens]   first byte of each token
+    lengths : int32[n_tokens]  its length in bytes
+    tok_offsets : int64[n_lines + 1]   tokens of line j are tok_offsets[j]:tok_offsets[j+1]
+    """
+    tok_offsets = np.empty(offsets.shape[0], np.int64)
+    starts = np.empty(0, np.int64)
+    lengths = np.empty(0, np.int32)
+    n_tok = _scan_tokens(data, offsets, starts, lengths, tok_offsets, False)
+    starts = np.empty(n_tok, np.int64)
+    lengths = np.empty(n_tok, np.int32)
+    _scan_tokens(data, offsets, starts, lengths, tok_offsets, True)
+    return starts, lengths, tok_offsets
 
 
 @njit(cache=True, nogil=True)

@@ -21,7 +21,8 @@ import pyarrow as pa
 from . import io, sample_data, scoring
 from ._version import __version__
 from .schemas import SchemaError
-from .stats import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats, load_stats
+from .stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
+                    compute_stats_files, load_stats)
 from .tokenize import DEFAULT_TOKENIZER, TOKENIZERS
 
 __all__ = ["main"]
@@ -114,6 +115,15 @@ def _compute(args: argparse.Namespace) -> StatsTable:
     if not args.refs:
         raise io.InputError("no references: give reference files (or one references table) as "
                             "positional arguments.")
+    options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order,
+                   ref_view=args.ref_view, weight_threshold=args.weight_threshold,
+                   delta_definition=args.delta_definition)
+    plain = args.input and not _is_table_path(args.input) and not any(_is_table_path(r) for r in args.refs)
+    if args.ref_weights and plain and len(args.ref_weights) != len(args.refs):
+        raise io.InputError(f"--ref-weights: need one weight file per reference file ({len(args.refs)}); "
+                            f"got {len(args.ref_weights)}.")
+    if plain:  # line-aligned text files: streamed in chunks, memory stays bounded
+        return compute_stats_files(args.input, args.refs, ref_weight_paths=args.ref_weights, **options)
     if _is_table_path(args.input):
         hyps = io.read_table(args.input, "hypotheses")
     else:
@@ -142,11 +152,7 @@ def _compute(args: argparse.Namespace) -> StatsTable:
             weights = [io.read_weights(w, n=len(s), ref_path=r)
                        for w, s, r in zip(args.ref_weights, streams, args.refs)]
         refs = io.streams_table(streams, weights, n_hyp=len(hyps), names=args.refs)
-    return compute_stats(
-        hyps, refs, tokenize=args.tokenize, lowercase=args.lowercase,
-        max_ngram_order=args.max_ngram_order, ref_view=args.ref_view,
-        weight_threshold=args.weight_threshold, delta_definition=args.delta_definition,
-    )
+    return compute_stats(hyps, refs, **options)
 
 
 def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:

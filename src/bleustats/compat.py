@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from . import io, scoring
 from .results import BLEUScore
-from .stats import compute_stats
+from .stats import compute_stats, compute_stats_files
 
 __all__ = ["corpus_bleu", "corpus_bleu_files", "sentence_bleu"]
 
@@ -174,30 +174,15 @@ def corpus_bleu_files(
 ) -> BLEUScore:
     """Corpus BLEU of plain-text files (one segment per line), as the ``sacrebleu`` command reads them.
 
-    ``ref_weight_paths`` gives one file of weights per reference file (one
-    number per line). The result's ``stats`` carries the per-stage timings
-    under ``"timings"``.
+    The files are streamed in chunks of lines (:func:`bleustats.compute_stats_files`),
+    so memory stays bounded. ``ref_weight_paths`` gives one file of weights per
+    reference file (one number per line). The result's ``stats`` carries the
+    per-stage timings under ``"timings"``.
     """
-    if isinstance(reference_paths, (str, os.PathLike)):
-        reference_paths = [reference_paths]
-    if isinstance(ref_weight_paths, (str, os.PathLike)):
-        ref_weight_paths = [ref_weight_paths]
-    hyp = io.read_lines(hypotheses_path)
-    refs = [io.read_lines(p) for p in reference_paths]
-    weights = None
-    if ref_weight_paths is not None:
-        if len(ref_weight_paths) != len(reference_paths):
-            raise io.InputError(
-                f"ref_weight_paths: need one weight file per reference file ({len(reference_paths)}); "
-                f"got {len(ref_weight_paths)}."
-            )
-        weights = [io.read_weights(p, n=len(r), ref_path=rp)
-                   for p, r, rp in zip(ref_weight_paths, refs, reference_paths)]
-    refs_table = io.streams_table(refs, weights, n_hyp=len(hyp), names=[str(p) for p in reference_paths])
-    hyps_table = io.lines_table(hyp)
-    stats = compute_stats(
-        hyps_table, refs_table, tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order,
-        ref_view=ref_view, weight_threshold=weight_threshold, delta_definition=delta_definition,
+    stats = compute_stats_files(
+        hypotheses_path, reference_paths, ref_weight_paths=ref_weight_paths, tokenize=tokenize,
+        lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
+        weight_threshold=weight_threshold, delta_definition=delta_definition,
     )
     result = scoring.corpus_score(
         stats, metric=_metric(metric, ref_weight_paths, stats), smooth_method=smooth_method,

@@ -47,6 +47,7 @@ __all__ = [
     "TABLE_SUFFIXES",
     "as_hypotheses_table",
     "as_references_table",
+    "iter_line_chunks",
     "lines_table",
     "read_lines",
     "read_table",
@@ -375,14 +376,7 @@ def read_lines(path: str | os.PathLike) -> pa.Array:
     ['a b', 'c']
     """
     path = Path(path)
-    data = _open_bytes(path)
-    text = _decode(data, str(path))
-    if not text:
-        return pa.array([], pa.string())
-    if text.endswith("\n"):
-        text = text[:-1]
-    typ = pa.large_string() if len(data) >= 2**31 - 1 else pa.string()
-    return pc.split_pattern(pa.array([text], typ), "\n").flatten().cast(pa.string())
+    return _bytes_to_lines(_open_bytes(path), str(path), 1)
 
 
 def read_weights(path: str | os.PathLike, *, n: int, ref_path: str | os.PathLike | None = None) -> np.ndarray:
@@ -414,11 +408,11 @@ def read_weights(path: str | os.PathLike, *, n: int, ref_path: str | os.PathLike
     return out
 
 
-def lines_table(lines: pa.Array, *, system: str = "hyp") -> pa.Table:
-    """Hypotheses table of one system from its lines (``seg_id`` = line index)."""
+def lines_table(lines: pa.Array, *, system: str = "hyp", first: int = 0) -> pa.Table:
+    """Hypotheses table of one system from its lines (``seg_id`` = ``first`` + line index)."""
     n = len(lines)
     return pa.Table.from_arrays(
-        [pa.array(np.arange(n, dtype=np.int64)),
+        [pa.array(np.arange(first, first + n, dtype=np.int64)),
          pa.array(np.repeat(np.array([system], dtype=object), n), pa.string()),
          lines.cast(pa.string())],
         schema=schemas.arrow_schema("hypotheses"),
@@ -431,6 +425,7 @@ def streams_table(
     *,
     n_hyp: int,
     names: Sequence[str] | None = None,
+    first: int = 0,
 ) -> pa.Table:
     """References table from K reference streams read as Arrow arrays (files).
 
@@ -445,7 +440,7 @@ def streams_table(
                 f"{names[k]}: has {len(stream)} lines but the hypotheses have {n_hyp}; every "
                 "reference file must have one line per hypothesis line."
             )
-    seg = np.tile(np.arange(n_hyp, dtype=np.int64), len(streams))
+    seg = np.tile(np.arange(first, first + n_hyp, dtype=np.int64), len(streams))
     rid = pa.DictionaryArray.from_arrays(
         pa.array(np.repeat(np.arange(len(streams), dtype=np.int32), n_hyp)),
         pa.array([str(k) for k in range(len(streams))]),
@@ -455,6 +450,100 @@ def streams_table(
     text = pa.chunked_array([s.cast(pa.string()) for s in streams], type=pa.string())
     table = pa.table({"seg_id": seg, "ref_id": rid, "weight": w, "text": text})
     return schemas.validate(table, "references", param=", ".join(names))
+
+
+def _bytes_to_lines(data: bytes, where: str, first_line: int) -> pa.Array:
+    """Lines of ``data`` (each ending in '\\n', or the file's last line) as an Arrow string array."""
+    if not data:
+        return pa.array([], pa.string())
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    # one large_binary value viewing the bytes (no copy), split on '\n' by Arrow
+    whole = pa.Array.from_buffers(pa.large_binary(), 1, [None, pa.array([0, end], pa.int64()).buffers()[1],
+                                                         pa.py_buffer(data)])
+    lines = pc.split_pattern(whole, b"\n").flatten()
+    try:
+        lines = lines.cast(pa.large_string())  # validates UTF-8
+    except pa.ArrowInvalid:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = first_line + data.count(b"\n", 0, exc.start)
+            col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+            raise InputError(
+                f"{where}: not valid UTF-8 at line {line}, byte {col} ({exc.reason}); re-encode it as "
+                "UTF-8 (e.g. iconv -f latin1 -t utf-8)."
+            ) from None
+        raise
+    return lines.cast(pa.string()) if end < 2**31 else lines
+
+
+def iter_line_chunks(paths: Sequence[str | os.PathLike], chunk_lines: int = 100_000,
+                     block_bytes: int = 1 << 24):
+    """Read several line-aligned text files together, ``chunk_lines`` lines at a time.
+
+    Yields ``(first_line_index, [array per file])`` with the same number of
+    lines from every file, so memory stays bounded however large the files
+    are. ``.gz`` files are decompressed on the fly.
+
+    Raises
+    ------
+    InputError
+        If a file is missing, not UTF-8 (naming the line), or the files do
+        not have the same number of lines (naming each count).
+    """
+    import numpy as np
+
+    paths = [Path(p) for p in paths]
+    handles = []
+    try:
+        for p in paths:
+            try:
+                handles.append(gzip.open(p, "rb") if p.suffix == ".gz" else open(p, "rb"))
+            except FileNotFoundError:
+                raise InputError(f"{p}: no such file; check the path.") from None
+            except IsADirectoryError:
+                raise InputError(f"{p}: is a directory, expected a text file.") from None
+        pending = [b""] * len(paths)   # bytes read but not yet handed out
+        done = [False] * len(paths)
+        first = 0
+        while True:
+            chunk = []
+            for k, fh in enumerate(handles):
+                buf = pending[k]
+                newlines = np.flatnonzero(np.frombuffer(buf, np.uint8) == 10)
+                while len(newlines) < chunk_lines and not done[k]:
+                    block = fh.read(block_bytes)
+                    if not block:
+                        done[k] = True
+                        break
+                    start = len(buf)
+                    buf += block
+                    more = np.flatnonzero(np.frombuffer(block, np.uint8) == 10) + start
+                    newlines = np.concatenate([newlines, more])
+                if len(newlines) >= chunk_lines:
+                    cut = int(newlines[chunk_lines - 1]) + 1
+                    take, pending[k] = buf[:cut], buf[cut:]
+                else:  # end of file: the rest, with or without a final newline
+                    take, pending[k] = buf, b""
+                chunk.append(_bytes_to_lines(take, str(paths[k]), first + 1))
+            counts = [len(c) for c in chunk]
+            if len(set(counts)) > 1:
+                total = [first + c for c in counts]
+                raise InputError(
+                    "the files do not have the same number of lines: "
+                    + ", ".join(f"{p} has {'at least ' if c == chunk_lines else ''}{t}"
+                                for p, c, t in zip(paths, counts, total))
+                    + "; every reference file needs one line per hypothesis line."
+                )
+            if counts and counts[0] == 0:
+                return
+            yield first, chunk
+            first += counts[0] if counts else 0
+            if counts and counts[0] < chunk_lines:
+                return
+    finally:
+        for fh in handles:
+            fh.close()
 
 
 def read_table(path: str | os.PathLike, name: str) -> pa.Table:

@@ -256,5 +256,5 @@ def validate(
             out[cname] = pa.chunked_array([_position_in_group(out["seg_id"].to_numpy())])
     schema = arrow_schema(name, max_order)
     arrays = [out[f.name] for f in schema]
-    return pa.Table.from_arrays([a.combine_chunks() if a.num_chunks != 1 else a for a in arrays],
-                                schema=schema)
+    # chunked columns stay chunked: combining would copy every text (e.g. K reference files)
+    return pa.Table.from_arrays(arrays, schema=schema)

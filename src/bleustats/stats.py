@@ -47,6 +47,7 @@ __all__ = [
     "REF_VIEWS",
     "StatsTable",
     "compute_stats",
+    "compute_stats_files",
     "load_stats",
 ]
 
@@ -458,6 +459,7 @@ def compute_stats(
         wmax[h_rows] = c_wmax
         counts[:, h_rows] = c_counts
         wcounts[:, h_rows] = c_wcounts
+        del h_tok, r_tok, hyp_ids, ref_ids, hv, ho, rv, ro, args, out  # before the next chunk
         t3 = time.perf_counter()
         timings["tokenize"] += t1 - t
         timings["encode"] += t2 - t1
@@ -497,4 +499,83 @@ def compute_stats(
     }
     table = table.replace_schema_metadata({_META + k: v for k, v in meta.items()})
     timings["assemble"] = time.perf_counter() - t
+    return StatsTable(table, timings)
+
+
+def compute_stats_files(
+    hypotheses_path: str | os.PathLike,
+    reference_paths: Sequence[str | os.PathLike],
+    *,
+    ref_weight_paths: Sequence[str | os.PathLike] | None = None,
+    chunk_lines: int = 100_000,
+    **options: Any,
+) -> StatsTable:
+    """Statistics of plain-text files (one segment per line), streamed in chunks of lines.
+
+    The files are read together ``chunk_lines`` lines at a time (segments of
+    line-aligned files never span two chunks), so memory stays bounded however
+    large they are. ``ref_weight_paths`` gives one file of weights per
+    reference file, one number per line. ``options`` are those of
+    :func:`compute_stats` (``tokenize``, ``lowercase``, ``max_ngram_order``,
+    ``ref_view``, ``weight_threshold``, ``delta_definition``). ``seg_id`` is
+    the 0-based line index.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> for name, text in [("h", "a b c d\\nx y\\n"), ("r", "a b c d\\nx z\\n")]:
+    ...     _ = open(os.path.join(d, name), "w", encoding="utf-8").write(text)
+    >>> st = compute_stats_files(os.path.join(d, "h"), [os.path.join(d, "r")], chunk_lines=1)
+    >>> st.column("seg_id").tolist(), st.column("match_1").tolist()
+    ([0, 1], [4, 1])
+    """
+    if isinstance(reference_paths, (str, os.PathLike)):
+        reference_paths = [reference_paths]
+    if isinstance(ref_weight_paths, (str, os.PathLike)):
+        ref_weight_paths = [ref_weight_paths]
+    reference_paths = list(reference_paths)
+    if not reference_paths:
+        raise io.InputError("reference_paths: give at least one reference file.")
+    if ref_weight_paths is not None and len(ref_weight_paths) != len(reference_paths):
+        raise io.InputError(
+            f"ref_weight_paths: need one weight file per reference file ({len(reference_paths)}); "
+            f"got {len(ref_weight_paths)}."
+        )
+    if not isinstance(chunk_lines, (int, np.integer)) or chunk_lines < 1:
+        raise ValueError(f"chunk_lines must be a positive integer; got {chunk_lines!r}.")
+    paths = [hypotheses_path, *reference_paths]
+    names = [str(p) for p in reference_paths]
+    weights = None
+    if ref_weight_paths is not None:
+        # weights are small (one number per line): read whole, checked against each file's length
+        n_lines = [len(io.read_lines(p)) for p in reference_paths]
+        weights = [io.read_weights(w, n=n, ref_path=r) for w, n, r in zip(ref_weight_paths, n_lines, reference_paths)]
+    parts: list[StatsTable] = []
+    read = 0.0
+    chunks = io.iter_line_chunks(paths, chunk_lines)
+    while True:
+        t = time.perf_counter()
+        item = next(chunks, None)
+        read += time.perf_counter() - t
+        if item is None:
+            break
+        first, (hyp, *refs) = item
+        w = None if weights is None else [x[first:first + len(hyp)] for x in weights]
+        parts.append(compute_stats(
+            io.lines_table(hyp, first=first),
+            io.streams_table(refs, w, n_hyp=len(hyp), names=names, first=first),
+            **options,
+        ))
+        del hyp, refs, item  # the next chunk's texts replace these, not join them
+    if not parts:
+        return compute_stats([], [[] for _ in reference_paths], **options)
+    timings: dict[str, float] = {"read_files": read}
+    for part in parts:
+        for k, v in part.timings.items():
+            timings[k] = timings.get(k, 0.0) + v
+    meta = dict(parts[-1].table.schema.metadata)
+    if any(p.weights == "custom" for p in parts):
+        meta[(_META + "weights").encode()] = b"custom"
+    table = pa.concat_tables([p.table for p in parts]).replace_schema_metadata(meta)
     return StatsTable(table, timings)
