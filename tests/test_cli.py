@@ -662,3 +662,8 @@ def test_demo(capsys):
     assert [r[1] for r in rows] == [f"{s:.2f}" for s in want["score"]]
     data = run_json(capsys, "demo")
     assert set(data) == {"bleu", "delta_bleu"} and len(data["delta_bleu"]["scores"]) == 8
+
+
+def test_analyze_subcommand_is_wired(capsys):
+    assert main(["analyze", "--help"]) == 0
+    assert "bigrams that match no reference" in capsys.readouterr().out

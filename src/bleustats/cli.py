@@ -1,4 +1,4 @@
-"""Command line: ``bleustats score``, ``bleustats stats`` and ``bleustats demo``.
+"""Command line: ``bleustats score``, ``stats``, ``analyze`` and ``demo``.
 
 ``bleustats score`` takes sacreBLEU's BLEU arguments (reference files as
 positional arguments, ``-i`` hypotheses, ``-tok``, ``-lc``, ``-s``, ``-sv``,
@@ -18,7 +18,7 @@ from typing import Sequence
 
 import pyarrow as pa
 
-from . import io, sample_data, scoring
+from . import cli_analyze, io, sample_data, scoring
 from ._version import __version__
 from .schemas import SchemaError
 from .stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
@@ -92,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     stats.add_argument("-o", "--output", required=True, metavar="PARQUET", help="output Parquet file")
     demo = sub.add_parser("demo", help="score the bundled WMT21 en-de sample (BLEU and ΔBLEU per system)")
     _add_score_options(demo)
+    cli_analyze.add_parser(sub)
     return parser
 
 
@@ -221,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     try:
+        if args.command == "analyze":
+            return cli_analyze.run(args)
         if args.command == "demo":
             _demo(args)
         elif args.command == "stats":
