@@ -409,12 +409,8 @@ def compute_stats(
 
     n_hyp = hyps.num_rows
     n = max_ngram_order
-    lens = np.zeros((3, n_hyp), np.int64)
-    ref_avg = np.zeros(n_hyp, np.float64)
-    n_refs = np.zeros(n_hyp, np.int64)
-    wmax = np.zeros(n_hyp, np.float64)
-    counts = np.zeros((2 * n, n_hyp), np.int64)
-    wcounts = np.zeros((2 * n, n_hyp), np.float64)
+    # the kernels' output layout, for all rows; each chunk's rows are scattered into it
+    lens, ref_avg, n_refs, wmax, counts, wcounts = _kernels._alloc_outputs(n_hyp, n)
 
     hyp_sort = np.argsort(hyp_seg, kind="stable")
     ref_sort = np.argsort(ref_seg, kind="stable")
