@@ -667,3 +667,8 @@ def test_demo(capsys):
 def test_analyze_subcommand_is_wired(capsys):
     assert main(["analyze", "--help"]) == 0
     assert "bigrams that match no reference" in capsys.readouterr().out
+
+
+def test_kbest_subcommand_is_wired(capsys):
+    assert main(["kbest", "--help"]) == 0
+    assert "--metric" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Command line: ``bleustats score``, ``stats``, ``analyze`` and ``demo``.
+"""Command line: ``bleustats score``, ``stats``, ``kbest``, ``analyze`` and ``demo``.
 
 ``bleustats score`` takes sacreBLEU's BLEU arguments (reference files as
 positional arguments, ``-i`` hypotheses, ``-tok``, ``-lc``, ``-s``, ``-sv``,
@@ -18,7 +18,7 @@ from typing import Sequence
 
 import pyarrow as pa
 
-from . import cli_analyze, io, sample_data, scoring
+from . import cli_analyze, cli_kbest, io, sample_data, scoring
 from ._version import __version__
 from .schemas import SchemaError
 from .stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
@@ -93,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="score the bundled WMT21 en-de sample (BLEU and ΔBLEU per system)")
     _add_score_options(demo)
     cli_analyze.add_parser(sub)
+    cli_kbest.add_parser(sub)
     return parser
 
 
@@ -224,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "analyze":
             return cli_analyze.run(args)
+        if args.command == "kbest":
+            return cli_kbest.run(args)
         if args.command == "demo":
             _demo(args)
         elif args.command == "stats":
