@@ -247,7 +247,7 @@ def _tokenized(texts: pa.Array, tokenize: str, lowercase: bool) -> pa.Array:
 
 def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """column[rows] as one array: a zero-copy slice when rows are consecutive."""
-    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (len(rows) < 2 or (np.diff(rows) == 1).all()):
+    if len(rows) and (np.diff(rows) == 1).all():
         return column.slice(int(rows[0]), len(rows)).combine_chunks()
     return column.take(pa.array(rows)).combine_chunks()
 
@@ -257,9 +257,8 @@ def _encode(h_tok: pa.Array, r_tok: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.n
 
     Exact: tokens are split on str.split()'s whitespace and compared byte by
     byte (``tests/test_encode.py`` checks the kernels against a plain-Python
-    twin). Each block
-    of about ``_ENCODE_BLOCK_TOKENS`` tokens has its own id space; a segment's
-    hypotheses and references are always in the same block.
+    twin). Each block of about ``_ENCODE_BLOCK_TOKENS`` tokens has its own id
+    space; a segment's hypotheses and references are always in the same block.
     """
     if h_tok.type != r_tok.type:
         h_tok, r_tok = h_tok.cast(pa.large_string()), r_tok.cast(pa.large_string())
@@ -269,9 +268,13 @@ def _encode(h_tok: pa.Array, r_tok: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.n
     h_seg = tok_off[hyp_ptr]
     r_seg = tok_off[n_h + ref_ptr]
     seg_tokens = np.diff(h_seg) + np.diff(r_seg)
-    n_blocks = max(2 * numba.get_num_threads(), int(seg_tokens.sum()) // _ENCODE_BLOCK_TOKENS + 1)
-    bounds = _block_bounds(seg_tokens + 1, n_blocks)
-    ids = _kernels._encode_blocks(data, starts, lengths, h_seg[bounds], r_seg[bounds])
+    if len(starts) < _PARALLEL_MIN_TOKENS:  # one block, on the calling thread
+        ids = np.empty(len(starts), np.int32)
+        _kernels._encode_block(data, starts, lengths, h_seg[0], h_seg[-1], r_seg[0], r_seg[-1], ids)
+    else:
+        n_blocks = max(2 * numba.get_num_threads(), int(seg_tokens.sum()) // _ENCODE_BLOCK_TOKENS + 1)
+        bounds = _block_bounds(seg_tokens + 1, n_blocks)
+        ids = _kernels._encode_blocks(data, starts, lengths, h_seg[bounds], r_seg[bounds])
     # both lists view the same flat ids; offsets are absolute into it
     return token_lists(ids, tok_off[: n_h + 1]), token_lists(ids, tok_off[n_h:])
 
