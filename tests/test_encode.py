@@ -92,3 +92,12 @@ def test_sliced_string_arrays_are_read_at_their_offset():
     starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
     ids = _kernels._encode_blocks(data, starts, lengths, np.array([0, 4]), np.array([4, 4]))
     assert token_lists(ids, tok_off).to_pylist() == [[0, 1, 2], [1]]
+
+
+def test_split_grows_past_its_estimate():
+    # 1-byte tokens (2 bytes each with the space) exceed the bytes/5 first guess several times over
+    lines = [" ".join("abcdefgh"[(i + k) % 8] for k in range(200)) for i in range(60)] + ["", "x"]
+    data, offsets = string_buffers(pa.array(lines))
+    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
+    assert len(starts) == 60 * 200 + 1 and tok_off.tolist()[-3:] == [12000, 12000, 12001]
+    assert numba_encode(lines) == python_encode(lines)

@@ -72,6 +72,95 @@ def _table_bits(n_keys):
 
 
 @njit(cache=True, nogil=True)
+def _single_hyp_segment(
+    row, hyp_values, hyp_offsets, ref_values, ref_offsets, ref_order, r0, r1,
+    ref_weights, max_order, definition, uniform, w_max,
+    keys, vals, ref_ids, hyp_ids, maxc, maxw, cnt, touched, hcnt, best, counts, wcounts,
+):
+    """Statistics of a segment with one hypothesis: index the hypothesis, scan the references.
+
+    With a single hypothesis it is cheaper to give ids to the hypothesis'
+    n-grams and look reference n-grams up: a reference position whose
+    (n-1)-gram prefix is not in the hypothesis is skipped at every higher
+    order, and #g(h) is known while each reference is scanned, so the paper's
+    max_j w_j min(#g(h), #g(r_j)) is kept per n-gram without (count, weight)
+    pairs. Same results as the reference-indexed path (tests: kernel twin).
+    """
+    start = hyp_offsets[row]
+    hl = hyp_offsets[row + 1] - start
+    for n in range(1, max_order + 1):
+        total = max(0, hl - n + 1)
+        bits = _table_bits(total)
+        shift = 64 - bits
+        mask = (1 << bits) - 1
+        keys[: 1 << bits] = _EMPTY
+        n_ids = 0
+        for p in range(total):
+            tok = np.int64(hyp_values[start + p + n - 1])
+            key = tok if n == 1 else (hyp_ids[p] << 32) | tok
+            gid, n_new = _insert_key(keys, vals, shift, mask, key, n_ids)
+            if n_new != n_ids:
+                hcnt[gid] = 0
+                maxc[gid] = 0
+                maxw[gid] = -np.inf
+                best[gid] = -np.inf
+                n_ids = n_new
+            hyp_ids[p] = gid  # in place: position p now holds its n-gram id
+            hcnt[gid] += 1
+        base = 0
+        for r in range(r0, r1):
+            rrow = ref_order[r]
+            rstart = ref_offsets[rrow]
+            rl = ref_offsets[rrow + 1] - rstart
+            w = ref_weights[rrow]
+            n_touched = 0
+            for p in range(rl - n + 1):
+                tok = np.int64(ref_values[rstart + p + n - 1])
+                gid = -1
+                if n == 1:
+                    gid = _lookup_key(keys, vals, shift, mask, tok) if n_ids > 0 else -1
+                else:
+                    prev = ref_ids[base + p]
+                    if prev >= 0:
+                        gid = _lookup_key(keys, vals, shift, mask, (prev << 32) | tok)
+                ref_ids[base + p] = gid
+                if gid >= 0:
+                    if cnt[gid] == 0:
+                        touched[n_touched] = gid
+                        n_touched += 1
+                    cnt[gid] += 1
+            for t in range(n_touched):
+                gid = touched[t]
+                c = cnt[gid]
+                cnt[gid] = 0
+                if c > maxc[gid]:
+                    maxc[gid] = c
+                if w > maxw[gid]:
+                    maxw[gid] = w
+                v = w * min(hcnt[gid], c)
+                if v > best[gid]:
+                    best[gid] = v
+            base += rl
+        match = 0
+        wmatch = 0.0
+        for gid in range(n_ids):
+            if maxc[gid] == 0:
+                continue  # in no reference: adds 0
+            m = min(hcnt[gid], maxc[gid])
+            match += m
+            if uniform:
+                wmatch += w_max * m
+            elif definition == DEF_PAPER:
+                wmatch += best[gid]
+            else:
+                wmatch += m * maxw[gid]
+        counts[n - 1, row] = match
+        counts[max_order + n - 1, row] = total
+        wcounts[n - 1, row] = wmatch
+        wcounts[max_order + n - 1, row] = total * w_max
+
+
+@njit(cache=True, nogil=True)
 def _block_stats(
     s0, s1,
     hyp_values, hyp_offsets, hyp_order, hyp_ptr,
@@ -94,15 +183,18 @@ def _block_stats(
             row = hyp_order[h]
             t += hyp_offsets[row + 1] - hyp_offsets[row]
         max_htok = max(max_htok, t)
-    cap = 1 << _table_bits(max_rtok)
+    max_ids = max(max_rtok, max_htok)          # ids index reference or hypothesis n-grams
+    cap = 1 << _table_bits(max_ids)
     keys = np.empty(cap, np.int64)
     vals = np.empty(cap, np.int64)
     ref_ids = np.empty(max_rtok, np.int64)   # id of the current-order n-gram at each ref position
     hyp_ids = np.empty(max_htok, np.int64)   # same for all hypotheses of the segment
-    maxc = np.zeros(max_rtok, np.int64)      # max_j #g(r_j), per local n-gram id
-    maxw = np.empty(max_rtok, np.float64)    # max w_j over references containing g
-    cnt = np.zeros(max_rtok, np.int64)       # scratch counter per id
-    touched = np.empty(max_rtok, np.int64)
+    maxc = np.zeros(max_ids, np.int64)       # max_j #g(r_j), per local n-gram id
+    maxw = np.empty(max_ids, np.float64)     # max w_j over references containing g
+    cnt = np.zeros(max_ids, np.int64)        # scratch counter per id
+    touched = np.empty(max_ids, np.int64)
+    hcnt = np.zeros(max_ids, np.int64)       # single-hypothesis path: #g(h) per id
+    wbest = np.empty(max_ids, np.float64)    # single-hypothesis path: max_j w_j min(#g(h), #g(r_j))
     # (count, weight) of each (reference, n-gram) pair, grouped by n-gram id (CSR).
     pair_start = np.zeros(max_rtok + 1, np.int64)
     pair_cnt = np.empty(max_rtok, np.int64)
@@ -153,6 +245,13 @@ def _block_stats(
             ref_avg[row] = rtok / nr if nr > 0 else 0.0
             n_refs[row] = nr
             wmax[row] = w_max if nr > 0 else 0.0
+        if h1 - h0 == 1:
+            _single_hyp_segment(
+                hyp_order[h0], hyp_values, hyp_offsets, ref_values, ref_offsets, ref_order, r0, r1,
+                ref_weights, max_order, definition, uniform, w_max,
+                keys, vals, ref_ids, hyp_ids, maxc, maxw, cnt, touched, hcnt, wbest, counts, wcounts,
+            )
+            continue
         # --- order by order: index the references, then score every hypothesis
         for n in range(1, max_order + 1):
             # number of reference n-grams of this order sizes the table
@@ -368,16 +467,18 @@ def _space_len(data, i, end):
 
 
 @njit(cache=True, nogil=True)
-def _scan_tokens(data, offsets, starts, lengths, tok_offsets, store):
-    """Walk every line's tokens (str.split() whitespace); record them when ``store``.
+def _scan_tokens(data, offsets, j0, starts, lengths, tok_offsets, n_tok):
+    """Record the tokens of lines j0.. (str.split() whitespace) until done or out of room.
 
-    Returns the number of tokens; fills ``tok_offsets`` (n_lines + 1) either way.
+    Returns (next line, n_tok): a line whose tokens do not fit is not started,
+    so after growing the arrays the caller resumes at that line.
     """
-    tok_offsets[0] = 0
-    n_tok = 0
-    for j in range(offsets.shape[0] - 1):
+    capacity = starts.shape[0]
+    for j in range(j0, offsets.shape[0] - 1):
         i = np.int64(offsets[j])
         end = np.int64(offsets[j + 1])
+        if n_tok + (end - i + 1) // 2 > capacity:  # this line might not fit
+            return j, n_tok
         while i < end:
             b = np.int64(data[i])
             if b == 32:  # the common separator, checked inline
@@ -394,12 +495,11 @@ def _scan_tokens(data, offsets, starts, lengths, tok_offsets, store):
                 if b == 32 or ((b < 32 or b >= 0x80) and _space_len(data, i, end) > 0):
                     break
                 i += 1
-            if store:
-                starts[n_tok] = t0
-                lengths[n_tok] = i - t0
+            starts[n_tok] = t0
+            lengths[n_tok] = i - t0
             n_tok += 1
         tok_offsets[j + 1] = n_tok
-    return n_tok
+    return offsets.shape[0] - 1, n_tok
 
 
 @njit(cache=True, nogil=True)
@@ -407,8 +507,10 @@ def _split_tokens(data, offsets):
     """Token boundaries of every line, splitting on exactly str.split()'s whitespace.
 
     ``data`` / ``offsets`` are the byte buffer and line offsets of an Arrow
-    string array. A first pass counts the tokens so the arrays are allocated
-    exactly (an upper bound from the byte count would be several times larger).
+    string array. The arrays start at a size estimated from the byte count
+    (natural text has well over 2 bytes per token) and double when a line
+    might not fit, so one pass usually suffices and memory stays near the
+    need (the worst-case bound, bytes / 2, would be several times larger).
 
     Returns
     -------
@@ -416,14 +518,23 @@ def _split_tokens(data, offsets):
     lengths : int32[n_tokens]  its length in bytes
     tok_offsets : int64[n_lines + 1]   tokens of line j are tok_offsets[j]:tok_offsets[j+1]
     """
-    tok_offsets = np.empty(offsets.shape[0], np.int64)
-    starts = np.empty(0, np.int64)
-    lengths = np.empty(0, np.int32)
-    n_tok = _scan_tokens(data, offsets, starts, lengths, tok_offsets, False)
-    starts = np.empty(n_tok, np.int64)
-    lengths = np.empty(n_tok, np.int32)
-    _scan_tokens(data, offsets, starts, lengths, tok_offsets, True)
-    return starts, lengths, tok_offsets
+    n_lines = offsets.shape[0] - 1
+    tok_offsets = np.empty(n_lines + 1, np.int64)
+    tok_offsets[0] = 0
+    capacity = max(64, (offsets[n_lines] - offsets[0]) // 5)
+    starts = np.empty(capacity, np.int64)
+    lengths = np.empty(capacity, np.int32)
+    j, n_tok = _scan_tokens(data, offsets, 0, starts, lengths, tok_offsets, 0)
+    while j < n_lines:
+        capacity = 2 * capacity + (offsets[j + 1] - offsets[j] + 1) // 2
+        grown_starts = np.empty(capacity, np.int64)
+        grown_lengths = np.empty(capacity, np.int32)
+        grown_starts[:n_tok] = starts[:n_tok]
+        grown_lengths[:n_tok] = lengths[:n_tok]
+        starts = grown_starts
+        lengths = grown_lengths
+        j, n_tok = _scan_tokens(data, offsets, j, starts, lengths, tok_offsets, n_tok)
+    return starts[:n_tok], lengths[:n_tok], tok_offsets
 
 
 @njit(cache=True, nogil=True)
