@@ -1,0 +1,332 @@
+"""k-best benchmark: statistics + five sentence-level variants of a Moses n-best list, end to end.
+
+Data: ``python benchmarks/generate.py --sizes --nbest 2000x500`` writes
+``benchmarks/data/nbest.2000x500.txt`` (1,000,000 entries, ~25 tokens) and 4
+reference files. Every tool runs in a fresh subprocess (peak RSS is that
+process's), reads the n-best file itself and scores every entry:
+
+  bleustats         bleustats.kbest.score_nbest, tokenize none, variants bleu+1, lin-och,
+                    nakov:bp-smoothed,pc-grounded, sacrebleu:exp, chen-cherry:3; JIT warm-up
+                    on a toy list timed separately; stages parse / encode / kernel / scoring
+  sacrebleu         sacrebleu.sentence_bleu-equivalent BLEU(tokenize='none',
+                    effective_order=True).sentence_score per entry (one variant)
+  sacrebleu-cached  the same with each source's reference statistics extracted once
+                    (BLEU._extract_reference_info) and reused for its entries
+  fast-bleu         fast_bleu.BLEU(refs of the source).get_score(entries of the source)
+                    (NLTK method-1 sentence BLEU; whitespace tokens)
+  bleuscore         bleuscore.compute per entry (always 13a-tokenizes: timing only)
+
+Peers run on the 100,000-entry prefix (first 200 sources) by default; bleustats
+runs on the prefix and on the full million. Results: benchmarks/results/kbest.json / .md.
+
+Usage::
+
+    python benchmarks/bench_kbest.py                    # bleustats 1M + 100k, peers on 100k
+    python benchmarks/bench_kbest.py --peer-entries 1000000   # peers on the full file (slow)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+RESULTS = os.path.join(HERE, "results")
+TAG = "@@KBEST@@ "
+VARIANTS = ["bleu+1", "lin-och", "nakov:bp-smoothed,pc-grounded", "sacrebleu:exp", "chen-cherry:3"]
+CHECK_ROWS = 2000
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _read_refs(paths):
+    streams = []
+    for p in paths:
+        with open(p, encoding="utf-8") as fh:
+            streams.append(fh.read().split("\n")[:-1])
+    return [list(x) for x in zip(*streams)]
+
+
+def _parse_nbest(path):
+    """Plain-Python parse (peers): list of (source id, hypothesis)."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            f = line.split(" ||| ")
+            out.append((int(f[0]), f[1].strip()))
+    return out
+
+
+# --------------------------------------------------------------------------- workers
+
+
+def w_bleustats(nbest, refs):
+    t0 = time.perf_counter()
+    from bleustats import kbest
+    import numba
+
+    t_import = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as d:  # JIT warm-up (cached compile) on a toy list
+        toy = os.path.join(d, "toy.txt")
+        with open(toy, "w") as fh:
+            fh.write("0 ||| a b c d ||| F= 1 ||| 1\n0 ||| a b x d ||| F= 1 ||| 0\n")
+        ref = os.path.join(d, "ref.txt")
+        with open(ref, "w") as fh:
+            fh.write("a b c d\n")
+        t = time.perf_counter()
+        kbest.score_nbest(toy, [ref], tokenize="none", metrics=VARIANTS)
+        warm = time.perf_counter() - t
+    t = time.perf_counter()
+    res = kbest.score_nbest(nbest, refs, tokenize="none", metrics=VARIANTS, max_order=4)
+    wall = time.perf_counter() - t
+    # scores of the first rows for the agreement check (second pass on a prefix only)
+    with tempfile.TemporaryDirectory() as d:
+        head = os.path.join(d, "head.txt")
+        with open(nbest, encoding="utf-8") as fh, open(head, "w", encoding="utf-8") as out:
+            for _ in range(CHECK_ROWS):
+                out.write(fh.readline())
+        kbest.score_nbest(head, refs, tokenize="none", metrics=["sacrebleu:exp", "chen-cherry:1"],
+                          output=os.path.join(d, "o.parquet"), keep_stats=False)
+        import pyarrow.parquet as pq
+
+        t_ = pq.read_table(os.path.join(d, "o.parquet"))
+        check = {"sacrebleu:exp": t_.column("sacrebleu:exp").to_pylist(),
+                 "chen-cherry:1": t_.column("chen-cherry:1").to_pylist()}
+    tm = res.timings
+    stages = {"parse": tm["parse"] + tm["read_refs"], "tokenize": tm["tokenize"], "encode": tm["encode"],
+              "kernel": tm["kernel"], "scoring": tm["scoring"],
+              "other": max(0.0, wall - tm["parse"] - tm["read_refs"] - tm["tokenize"] - tm["encode"]
+                           - tm["kernel"] - tm["scoring"])}
+    return {"wall": wall, "import": t_import, "warmup": warm, "entries": res.n_entries, "stages": stages,
+            "variants": len(VARIANTS), "threads": numba.get_num_threads(), "check": check,
+            "oracle_bleu+1": res.oracles["bleu+1"].score, "one_best": res.one_best.score}
+
+
+def w_sacrebleu(nbest, refs, cached=False):
+    from sacrebleu.metrics import BLEU
+
+    t = time.perf_counter()
+    entries = _parse_nbest(nbest)
+    ref_seg = _read_refs(refs)
+    parse = time.perf_counter() - t
+    metric = BLEU(tokenize="none", effective_order=True)
+    scores = []
+    t = time.perf_counter()
+    if not cached:
+        for sid, hyp in entries:
+            scores.append(metric.sentence_score(hyp, ref_seg[sid]).score)
+    else:
+        info_sid, info = None, None
+        for sid, hyp in entries:
+            if sid != info_sid:
+                info_sid, info = sid, metric._extract_reference_info(ref_seg[sid])
+            stats = metric._compute_segment_statistics(metric._preprocess_segment(hyp), info)
+            scores.append(metric._compute_score_from_stats(stats).score)
+    score = time.perf_counter() - t
+    return {"wall": parse + score, "entries": len(entries), "stages": {"parse": parse, "scoring": score},
+            "variants": 1, "check": {"sacrebleu:exp": scores[:CHECK_ROWS]}}
+
+
+def w_fastbleu(nbest, refs):
+    from fast_bleu import BLEU
+
+    t = time.perf_counter()
+    entries = _parse_nbest(nbest)
+    ref_seg = _read_refs(refs)
+    parse = time.perf_counter() - t
+    t = time.perf_counter()
+    scores = []
+    i = 0
+    while i < len(entries):
+        sid = entries[i][0]
+        j = i
+        while j < len(entries) and entries[j][0] == sid:
+            j += 1
+        bleu = BLEU([r.split() for r in ref_seg[sid]], {"bleu4": (0.25, 0.25, 0.25, 0.25)})
+        scores.extend(100 * s for s in bleu.get_score([h.split() for _, h in entries[i:j]])["bleu4"])
+        i = j
+    score = time.perf_counter() - t
+    return {"wall": parse + score, "entries": len(entries), "stages": {"parse": parse, "scoring": score},
+            "variants": 1, "check": {"chen-cherry:1": scores[:CHECK_ROWS]}}
+
+
+def w_bleuscore(nbest, refs):
+    import bleuscore
+
+    t = time.perf_counter()
+    entries = _parse_nbest(nbest)
+    ref_seg = _read_refs(refs)
+    parse = time.perf_counter() - t
+    t = time.perf_counter()
+    for sid, hyp in entries:
+        bleuscore.compute([ref_seg[sid]], [hyp], max_order=4, smooth=True, ref_len_method="sacrebleu")
+    score = time.perf_counter() - t
+    return {"wall": parse + score, "entries": len(entries), "stages": {"parse": parse, "scoring": score},
+            "variants": 1, "note": "bleuscore always tokenizes 13a and smooths add-one: timing only"}
+
+
+WORKERS = {"bleustats": w_bleustats, "sacrebleu": w_sacrebleu,
+           "sacrebleu-cached": lambda n, r: w_sacrebleu(n, r, cached=True),
+           "fast-bleu": w_fastbleu, "bleuscore": w_bleuscore}
+
+
+def worker_main(tool, nbest, refs):
+    out = WORKERS[tool](nbest, refs)
+    out["peak_rss_mb"] = _rss_mb()
+    print(TAG + json.dumps(out), flush=True)
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def run_tool(tool, nbest, refs, timeout):
+    t = time.perf_counter()
+    try:
+        p = subprocess.run([sys.executable, __file__, "--worker", tool, nbest, *refs], capture_output=True,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout}s"}
+    wall = time.perf_counter() - t
+    for line in p.stdout.splitlines():
+        if line.startswith(TAG):
+            res = json.loads(line[len(TAG):])
+            res["process_wall"] = wall
+            return res
+    return {"error": (p.stderr or p.stdout)[-2000:]}
+
+
+def prefix_file(nbest, n, folder):
+    path = os.path.join(folder, f"nbest.prefix{n}.txt")
+    with open(nbest, encoding="utf-8") as fh, open(path, "w", encoding="utf-8") as out:
+        for k, line in enumerate(fh):
+            if k >= n:
+                break
+            out.write(line)
+    return path
+
+
+def max_diff(a, b):
+    return max((abs(x - y) for x, y in zip(a, b)), default=float("nan"))
+
+
+def render_md(info, runs, n_prefix):
+    """The Markdown table of a run (also: python bench_kbest.py --render results/kbest.json)."""
+    md = [f"# k-best scoring: statistics + {len(VARIANTS)} sentence-level variants, end to end from the n-best file",
+          "", f"Started {info['started']} on {info['cpu']} ({info['cpu_count']} logical CPUs), "
+          f"{info['platform']}; Python {info['python']}, " + ", ".join(f"{k} {v}" for k, v in info["versions"].items()),
+          "", f"Data: {info['data']} (2,000 sources × 500 entries, 4 references, tokenize none). "
+          f"Peers on the first {n_prefix:,} entries (measured, not extrapolated); bleustats on both. "
+          "Each tool in a fresh subprocess; wall = reading the file to the last score (bleustats: JIT "
+          "warm-up excluded, shown separately); peers compute one sentence score per entry, bleustats "
+          f"the statistics and {len(VARIANTS)} variants ({', '.join(VARIANTS)}). load = 1-min load average "
+          "before/after (other work on the shared machine inflates wall times).", "",
+          "| tool | entries | wall s | entries/s | parse | encode | kernel | scoring | other | warm-up | "
+          "peak RSS MB | peer / bleustats | max abs diff | load |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    for r in runs:
+        if "wall" not in r:
+            md.append(f"| {r['tool']} | {r['n']:,} | error: {r['error'][:80]} |")
+            continue
+        s = r["stages"]
+        ratio = f"{r['ratio_vs_bleustats']:.1f}×" if "ratio_vs_bleustats" in r else "—"
+        diffs = ", ".join(f"{k[len('max_abs_diff_'):]}: {v:.1e}" for k, v in r.items() if k.startswith("max_abs_diff_"))
+        md.append(
+            f"| {r['tool']} | {r['n']:,} | {r['wall']:.2f} | {r['n'] / r['wall']:,.0f} | {s.get('parse', 0):.2f} | "
+            f"{s.get('tokenize', 0) + s.get('encode', 0):.2f} | {s.get('kernel', 0):.2f} | {s.get('scoring', 0):.2f} | "
+            f"{s.get('other', 0):.2f} | {r.get('warmup', 0):.2f} | {r['peak_rss_mb']:.0f} | "
+            f"{ratio} | {diffs} | {r['load_before']:.1f}/{r['load_after']:.1f} |")
+    md += ["", "max abs diff: scores of the first 2,000 entries vs bleustats' same-definition variant "
+           "(sacrebleu:exp for sacreBLEU, chen-cherry:1 for fast-bleu, NLTK method 1). bleuscore always "
+           "tokenizes 13a and has no sentence smoothing matching these: timing only."]
+    return md
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--nbest", default=os.path.join(DATA, "nbest.2000x500.txt"))
+    ap.add_argument("--peer-entries", type=int, default=100_000)
+    ap.add_argument("--peers", nargs="*", default=["sacrebleu", "sacrebleu-cached", "fast-bleu", "bleuscore"])
+    ap.add_argument("--skip-full", action="store_true", help="do not run bleustats on the full file")
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--out", default=os.path.join(RESULTS, "kbest"))
+    ap.add_argument("--render", metavar="JSON", help="only re-render the Markdown of a results JSON")
+    a = ap.parse_args(argv)
+    if a.render:
+        with open(a.render) as fh:
+            data = json.load(fh)
+        md = render_md(data["info"], data["runs"], data["info"]["entries_prefix"])
+        with open(a.render[:-len(".json")] + ".md", "w") as fh:
+            fh.write("\n".join(md) + "\n")
+        print("\n".join(md))
+        return 0
+    if a.worker:
+        worker_main(a.worker[0], a.worker[1], a.worker[2:])
+        return 0
+    refs = [a.nbest.replace(".txt", f".ref{k}.txt") for k in range(4)]
+    if not all(os.path.exists(p) for p in [a.nbest] + refs):
+        raise SystemExit(f"{a.nbest} (+ 4 reference files) not found; run "
+                         "python benchmarks/generate.py --sizes --nbest 2000x500")
+    with open(a.nbest, "rb") as fh:
+        n_full = sum(1 for _ in fh)
+    started = _dt.datetime.now().isoformat(timespec="seconds")
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = prefix_file(a.nbest, a.peer_entries, tmp) if a.peer_entries < n_full else a.nbest
+        n_prefix = min(a.peer_entries, n_full)
+        jobs = [("bleustats", prefix, n_prefix)] + [(p, prefix, n_prefix) for p in a.peers]
+        if not a.skip_full and n_prefix < n_full:
+            jobs.append(("bleustats", a.nbest, n_full))
+        for tool, path, n in jobs:
+            load = os.getloadavg()[0]
+            print(f"running {tool} on {n:,} entries ...", file=sys.stderr, flush=True)
+            res = run_tool(tool, path, refs, a.timeout)
+            res.update(tool=tool, n=n, load_before=load, load_after=os.getloadavg()[0])
+            runs.append(res)
+            print(f"  {tool}: {res.get('wall', res.get('error'))}", file=sys.stderr, flush=True)
+    ours = {r["n"]: r for r in runs if r["tool"] == "bleustats" and "wall" in r}
+    for r in runs:
+        if r["tool"] != "bleustats" and "wall" in r and r["n"] in ours:
+            r["ratio_vs_bleustats"] = r["wall"] / ours[r["n"]]["wall"]
+            for k, v in (r.get("check") or {}).items():
+                r[f"max_abs_diff_{k}"] = max_diff(v, ours[r["n"]]["check"][k])
+    for r in runs:
+        r.pop("check", None)
+    import numpy, numba, pyarrow, sacrebleu  # noqa: E401
+
+    info = {"started": started, "python": platform.python_version(), "platform": platform.platform(),
+            "cpu": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
+            "versions": {"numpy": numpy.__version__, "numba": numba.__version__, "pyarrow": pyarrow.__version__,
+                         "sacrebleu": sacrebleu.__version__},
+            "data": os.path.basename(a.nbest), "entries_full": n_full, "entries_prefix": n_prefix,
+            "variants": VARIANTS}
+    for mod in ("fast_bleu", "bleuscore"):
+        try:
+            import importlib.metadata as md
+
+            info["versions"][mod] = md.version(mod.replace("_", "-"))
+        except Exception:  # noqa: BLE001
+            pass
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out + ".json", "w") as fh:
+        json.dump({"info": info, "runs": runs}, fh, indent=1)
+    md = render_md(info, runs, n_prefix)
+    with open(a.out + ".md", "w") as fh:
+        fh.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
