@@ -342,12 +342,12 @@ def _open_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: cannot be read ({exc}).") from None
 
 
-def _decode(data: bytes, where: str) -> str:
-    """UTF-8 text of ``data``; an error names the line and byte of the first bad byte."""
+def _decode(data: bytes, where: str, first_line: int = 1) -> str:
+    """UTF-8 text of ``data``; an error names the line (``data`` starts at ``first_line``) and byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + first_line
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
         raise InputError(
             f"{where}: not valid UTF-8 at line {line}, byte {col} ({exc.reason}); re-encode it as "
@@ -464,15 +464,7 @@ def _bytes_to_lines(data: bytes, where: str, first_line: int) -> pa.Array:
     try:
         lines = lines.cast(pa.large_string())  # validates UTF-8
     except pa.ArrowInvalid:
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = first_line + data.count(b"\n", 0, exc.start)
-            col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
-            raise InputError(
-                f"{where}: not valid UTF-8 at line {line}, byte {col} ({exc.reason}); re-encode it as "
-                "UTF-8 (e.g. iconv -f latin1 -t utf-8)."
-            ) from None
+        _decode(data, where, first_line)  # raises, naming the line and byte
         raise
     return lines.cast(pa.string()) if end < 2**31 else lines
 
