@@ -284,7 +284,7 @@ def _paired_rows(stats: StatsTable, baseline_rows: Any, system_rows: Any
     if bad.size:
         i = bad[0]
         raise InputError(f"baseline_rows and system_rows must be aligned by segment: position {i} has "
-                         f"seg_id {seg[b][i]!r} vs {seg[s][i]!r} ({bad.size} mismatches). Order both "
+                         f"seg_id {seg[b][i].item()!r} vs {seg[s][i].item()!r} ({bad.size} mismatches). Order both "
                          "selections by seg_id.")
     return b, s
 
@@ -552,6 +552,9 @@ def paired_approximate_randomization(
     .. math::
 
         p = \frac{1 + \#\{i : |a_i - b_i| > \delta\}}{1 + B}
+
+    The comparison is strict, as in sacreBLEU and multeval, so a system
+    tested against itself gets :math:`p = 1/(B + 1)`, not 1.
 
     Parameters
     ----------
