@@ -11,17 +11,25 @@ from hypothesis import strategies as st
 
 from bleustats import _kernels
 from bleustats.encode import string_buffers, token_lists
+from bleustats.stats import _padded_words
 
 WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE000 and chr(c).isspace()]
 
 
+def kernel_ids(arr, hyp_bounds, ref_bounds):
+    """The engine's two kernels: count tokens per line, then ids per block of lines."""
+    data, offsets = string_buffers(arr)
+    tok_off = np.zeros(len(offsets), np.int64)
+    np.cumsum(_kernels._count_tokens(data, offsets), out=tok_off[1:])
+    ids = _kernels._encode_blocks(data, _padded_words(data), offsets, tok_off,
+                                  np.asarray(hyp_bounds, np.int64), np.asarray(ref_bounds, np.int64))
+    return ids, tok_off
+
+
 def numba_encode(lines, cuts=()):
-    """The engine's two kernels: split, then ids per block (cuts = line indices where blocks start)."""
-    data, offsets = string_buffers(pa.array(lines, pa.string()))
-    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
-    bounds = tok_off[np.r_[0, np.asarray(cuts, np.int64), len(lines)]]
-    empty = np.full(len(bounds), bounds[-1])  # every token in the first range of its block
-    ids = _kernels._encode_blocks(data, starts, lengths, bounds, empty)
+    """Ids per block (cuts = line indices where blocks start); every line in a block's first range."""
+    bounds = np.r_[0, np.asarray(cuts, np.int64), len(lines)]
+    ids, tok_off = kernel_ids(pa.array(lines, pa.string()), bounds, np.full(len(bounds), len(lines)))
     return token_lists(ids, tok_off).to_pylist(), (int(ids.max()) + 1 if len(ids) else 0)
 
 
@@ -66,6 +74,25 @@ def test_tokens_that_share_a_hash_slot_prefix_stay_distinct():
     assert numba_encode(lines) == python_encode(lines)
 
 
+def test_short_and_long_token_keys_are_exact():
+    # tokens of 1-7 bytes are their own key, longer ones are hashed and compared: every length
+    # around the 7/8-byte edge, NUL bytes (a key must hold the length), shared prefixes,
+    # and tokens that end at the last byte of the buffer (the 8-byte loads read the padding)
+    words = []
+    for n in range(1, 26):
+        words += ["x" * n, "x" * (n - 1) + "y", "\x00" * n, "x" * (n - 1) + "\x00", "é" * n]
+    lines = [" ".join(words), " ".join(reversed(words)), "x\x00", "x", "xxxxxxxy"]
+    assert numba_encode(lines) == python_encode(lines)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet=st.sampled_from("ab\x00é"), min_size=1, max_size=20), max_size=8),
+                max_size=6))
+def test_tokens_of_every_length_equal_python(token_lines):
+    lines = [" ".join(t) for t in token_lines]
+    assert numba_encode(lines) == python_encode(lines)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(text, min_size=1, max_size=12), st.data())
 def test_each_block_is_its_own_first_occurrence_id_space(lines, data):
@@ -79,25 +106,17 @@ def test_each_block_is_its_own_first_occurrence_id_space(lines, data):
 
 
 def test_hypothesis_and_reference_ranges_share_the_block_vocabulary():
-    data, offsets = string_buffers(pa.array(["a b", "c", "b c d", "a"]))
-    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
     # block 0: hypothesis line 0 with reference line 2; block 1: hypothesis line 1 with line 3
-    ids = _kernels._encode_blocks(data, starts, lengths, np.array([0, 2, 3]), np.array([3, 6, 7]))
+    ids, tok_off = kernel_ids(pa.array(["a b", "c", "b c d", "a"]), [0, 1, 2], [2, 3, 4])
     assert token_lists(ids, tok_off).to_pylist() == [[0, 1], [0], [1, 2, 3], [1]]
 
 
 def test_sliced_string_arrays_are_read_at_their_offset():
-    arr = pa.array(["x y", "a b c", "b"]).slice(1)
-    data, offsets = string_buffers(arr)
-    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
-    ids = _kernels._encode_blocks(data, starts, lengths, np.array([0, 4]), np.array([4, 4]))
+    ids, tok_off = kernel_ids(pa.array(["x y", "a b c", "b"]).slice(1), [0, 2], [2, 2])
     assert token_lists(ids, tok_off).to_pylist() == [[0, 1, 2], [1]]
 
 
-def test_split_grows_past_its_estimate():
-    # 1-byte tokens (2 bytes each with the space) exceed the bytes/5 first guess several times over
-    lines = [" ".join("abcdefgh"[(i + k) % 8] for k in range(200)) for i in range(60)] + ["", "x"]
+def test_token_counts_per_line():
+    lines = ["", " ", "a", " a  b ", "a\u3000b\u00a0c", "\u3001\u3000", "x" * 1000]
     data, offsets = string_buffers(pa.array(lines))
-    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
-    assert len(starts) == 60 * 200 + 1 and tok_off.tolist()[-3:] == [12000, 12000, 12001]
-    assert numba_encode(lines) == python_encode(lines)
+    assert _kernels._count_tokens(data, offsets).tolist() == [len(x.split()) for x in lines]

@@ -1,11 +1,12 @@
 """Tokenized text → integer token ids in Arrow ``list<int32>`` columns.
 
 The engine encodes with two numba kernels (called by :mod:`bleustats.stats`,
-the only caller of numba code): ``_split_tokens`` walks an Arrow string array's
-UTF-8 buffer (:func:`string_buffers`, zero-copy) and splits on exactly the
-characters Python's ``str.split()`` splits on; ``_encode_blocks`` gives ids in
-order of first occurrence within each block of segments, deciding token
-identity by comparing bytes. :func:`token_lists` wraps the ids as
+the only caller of numba code) over an Arrow string array's UTF-8 buffer
+(:func:`string_buffers`, zero-copy): ``_count_tokens`` counts each line's
+tokens, splitting on exactly the characters Python's ``str.split()`` splits
+on; ``_encode_blocks`` splits again and gives ids in order of first occurrence
+within each block of segments, deciding token identity exactly (a token of up
+to 15 bytes is its own key; longer ones are compared byte by byte). :func:`token_lists` wraps the ids as
 ``list<int32>``, whose ``.values`` and ``.offsets`` the statistics kernel reads
 without copying. ``tests/test_encode.py`` checks the kernels against
 ``str.split()`` with a plain-Python twin.

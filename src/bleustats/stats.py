@@ -252,29 +252,33 @@ def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     return column.take(pa.array(rows)).combine_chunks()
 
 
+def _padded_words(data: np.ndarray) -> np.ndarray:
+    """``data`` copied into zero-padded little-endian uint64 words, for the encoder's 8-byte loads."""
+    buf = np.zeros((len(data) // 8 + 3) * 8, np.uint8)
+    buf[: len(data)] = data
+    return buf.view("<u8").astype(np.uint64, copy=False)  # a no-op on little-endian machines
+
+
 def _encode(h_tok: pa.Array, r_tok: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.ndarray) -> tuple[pa.ListArray, pa.ListArray]:
     """Token ids of a chunk's hypotheses and references (both in segment order).
 
-    Exact: tokens are split on str.split()'s whitespace and compared byte by
-    byte (``tests/test_encode.py`` checks the kernels against a plain-Python
+    Exact: tokens are split on str.split()'s whitespace and compared by their
+    bytes (``tests/test_encode.py`` checks the kernels against a plain-Python
     twin). Each block of about ``_ENCODE_BLOCK_TOKENS`` tokens has its own id
     space; a segment's hypotheses and references are always in the same block.
     """
     if h_tok.type != r_tok.type:
         h_tok, r_tok = h_tok.cast(pa.large_string()), r_tok.cast(pa.large_string())
     data, offsets = string_buffers(pa.concat_arrays([h_tok, r_tok]))
-    starts, lengths, tok_off = _kernels._split_tokens(data, offsets)
+    tok_off = np.zeros(len(offsets), np.int64)
+    np.cumsum(_kernels._count_tokens(data, offsets), out=tok_off[1:])
     n_h = len(h_tok)
-    h_seg = tok_off[hyp_ptr]
-    r_seg = tok_off[n_h + ref_ptr]
-    seg_tokens = np.diff(h_seg) + np.diff(r_seg)
-    if len(starts) < _PARALLEL_MIN_TOKENS:  # one block, on the calling thread
-        ids = np.empty(len(starts), np.int32)
-        _kernels._encode_block(data, starts, lengths, h_seg[0], h_seg[-1], r_seg[0], r_seg[-1], ids)
-    else:
+    seg_tokens = np.diff(tok_off[hyp_ptr]) + np.diff(tok_off[n_h + ref_ptr])
+    n_blocks = 1
+    if tok_off[-1] >= _PARALLEL_MIN_TOKENS:
         n_blocks = max(2 * numba.get_num_threads(), int(seg_tokens.sum()) // _ENCODE_BLOCK_TOKENS + 1)
-        bounds = _block_bounds(seg_tokens + 1, n_blocks)
-        ids = _kernels._encode_blocks(data, starts, lengths, h_seg[bounds], r_seg[bounds])
+    bounds = _block_bounds(seg_tokens + 1, n_blocks)
+    ids = _kernels._encode_blocks(data, _padded_words(data), offsets, tok_off, hyp_ptr[bounds], n_h + ref_ptr[bounds])
     # both lists view the same flat ids; offsets are absolute into it
     return token_lists(ids, tok_off[: n_h + 1]), token_lists(ids, tok_off[n_h:])
 
