@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_score_options(demo)
     cli_analyze.add_parser(sub)
     cli_kbest.add_parser(sub)
+    __import__("bleustats.cli_study").cli_study.add_parser(sub)
     return parser
 
 

@@ -592,14 +592,24 @@ class StudyResult:
             "n_bootstrap": self.n_bootstrap,
             "kendall_variant": self.kendall_variant,
             "exclusions": dict(self.exclusions),
-            "pairs": json.loads(self.pairs.to_json(orient="records", force_ascii=False)),
-            "metrics": json.loads(self.summary.to_json(orient="records", force_ascii=False)),
+            "pairs": _records(self.pairs),
+            "metrics": _records(self.summary),
             "version": __version__,
         }
 
     def table2(self, statistic: str = "rho", *, interval: str = "fisher", digits: int = 3) -> "pd.DataFrame":
         """The paper's Table 2: metric × reference view, ``value (low, high)`` strings."""
         return table2(self.summary, statistic=statistic, interval=interval, digits=digits)
+
+
+def _records(frame: "pd.DataFrame") -> list[dict[str, Any]]:
+    """Rows as plain-Python dicts, floats at full precision, NaN as None (valid JSON)."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, (float, np.floating)):
+            return float(v) if math.isfinite(v) else None
+        return v.item() if isinstance(v, np.generic) else v
+
+    return [{k: plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
 def table2(summary: "pd.DataFrame", *, statistic: str = "rho", interval: str = "fisher",
