@@ -1,0 +1,262 @@
+"""Paper-sized ΔBLEU correlation study from cached statistics, and the naive way for comparison.
+
+The study of Galley et al. (2015, section 5) at the paper's size: 12 system pairs x 2,114
+segments, unit size M = 100 (21 units per pair, 252 observations), 1,000 assignments, nine
+metrics (BLEU, sBLEU = mean sacreBLEU-style sentence BLEU, and ΔBLEU, each with the single /
+w >= 0 / all reference views), Spearman ρ and Kendall τ-b, with 1,000 bootstrap replicates
+over observations for interval (c).
+
+Data (deterministic, synthetic; nothing is read from disk): ``generate.py``'s Zipfian
+vocabulary and edit model. 2,114 hidden sources; 4 references per segment (weights: the
+first 1.0, the others uniform in [-1, 1]); 6 systems whose per-segment edit rate is
+``(0.6 + 0.15 s) x lognormal(0, 0.5)``; human score = -(edit rate) + N(0, 0.5), one decimal.
+The 12 pairs are the first 12 of the 15 pairs of the 6 systems.
+
+Timed, in one process:
+
+  statistics   compute_stats once per reference view (numba JIT warm-up timed separately)
+  metrics      corpus_metric / sentence_mean_metric for the nine metrics (sentence scores)
+  study        correlation_study(...), everything after the statistics (the target: <= 10 s)
+  naive        sacreBLEU 2.6.0 recomputing every unit from the texts, as a study without
+               cached statistics must: for a sample of units of the study's first assignment
+               (the units are rebuilt from the study's documented seed streams), per unit and
+               per system of its pair and per view, ``BLEU.corpus_score`` on the unit's
+               segments (BLEU) and ``BLEU.sentence_score`` per segment (sBLEU). sacreBLEU has
+               no ΔBLEU, so ΔBLEU is charged the BLEU time of the same unit (a lower bound:
+               ΔBLEU also weights every match). The per-unit time is extrapolated to
+               12 pairs x 21 units x 1,000 assignments; correlations are not included
+               (they are the same either way), so the ratio is a lower bound.
+
+Usage::
+
+    python benchmarks/bench_study.py                  # writes benchmarks/results/study.json / .md
+    python benchmarks/bench_study.py --naive-units 10 --repeats 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import itertools
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+RESULTS = os.path.join(HERE, "results")
+
+N_SEG = 2114
+N_SYS = 6
+N_REF = 4
+N_PAIRS = 12
+THETA = 0.0
+VIEWS = {"single": dict(ref_view="first"), f"w≥{THETA:g}": dict(ref_view="threshold", weight_threshold=THETA),
+         "all": dict(ref_view="all")}
+
+
+def make_data(seed: int = 20150701):
+    import generate as g
+
+    vocab = g.Vocab(20000, seed)
+    rng = np.random.default_rng(seed)
+    src, lens = g.make_sources(vocab, rng, N_SEG)
+    refs = []
+    for _ in range(N_REF):
+        t, ln = g.apply_edits(vocab, rng, src, lens, g.REF_RATES)
+        refs.append(g.render(vocab, rng, t, ln).decode().split("\n")[:-1])
+    hyps, human = [], []
+    for s in range(N_SYS):
+        scale = (0.6 + 0.15 * s) * rng.lognormal(0.0, 0.5, N_SEG)
+        t, ln = g._edits_scaled(vocab, rng, src, lens, scale)
+        hyps.append(g.render(vocab, rng, t, ln).decode().split("\n")[:-1])
+        human.append(np.round(-scale + rng.normal(0.0, 0.5, N_SEG), 1))
+    systems = [f"sys{s}" for s in range(N_SYS)]
+    weights = rng.uniform(-1, 1, (N_SEG, N_REF))
+    weights[:, 0] = 1.0
+    hyp_df = pd.DataFrame({"seg_id": np.tile(np.arange(N_SEG), N_SYS), "system": np.repeat(systems, N_SEG),
+                           "text": [h for hs in hyps for h in hs]})
+    ref_df = pd.DataFrame({"seg_id": np.repeat(np.arange(N_SEG), N_REF),
+                           "ref_id": np.tile([str(k) for k in range(N_REF)], N_SEG),
+                           "weight": weights.ravel(), "text": [refs[k][i] for i in range(N_SEG) for k in range(N_REF)]})
+    human_df = pd.DataFrame({"system": hyp_df["system"], "seg_id": hyp_df["seg_id"], "score": np.concatenate(human)})
+    pairs = list(itertools.combinations(systems, 2))[:N_PAIRS]
+    return hyp_df, ref_df, human_df, pairs, hyps, refs, weights
+
+
+def naive_sample(hyps, refs, weights, pairs, n_units, seed, unit_size, n_assignments, study_result):
+    """sacreBLEU on a sample of the study's own units; returns seconds per unit and a check."""
+    from sacrebleu.metrics import BLEU
+
+    from bleustats.resample import unit_partitions
+
+    bleu = BLEU()
+    sent = BLEU(effective_order=True)
+    part, _ = np.random.SeedSequence(seed).spawn(2)
+    pair_seeds = part.spawn(len(pairs))
+    # the study's shared segments of a pair are all N_SEG segments, in seg_id order
+    units = [unit_partitions(N_SEG, unit_size, n_assignments=1, seed=pair_seeds[p])[0] for p in range(len(pairs))]
+    sample = [(p, u) for u in range(N_SEG // unit_size) for p in range(len(pairs))][:n_units]
+    view_refs = {
+        "single": lambda segs: [[refs[0][i] for i in segs]],
+        f"w≥{THETA:g}": lambda segs: [[refs[k][i] if weights[i, k] >= THETA else None for i in segs]
+                                      for k in range(N_REF)],
+        "all": lambda segs: [[refs[k][i] for i in segs] for k in range(N_REF)],
+    }
+    sys_index = {f"sys{s}": s for s in range(N_SYS)}
+    scores = []
+    t0 = time.perf_counter()
+    for p, u in sample:
+        segs = units[p][u]
+        for system in pairs[p]:
+            h = [hyps[sys_index[system]][i] for i in segs]
+            for view, make in view_refs.items():
+                r = make(segs)
+                b = bleu.corpus_score(h, r).score                     # BLEU
+                s = float(np.mean([sent.sentence_score(h[j], [x[j] for x in r if x[j] is not None]).score
+                                   for j in range(len(h))]))          # sBLEU
+                scores.append((system, view, b, s))
+    seconds = time.perf_counter() - t0
+    per_unit_measured = seconds / len(sample)
+    # ΔBLEU: charged the same unit's BLEU time again (sacreBLEU has no ΔBLEU)
+    t1 = time.perf_counter()
+    for p, u in sample:
+        segs = units[p][u]
+        for system in pairs[p]:
+            h = [hyps[sys_index[system]][i] for i in segs]
+            for make in view_refs.values():
+                bleu.corpus_score(h, make(segs))
+    delta_seconds = time.perf_counter() - t1
+    return {"units_timed": len(sample), "seconds_bleu_sbleu": seconds, "seconds_delta_as_bleu": delta_seconds,
+            "seconds_per_unit": (seconds + delta_seconds) / len(sample),
+            "seconds_per_unit_bleu_sbleu": per_unit_measured, "first_scores": scores[:3]}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--assignments", type=int, default=1000)
+    ap.add_argument("--unit-size", type=int, default=100)
+    ap.add_argument("--bootstrap", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--naive-units", type=int, default=24, help="units timed with sacreBLEU")
+    ap.add_argument("--name", default="study")
+    args = ap.parse_args(argv)
+
+    import numba
+    import sacrebleu
+    import scipy
+
+    import bleustats
+    from bleustats import study
+    from bleustats.scoring import corpus_score
+    from bleustats.stats import compute_stats
+
+    t = time.perf_counter()
+    hyp_df, ref_df, human_df, pairs, hyps, refs, weights = make_data()
+    t_data = time.perf_counter() - t
+    print(f"data: {len(hyp_df)} hypotheses, {len(ref_df)} references ({t_data:.1f}s)", file=sys.stderr)
+
+    t = time.perf_counter()
+    compute_stats(["a b c"], [["a b c"]])  # numba JIT (cached) warm-up
+    t_jit = time.perf_counter() - t
+    t = time.perf_counter()
+    stats = {v: compute_stats(hyp_df, ref_df, **o) for v, o in VIEWS.items()}
+    t_stats = time.perf_counter() - t
+    t = time.perf_counter()
+    metrics = []
+    for view, st in stats.items():
+        metrics += [study.corpus_metric(st, refs=view), study.sentence_mean_metric(st, refs=view),
+                    study.corpus_metric(st, metric="delta_bleu", refs=view)]
+    t_metrics = time.perf_counter() - t
+    print(f"statistics {t_stats:.2f}s (JIT warm-up {t_jit:.2f}s), metrics {t_metrics:.2f}s", file=sys.stderr)
+
+    study.correlation_study(metrics[:1], human_df, unit_size=args.unit_size, n_assignments=2, pairs=pairs,
+                            n_bootstrap=2)  # imports (scipy.stats) and first calls
+    runs, result = [], None
+    for r in range(args.repeats):
+        t = time.perf_counter()
+        result = study.correlation_study(metrics, human_df, unit_size=args.unit_size,
+                                         n_assignments=args.assignments, seed=args.seed, pairs=pairs,
+                                         n_bootstrap=args.bootstrap)
+        runs.append({"seconds": time.perf_counter() - t, **{k: round(v, 3) for k, v in result.timings.items()}})
+        print(f"study run {r + 1}: {runs[-1]['seconds']:.2f}s {result.timings}", file=sys.stderr)
+    best = min(x["seconds"] for x in runs)
+
+    naive = naive_sample(hyps, refs, weights, pairs, args.naive_units, args.seed, args.unit_size, 1, result)
+    total_units = result.n_observations * args.assignments
+    naive_total = naive["seconds_per_unit"] * total_units
+    # sanity: sacreBLEU's BLEU of the first sampled unit equals bleustats' on the same rows
+    part, _ = np.random.SeedSequence(args.seed).spawn(2)
+    from bleustats.resample import unit_partitions
+    seg0 = unit_partitions(N_SEG, args.unit_size, seed=part.spawn(len(pairs))[0])[0][0]
+    st = stats["all"]
+    rows = np.flatnonzero((st.column("system") == pairs[0][0]) & np.isin(st.column("seg_id"), seg0))
+    check = {"sacrebleu": naive["first_scores"][2][2],
+             "bleustats": corpus_score(st, rows=rows).score}
+    print(f"naive: {naive['seconds_per_unit']:.3f}s per unit x {total_units} units = {naive_total:.0f}s; "
+          f"ratio {naive_total / best:.0f}x; check {check}", file=sys.stderr)
+
+    out = {
+        "benchmark": "bench_study",
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+                    "load_average_before": os.getloadavg(), "numba_threads": numba.get_num_threads()},
+        "versions": {"bleustats": bleustats.__version__, "sacrebleu": sacrebleu.__version__,
+                     "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__},
+        "size": {"segments": N_SEG, "systems": N_SYS, "pairs": len(pairs), "references": N_REF,
+                 "unit_size": args.unit_size, "assignments": args.assignments, "bootstrap": args.bootstrap,
+                 "metrics": [m.label for m in metrics], "observations": result.n_observations},
+        "seconds": {"data": t_data, "jit_warmup": t_jit, "statistics": t_stats, "metrics": t_metrics,
+                    "study_runs": runs, "study_best": best,
+                    "study_plus_metrics_best": best + t_metrics},
+        "naive": {**naive, "units_total": total_units, "seconds_extrapolated": naive_total,
+                  "ratio_vs_study": naive_total / best,
+                  "ratio_vs_statistics_metrics_study": naive_total / (t_stats + t_metrics + best)},
+        "check_first_unit_bleu": check,
+        "summary": study._records(result.summary),
+    }
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, f"{args.name}.json"), "w", encoding="utf-8") as fh:
+        json.dump(out, fh, ensure_ascii=False, indent=1)
+    md = [
+        "# Paper-sized correlation study (`benchmarks/bench_study.py`)", "",
+        f"{out['date']}, {os.cpu_count()} CPUs (shared; load average before the run "
+        f"{', '.join(f'{x:.2f}' for x in out['machine']['load_average_before'])}), "
+        f"bleustats {bleustats.__version__}, sacreBLEU {sacrebleu.__version__}, numpy {np.__version__}.", "",
+        f"{len(pairs)} system pairs x {N_SEG} segments, M = {args.unit_size} "
+        f"({result.n_observations} observations per assignment), {args.assignments} assignments, "
+        f"{len(metrics)} metrics (BLEU, sBLEU, ΔBLEU x single / w≥{THETA:g} / all), Spearman ρ and Kendall τ-b, "
+        f"{args.bootstrap} bootstrap replicates. Synthetic deterministic data (see the script's docstring).", "",
+        "| stage | seconds |", "|---|---|",
+        f"| statistics, 3 reference views (once; JIT warm-up {t_jit:.2f} s apart) | {t_stats:.2f} |",
+        f"| metric inputs (sentence scores etc.) | {t_metrics:.2f} |",
+        *[f"| **study**, run {i + 1} (units {x['units']:.2f} s, correlations {x['correlations']:.2f} s) | "
+          f"**{x['seconds']:.2f}** |" for i, x in enumerate(runs)],
+        f"| naive: sacreBLEU per unit, {naive['units_timed']} units timed, extrapolated to {total_units:,} "
+        f"units | {naive_total:,.0f} |", "",
+        f"Ratio naive / study (best run): **{naive_total / best:,.0f}x**; naive / (statistics + metric inputs + "
+        f"study): {out['naive']['ratio_vs_statistics_metrics_study']:,.0f}x. The naive time is "
+        f"extrapolated from {naive['units_timed']} units ({naive['seconds_per_unit']:.3f} s per unit for "
+        "2 systems x 3 views x (BLEU + sBLEU + ΔBLEU charged as BLEU)) and leaves out the correlations, so "
+        "it is a lower bound.", "",
+        f"Check: BLEU of the first sampled unit, sacreBLEU {check['sacrebleu']:.10f} vs bleustats "
+        f"{check['bleustats']:.10f}.", "",
+        "| metric | ρ | τ |", "|---|---|---|",
+        *[f"| {r['label']} | {r['rho']:.3f} ({r['rho_fisher_low']:.3f}, {r['rho_fisher_high']:.3f}) | "
+          f"{r['tau']:.3f} ({r['tau_fisher_low']:.3f}, {r['tau_fisher_high']:.3f}) |"
+          for r in out["summary"]],
+    ]
+    with open(os.path.join(RESULTS, f"{args.name}.md"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
