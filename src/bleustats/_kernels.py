@@ -75,88 +75,108 @@ def _table_bits(n_keys):
 def _single_hyp_segment(
     row, hyp_values, hyp_offsets, ref_values, ref_offsets, ref_order, r0, r1,
     ref_weights, max_order, definition, uniform, w_max,
-    keys, vals, ref_ids, hyp_ids, maxc, maxw, cnt, touched, hcnt, best, counts, wcounts,
+    root, depth, node_tok, child, sibling, hcnt, maxc, maxw, best, cnt, touched, match, wmatch,
+    counts, wcounts,
 ):
-    """Statistics of a segment with one hypothesis: index the hypothesis, scan the references.
+    """Statistics of a segment with one hypothesis: a trie of its n-grams, walked from every reference position.
 
-    With a single hypothesis it is cheaper to give ids to the hypothesis'
-    n-grams and look reference n-grams up: a reference position whose
-    (n-1)-gram prefix is not in the hypothesis is skipped at every higher
-    order, and #g(h) is known while each reference is scanned, so the paper's
-    max_j w_j min(#g(h), #g(r_j)) is kept per n-gram without (count, weight)
-    pairs. Same results as the reference-indexed path (tests: kernel twin).
+    Node ``v`` of the trie is one distinct hypothesis n-gram of order
+    ``depth[v]``; unigrams are found through ``root`` (indexed by token id,
+    all -1 between calls), longer n-grams through the child lists of their
+    prefix. An n-gram is therefore identified by its exact token sequence with
+    no hashing. From each reference position the walk goes down while the
+    reference continues a hypothesis n-gram, so positions that match nothing
+    cost one lookup. #g(h) is known while each reference is scanned, so the
+    paper's max_j w_j min(#g(h), #g(r_j)) is kept per n-gram without (count,
+    weight) pairs. Same results as the reference-indexed path (tests: kernel twin).
     """
     start = hyp_offsets[row]
     hl = hyp_offsets[row + 1] - start
-    for n in range(1, max_order + 1):
-        total = max(0, hl - n + 1)
-        bits = _table_bits(total)
-        shift = 64 - bits
-        mask = (1 << bits) - 1
-        keys[: 1 << bits] = _EMPTY
-        n_ids = 0
-        for p in range(total):
-            tok = np.int64(hyp_values[start + p + n - 1])
-            key = tok if n == 1 else (hyp_ids[p] << 32) | tok
-            gid, n_new = _insert_key(keys, vals, shift, mask, key, n_ids)
-            if n_new != n_ids:
-                hcnt[gid] = 0
-                maxc[gid] = 0
-                maxw[gid] = -np.inf
-                best[gid] = -np.inf
-                n_ids = n_new
-            hyp_ids[p] = gid  # in place: position p now holds its n-gram id
-            hcnt[gid] += 1
-        base = 0
+    # --- the trie of the hypothesis' n-grams up to max_order, with #g(h)
+    n_nodes = 0
+    for p in range(hl):
+        node = -1
+        for d in range(1, min(max_order, hl - p) + 1):
+            tok = hyp_values[start + p + d - 1]
+            if d == 1:
+                nxt = root[tok]
+            else:
+                nxt = child[node]
+                while nxt >= 0 and node_tok[nxt] != tok:
+                    nxt = sibling[nxt]
+            if nxt < 0:
+                nxt = n_nodes
+                n_nodes += 1
+                depth[nxt] = d
+                node_tok[nxt] = tok
+                child[nxt] = -1
+                hcnt[nxt] = 0
+                maxc[nxt] = 0
+                maxw[nxt] = -np.inf
+                best[nxt] = -np.inf
+                if d == 1:
+                    root[tok] = nxt
+                else:
+                    sibling[nxt] = child[node]
+                    child[node] = nxt
+            node = nxt
+            hcnt[node] += 1
+    # --- every reference: count the hypothesis n-grams it holds
+    if n_nodes > 0:
         for r in range(r0, r1):
             rrow = ref_order[r]
             rstart = ref_offsets[rrow]
             rl = ref_offsets[rrow + 1] - rstart
             w = ref_weights[rrow]
             n_touched = 0
-            for p in range(rl - n + 1):
-                tok = np.int64(ref_values[rstart + p + n - 1])
-                gid = -1
-                if n == 1:
-                    gid = _lookup_key(keys, vals, shift, mask, tok) if n_ids > 0 else -1
-                else:
-                    prev = ref_ids[base + p]
-                    if prev >= 0:
-                        gid = _lookup_key(keys, vals, shift, mask, (prev << 32) | tok)
-                ref_ids[base + p] = gid
-                if gid >= 0:
-                    if cnt[gid] == 0:
-                        touched[n_touched] = gid
+            for p in range(rl):
+                node = root[ref_values[rstart + p]]
+                d = 1
+                while node >= 0:
+                    if cnt[node] == 0:
+                        touched[n_touched] = node
                         n_touched += 1
-                    cnt[gid] += 1
+                    cnt[node] += 1
+                    if d == max_order or p + d >= rl:
+                        break
+                    tok = ref_values[rstart + p + d]
+                    node = child[node]
+                    while node >= 0 and node_tok[node] != tok:
+                        node = sibling[node]
+                    d += 1
             for t in range(n_touched):
-                gid = touched[t]
-                c = cnt[gid]
-                cnt[gid] = 0
-                if c > maxc[gid]:
-                    maxc[gid] = c
-                if w > maxw[gid]:
-                    maxw[gid] = w
-                v = w * min(hcnt[gid], c)
-                if v > best[gid]:
-                    best[gid] = v
-            base += rl
-        match = 0
-        wmatch = 0.0
-        for gid in range(n_ids):
-            if maxc[gid] == 0:
-                continue  # in no reference: adds 0
-            m = min(hcnt[gid], maxc[gid])
-            match += m
-            if uniform:
-                wmatch += w_max * m
-            elif definition == DEF_PAPER:
-                wmatch += best[gid]
-            else:
-                wmatch += m * maxw[gid]
-        counts[n - 1, row] = match
+                node = touched[t]
+                c = cnt[node]
+                cnt[node] = 0
+                if c > maxc[node]:
+                    maxc[node] = c
+                if w > maxw[node]:
+                    maxw[node] = w
+                v = w * min(hcnt[node], c)
+                if v > best[node]:
+                    best[node] = v
+    # --- per order sums; leave root all -1 for the next segment
+    match[:] = 0
+    wmatch[:] = 0.0
+    for node in range(n_nodes):
+        if depth[node] == 1:
+            root[node_tok[node]] = -1
+        if maxc[node] == 0:
+            continue  # in no reference: adds 0
+        m = min(hcnt[node], maxc[node])
+        k = depth[node] - 1
+        match[k] += m
+        if uniform:
+            wmatch[k] += w_max * m
+        elif definition == DEF_PAPER:
+            wmatch[k] += best[node]
+        else:
+            wmatch[k] += m * maxw[node]
+    for n in range(1, max_order + 1):
+        total = max(0, hl - n + 1)
+        counts[n - 1, row] = match[n - 1]
         counts[max_order + n - 1, row] = total
-        wcounts[n - 1, row] = wmatch
+        wcounts[n - 1, row] = wmatch[n - 1]
         wcounts[max_order + n - 1, row] = total * w_max
 
 
@@ -165,10 +185,13 @@ def _block_stats(
     s0, s1,
     hyp_values, hyp_offsets, hyp_order, hyp_ptr,
     ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
-    max_order, definition,
+    max_order, definition, vocab_size,
     lens, ref_avg, n_refs, wmax, counts, wcounts,
 ):
-    """Statistics of segments s0..s1-1; writes only the rows of their hypotheses."""
+    """Statistics of segments s0..s1-1; writes only the rows of their hypotheses.
+
+    Token ids are below ``vocab_size``.
+    """
     # Scratch sized for the largest segment of the block, allocated once.
     max_rtok = 1
     max_htok = 1
@@ -193,8 +216,21 @@ def _block_stats(
     maxw = np.empty(max_ids, np.float64)     # max w_j over references containing g
     cnt = np.zeros(max_ids, np.int64)        # scratch counter per id
     touched = np.empty(max_ids, np.int64)
-    hcnt = np.zeros(max_ids, np.int64)       # single-hypothesis path: #g(h) per id
-    wbest = np.empty(max_ids, np.float64)    # single-hypothesis path: max_j w_j min(#g(h), #g(r_j))
+    # single-hypothesis path: the trie of the hypothesis' n-grams (one node per distinct n-gram)
+    max_nodes = max_htok * max_order
+    root = np.full(max(vocab_size, 1), -1, np.int64)  # node of each unigram, by token id
+    depth = np.empty(max_nodes, np.int64)
+    node_tok = np.empty(max_nodes, np.int64)
+    child = np.empty(max_nodes, np.int64)             # first child, then sibling links
+    sibling = np.empty(max_nodes, np.int64)
+    hcnt = np.empty(max_nodes, np.int64)              # #g(h)
+    nmaxc = np.empty(max_nodes, np.int64)             # max_j #g(r_j)
+    nmaxw = np.empty(max_nodes, np.float64)           # max w_j over references containing g
+    nbest = np.empty(max_nodes, np.float64)           # max_j w_j min(#g(h), #g(r_j))
+    ncnt = np.zeros(max_nodes, np.int64)
+    ntouched = np.empty(max_nodes, np.int64)
+    order_match = np.empty(max_order, np.int64)
+    order_wmatch = np.empty(max_order, np.float64)
     # (count, weight) of each (reference, n-gram) pair, grouped by n-gram id (CSR).
     pair_start = np.zeros(max_rtok + 1, np.int64)
     pair_cnt = np.empty(max_rtok, np.int64)
@@ -249,7 +285,8 @@ def _block_stats(
             _single_hyp_segment(
                 hyp_order[h0], hyp_values, hyp_offsets, ref_values, ref_offsets, ref_order, r0, r1,
                 ref_weights, max_order, definition, uniform, w_max,
-                keys, vals, ref_ids, hyp_ids, maxc, maxw, cnt, touched, hcnt, wbest, counts, wcounts,
+                root, depth, node_tok, child, sibling, hcnt, nmaxc, nmaxw, nbest, ncnt, ntouched,
+                order_match, order_wmatch, counts, wcounts,
             )
             continue
         # --- order by order: index the references, then score every hypothesis
@@ -378,7 +415,7 @@ def _alloc_outputs(n_hyp, max_order):
 def _compute_stats(
     hyp_values, hyp_offsets, hyp_order, hyp_ptr,
     ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
-    max_order, definition, block_bounds,
+    max_order, definition, vocab_size, block_bounds,
 ):
     """Per-hypothesis statistics for all segments.
 
@@ -402,7 +439,7 @@ def _compute_stats(
             block_bounds[b], block_bounds[b + 1],
             hyp_values, hyp_offsets, hyp_order, hyp_ptr,
             ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
-            max_order, definition,
+            max_order, definition, vocab_size,
             lens, ref_avg, n_refs, wmax, counts, wcounts,
         )
     return out
@@ -412,7 +449,7 @@ def _compute_stats(
 def _compute_stats_serial(
     hyp_values, hyp_offsets, hyp_order, hyp_ptr,
     ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
-    max_order, definition,
+    max_order, definition, vocab_size,
 ):
     """:func:`_compute_stats` on the calling thread, for inputs too small to share out."""
     out = _alloc_outputs(hyp_offsets.shape[0] - 1, max_order)
@@ -421,7 +458,7 @@ def _compute_stats_serial(
         0, hyp_ptr.shape[0] - 1,
         hyp_values, hyp_offsets, hyp_order, hyp_ptr,
         ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
-        max_order, definition,
+        max_order, definition, vocab_size,
         lens, ref_avg, n_refs, wmax, counts, wcounts,
     )
     return out

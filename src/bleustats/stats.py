@@ -450,7 +450,8 @@ def compute_stats(
         work = np.diff(ho[hyp_ptr].astype(np.int64)) + np.diff(ro[ref_ptr].astype(np.int64)) + 1
         args = (hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
                 rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
-                np.ascontiguousarray(weights[r_rows]), n, definition)
+                np.ascontiguousarray(weights[r_rows]), n, definition,
+                max(int(hv.max(initial=-1)), int(rv.max(initial=-1))) + 1)
         if n_threads == 1 or work.sum() < _PARALLEL_MIN_TOKENS:
             out = _kernels._compute_stats_serial(*args)
         else:
