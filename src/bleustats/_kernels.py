@@ -206,12 +206,13 @@ def _block_stats(
             row = hyp_order[h]
             t += hyp_offsets[row + 1] - hyp_offsets[row]
         max_htok = max(max_htok, t)
-    max_ids = max(max_rtok, max_htok)          # ids index reference or hypothesis n-grams
+    # several-hypotheses path: ids of the references' n-grams of all orders
+    max_ids = max_rtok * max_order
     cap = 1 << _table_bits(max_ids)
     keys = np.empty(cap, np.int64)
     vals = np.empty(cap, np.int64)
-    ref_ids = np.empty(max_rtok, np.int64)   # id of the current-order n-gram at each ref position
-    hyp_ids = np.empty(max_htok, np.int64)   # same for all hypotheses of the segment
+    gdepth = np.empty(max_ids, np.int64)     # order of each n-gram id
+    gtok = np.empty(max_ids, np.int64)       # its last token
     maxc = np.zeros(max_ids, np.int64)       # max_j #g(r_j), per local n-gram id
     maxw = np.empty(max_ids, np.float64)     # max w_j over references containing g
     cnt = np.zeros(max_ids, np.int64)        # scratch counter per id
@@ -232,12 +233,12 @@ def _block_stats(
     order_match = np.empty(max_order, np.int64)
     order_wmatch = np.empty(max_order, np.float64)
     # (count, weight) of each (reference, n-gram) pair, grouped by n-gram id (CSR).
-    pair_start = np.zeros(max_rtok + 1, np.int64)
-    pair_cnt = np.empty(max_rtok, np.int64)
-    pair_w = np.empty(max_rtok, np.float64)
-    tmp_id = np.empty(max_rtok, np.int64)
-    tmp_cnt = np.empty(max_rtok, np.int64)
-    tmp_w = np.empty(max_rtok, np.float64)
+    pair_start = np.zeros(max_ids + 1, np.int64)
+    pair_cnt = np.empty(max_ids, np.int64)
+    pair_w = np.empty(max_ids, np.float64)
+    tmp_id = np.empty(max_ids, np.int64)
+    tmp_cnt = np.empty(max_ids, np.int64)
+    tmp_w = np.empty(max_ids, np.float64)
 
     for s in range(s0, s1):
         h0, h1 = hyp_ptr[s], hyp_ptr[s + 1]
@@ -289,115 +290,130 @@ def _block_stats(
                 order_match, order_wmatch, counts, wcounts,
             )
             continue
-        # --- order by order: index the references, then score every hypothesis
-        for n in range(1, max_order + 1):
-            # number of reference n-grams of this order sizes the table
-            n_ref_ngrams = 0
-            for r in range(r0, r1):
-                row = ref_order[r]
-                n_ref_ngrams += max(0, ref_offsets[row + 1] - ref_offsets[row] - n + 1)
-            bits = _table_bits(n_ref_ngrams)
-            shift = 64 - bits
-            mask = (1 << bits) - 1
-            keys[: 1 << bits] = _EMPTY
-            n_ids = 0
-            n_pairs = 0
-            base = 0
-            for r in range(r0, r1):
-                row = ref_order[r]
-                start = ref_offsets[row]
-                rl = ref_offsets[row + 1] - start
-                w = ref_weights[row]
-                n_touched = 0
-                for p in range(rl - n + 1):
-                    tok = np.int64(ref_values[start + p + n - 1])
-                    key = tok if n == 1 else (ref_ids[base + p] << 32) | tok
-                    gid, n_new = _insert_key(keys, vals, shift, mask, key, n_ids)
-                    if n_new != n_ids:  # first time this n-gram is seen in the segment
+        # --- index the references: every n-gram of every order gets an id (unigrams
+        # through root, longer ones by the exact key (prefix id << 32 | token)), with
+        # max_j #g(r_j), max w_j and the (count, weight) pairs of each reference
+        n_keys = 0
+        for r in range(r0, r1):
+            row = ref_order[r]
+            rl = ref_offsets[row + 1] - ref_offsets[row]
+            for n in range(2, max_order + 1):
+                n_keys += max(0, rl - n + 1)
+        bits = _table_bits(n_keys)
+        shift = 64 - bits
+        mask = (1 << bits) - 1
+        keys[: 1 << bits] = _EMPTY
+        n_ids = 0
+        n_pairs = 0
+        for r in range(r0, r1):
+            row = ref_order[r]
+            start = ref_offsets[row]
+            rl = ref_offsets[row + 1] - start
+            w = ref_weights[row]
+            n_touched = 0
+            for p in range(rl):
+                gid = -1
+                for d in range(1, min(max_order, rl - p) + 1):
+                    tok = np.int64(ref_values[start + p + d - 1])
+                    if d == 1:
+                        gid = root[tok]
+                        is_new = gid < 0
+                        if is_new:
+                            gid = n_ids
+                            n_ids += 1
+                            root[tok] = gid
+                    else:
+                        gid, n_new = _insert_key(keys, vals, shift, mask, (gid << 32) | tok, n_ids)
+                        is_new = n_new != n_ids
+                        n_ids = n_new
+                    if is_new:  # first time this n-gram is seen in the segment
+                        gdepth[gid] = d
+                        gtok[gid] = tok
                         maxc[gid] = 0
                         maxw[gid] = -np.inf
                         pair_start[gid] = 0
-                        n_ids = n_new
-                    ref_ids[base + p] = gid  # in place: position p now holds its n-gram id
                     if cnt[gid] == 0:
                         touched[n_touched] = gid
                         n_touched += 1
                     cnt[gid] += 1
-                for t in range(n_touched):
-                    gid = touched[t]
-                    c = cnt[gid]
-                    cnt[gid] = 0
-                    if c > maxc[gid]:
-                        maxc[gid] = c
-                    if w > maxw[gid]:
-                        maxw[gid] = w
-                    tmp_id[n_pairs] = gid
-                    tmp_cnt[n_pairs] = c
-                    tmp_w[n_pairs] = w
-                    pair_start[gid] += 1
-                    n_pairs += 1
-                base += rl
-            if definition == DEF_PAPER and not uniform:
-                # counting sort of the pairs by n-gram id
-                acc = 0
-                for g in range(n_ids):
-                    c = pair_start[g]
-                    pair_start[g] = acc
-                    acc += c
-                pair_start[n_ids] = acc
-                for q in range(n_pairs):
-                    g = tmp_id[q]
-                    dst = pair_start[g]
-                    pair_cnt[dst] = tmp_cnt[q]
-                    pair_w[dst] = tmp_w[q]
-                    pair_start[g] += 1
-                for g in range(n_ids - 1, 0, -1):
-                    pair_start[g] = pair_start[g - 1]
-                if n_ids > 0:
-                    pair_start[0] = 0
-            hbase = 0
-            for h in range(h0, h1):
-                row = hyp_order[h]
-                start = hyp_offsets[row]
-                hl = hyp_offsets[row + 1] - start
+            for t in range(n_touched):
+                gid = touched[t]
+                c = cnt[gid]
+                cnt[gid] = 0
+                if c > maxc[gid]:
+                    maxc[gid] = c
+                if w > maxw[gid]:
+                    maxw[gid] = w
+                tmp_id[n_pairs] = gid
+                tmp_cnt[n_pairs] = c
+                tmp_w[n_pairs] = w
+                pair_start[gid] += 1
+                n_pairs += 1
+        if definition == DEF_PAPER and not uniform:
+            # counting sort of the pairs by n-gram id
+            acc = 0
+            for g in range(n_ids):
+                c = pair_start[g]
+                pair_start[g] = acc
+                acc += c
+            pair_start[n_ids] = acc
+            for q in range(n_pairs):
+                g = tmp_id[q]
+                dst = pair_start[g]
+                pair_cnt[dst] = tmp_cnt[q]
+                pair_w[dst] = tmp_w[q]
+                pair_start[g] += 1
+            for g in range(n_ids - 1, 0, -1):
+                pair_start[g] = pair_start[g - 1]
+            if n_ids > 0:
+                pair_start[0] = 0
+        # --- every hypothesis: walk down from each position while the n-gram is in a reference
+        for h in range(h0, h1):
+            row = hyp_order[h]
+            start = hyp_offsets[row]
+            hl = hyp_offsets[row + 1] - start
+            n_touched = 0
+            for p in range(hl):
+                gid = root[hyp_values[start + p]]
+                d = 1
+                while gid >= 0:
+                    if cnt[gid] == 0:
+                        touched[n_touched] = gid
+                        n_touched += 1
+                    cnt[gid] += 1
+                    if d == max_order or p + d >= hl:
+                        break
+                    gid = _lookup_key(keys, vals, shift, mask, (gid << 32) | np.int64(hyp_values[start + p + d]))
+                    d += 1
+            order_match[:] = 0
+            order_wmatch[:] = 0.0
+            for t in range(n_touched):
+                gid = touched[t]
+                c = cnt[gid]
+                cnt[gid] = 0
+                k = gdepth[gid] - 1
+                m = min(c, maxc[gid])
+                order_match[k] += m
+                if uniform:
+                    order_wmatch[k] += w_max * m
+                elif definition == DEF_PAPER:
+                    best_w = -np.inf
+                    for q in range(pair_start[gid], pair_start[gid + 1]):
+                        v = pair_w[q] * min(c, pair_cnt[q])
+                        if v > best_w:
+                            best_w = v
+                    order_wmatch[k] += best_w
+                else:
+                    order_wmatch[k] += m * maxw[gid]
+            for n in range(1, max_order + 1):
                 total = max(0, hl - n + 1)
-                n_touched = 0
-                for p in range(total):
-                    tok = np.int64(hyp_values[start + p + n - 1])
-                    if n == 1:
-                        gid = _lookup_key(keys, vals, shift, mask, tok) if n_ids > 0 else -1
-                    else:
-                        prev = hyp_ids[hbase + p]
-                        gid = -1 if prev < 0 else _lookup_key(keys, vals, shift, mask, (prev << 32) | tok)
-                    hyp_ids[hbase + p] = gid
-                    if gid >= 0:
-                        if cnt[gid] == 0:
-                            touched[n_touched] = gid
-                            n_touched += 1
-                        cnt[gid] += 1
-                match = 0
-                wmatch = 0.0
-                for t in range(n_touched):
-                    gid = touched[t]
-                    c = cnt[gid]
-                    cnt[gid] = 0
-                    match += min(c, maxc[gid])
-                    if uniform:
-                        wmatch += w_max * min(c, maxc[gid])
-                    elif definition == DEF_PAPER:
-                        best_w = -np.inf
-                        for q in range(pair_start[gid], pair_start[gid + 1]):
-                            v = pair_w[q] * min(c, pair_cnt[q])
-                            if v > best_w:
-                                best_w = v
-                        wmatch += best_w
-                    else:
-                        wmatch += min(c, maxc[gid]) * maxw[gid]
-                counts[n - 1, row] = match
+                counts[n - 1, row] = order_match[n - 1]
                 counts[max_order + n - 1, row] = total
-                wcounts[n - 1, row] = wmatch
+                wcounts[n - 1, row] = order_wmatch[n - 1]
                 wcounts[max_order + n - 1, row] = total * wmax[row]
-                hbase += hl
+        for g in range(n_ids):  # leave root all -1 for the next segment
+            if gdepth[g] == 1:
+                root[gtok[g]] = -1
 
 
 @njit(cache=True, nogil=True)
