@@ -74,6 +74,30 @@ def test_read_nbest_chunks_are_source_aligned(files):
     assert whole.column("model_score").to_pylist()[:3] == [-1.0, 0.0, -1.0]
 
 
+def _reader_threads():
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "bleustats-nbest-reader"]
+
+
+def test_score_nbest_errors_reach_the_caller_and_stop_the_reader(files):
+    # the n-best file is parsed on a reader thread; its errors (here a bad line in a late
+    # chunk) and the main thread's (a source with no reference) surface with their message,
+    # and the reader ends either way
+    nb, ref, tmp = files
+    bad = tmp / "late_bad.txt"
+    bad.write_text(nb.read_text(encoding="utf-8") + "3 ||| x y\n", encoding="utf-8")
+    with pytest.raises(io.InputError, match=r"late_bad.txt: line 11: expected 'id \|\|\| hypothesis"):
+        kbest.score_nbest(bad, [ref], tokenize="none", metrics=["bleu+1"], chunk_bytes=40)
+    no_ref = tmp / "no_ref.txt"
+    no_ref.write_text(nb.read_text(encoding="utf-8") + "7 ||| x y ||| F= 0 ||| 0\n", encoding="utf-8")
+    with pytest.raises(io.InputError, match=r"seg_id 7"):
+        kbest.score_nbest(no_ref, [ref], tokenize="none", metrics=["bleu+1"], chunk_bytes=40)
+    for t in _reader_threads():
+        t.join(timeout=5)
+    assert not _reader_threads()
+
+
 def test_read_nbest_extra_fields_and_no_final_newline(tmp_path):
     p = tmp_path / "nb.txt"
     p.write_text("0 ||| a b ||| F= 1 ||| 2.5 ||| 0-0 1-1\n1 ||| c ||| F= 1 ||| 1", encoding="utf-8")

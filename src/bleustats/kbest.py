@@ -60,6 +60,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import queue
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -343,6 +345,54 @@ def _source_chunks(nbest: Any, chunk_bytes: int) -> Iterator[tuple[pa.Table, int
             yield finish(table.slice(0, cut).combine_chunks()), done, total
 
 
+def _prefetched(items: Iterator[Any], timings: dict[str, float], key: str) -> Iterator[Any]:
+    """Items of ``items``, produced one ahead on a background thread.
+
+    Parsing (Arrow compute, which releases the GIL) then overlaps the
+    statistics and scoring of the previous chunk. At most two items are held
+    at once, so memory stays bounded. Time spent producing items is added to
+    ``timings[key]``; an exception in the producer is raised here, in order.
+    """
+    box: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    end = object()
+
+    def produce() -> None:
+        it = iter(items)
+        try:
+            while not stop.is_set():
+                t = time.perf_counter()
+                try:
+                    item = next(it)
+                except StopIteration:
+                    box.put((end, None))
+                    return
+                finally:
+                    timings[key] += time.perf_counter() - t
+                box.put((item, None))
+        except BaseException as exc:  # handed to the consumer, raised there
+            box.put((end, exc))
+
+    worker = threading.Thread(target=produce, name="bleustats-nbest-reader", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, exc = box.get()
+            if exc is not None:
+                raise exc
+            if item is end:
+                return
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue, then let it end
+            try:
+                box.get_nowait()
+            except queue.Empty:
+                pass
+            worker.join(timeout=0.01)
+
+
 def read_references(
     references: Sequence[str | os.PathLike] | str | os.PathLike | pd.DataFrame | pa.Table,
 ) -> pa.Table:
@@ -528,8 +578,10 @@ class KBestResult:
     oracles : dict
         Variant name → corpus BLEU of the per-source best entry under it.
     timings : dict
-        Seconds per stage: ``parse``, ``tokenize``, ``encode``, ``kernel``,
-        ``scoring``, ``write``, ``total``.
+        Seconds per stage: ``read_refs``, ``parse`` (on a reader thread,
+        overlapped with the other stages), ``parse_wait`` (time spent waiting
+        for it), ``prepare`` (input checks), ``tokenize``, ``encode``,
+        ``kernel``, ``scoring``, ``select``, ``write``, ``total`` (wall).
     """
 
     n_entries: int
@@ -680,8 +732,10 @@ def _trim_order(stats: StatsTable, max_order: int) -> StatsTable:
 
 def _run(nbest, references, names, metric_options, statistic, tokenize, lowercase, max_order, order,
          ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start) -> KBestResult:
-    timings = {k: 0.0 for k in ("parse", "read_refs", "tokenize", "encode", "kernel", "assemble", "scoring",
-                                "select", "write")}
+    # parse = time spent parsing (on the reader thread, overlapped with the rest);
+    # parse_wait = time the main thread waited for a parsed chunk
+    timings = {k: 0.0 for k in ("parse", "parse_wait", "read_refs", "prepare", "tokenize", "encode", "kernel",
+                                "assemble", "scoring", "select", "write")}
     t = time.perf_counter()
     refs = read_references(references)
     ref_seg = refs.column("seg_id").to_numpy()
@@ -692,15 +746,16 @@ def _run(nbest, references, names, metric_options, statistic, tokenize, lowercas
     selected: list[StatsTable] = []
     picks: dict[str, list[np.ndarray]] = {name: [] for name in ["1-best"] + names}
     offset = 0
+    chunks = None
     try:
-        chunks = _source_chunks(nbest, chunk_bytes)
+        chunks = _prefetched(_source_chunks(nbest, chunk_bytes), timings, "parse")
         while True:
             t = time.perf_counter()
             try:
                 chunk, done, total = next(chunks)
             except StopIteration:
                 break
-            timings["parse"] += time.perf_counter() - t
+            timings["parse_wait"] += time.perf_counter() - t
             seg = chunk.column("seg_id").to_numpy()
             lo, hi = np.searchsorted(ref_seg, seg[0], "left"), np.searchsorted(ref_seg, seg[-1], "right")
             n = chunk.num_rows
@@ -711,7 +766,7 @@ def _run(nbest, references, names, metric_options, statistic, tokenize, lowercas
             stats = compute_stats(hyps, refs.slice(lo, hi - lo), tokenize=tokenize, lowercase=lowercase,
                                   max_ngram_order=order, chunk_segments=1 << 30)
             for k in ("read", "tokenize", "encode", "kernel", "assemble"):
-                timings["parse" if k == "read" else k] += stats.timings.get(k, 0.0)
+                timings["prepare" if k == "read" else k] += stats.timings.get(k, 0.0)
             t = time.perf_counter()
             scores = sentence.sentence_metrics(stats, names, statistic=statistic, ref_length=ref_length,
                                                max_order=max_order, options=metric_options)
@@ -759,6 +814,8 @@ def _run(nbest, references, names, metric_options, statistic, tokenize, lowercas
         if parquet_path is not None and writer is None:  # no entries: still write a valid (empty) file
             pq.write_table(pa.table({"seg_id": pa.array([], pa.int64())}), parquet_path)
     finally:
+        if chunks is not None:
+            chunks.close()  # stops the reader thread if we leave early
         if writer is not None:
             writer.close()
         if txt is not None:
