@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from bleustats.stats import compute_stats
-from bleustats.study import corpus_metric, correlation_study, sentence_mean_metric, table2
+from bleustats.study import PAPER_UNIT_SIZES, corpus_metric, correlation_study, plot_sweeps, sentence_mean_metric, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 MAJOR = -5.0  # MQM of one major error: the thresholded view keeps references with at least this score
@@ -179,6 +179,55 @@ def dstc7_views(data: Path, log) -> tuple[dict, pd.DataFrame, str]:
     return views, human, note
 
 
+def figure2(data: Path, png: Path, args, log) -> str:
+    """The paper's Figure 2 on WMT21 en-de (linear weights): ρ against θ, M and N."""
+    views, human, _ = wmt_views(data, "en-de", "linear", lambda m: None)
+    d = data / "wmt21_news" / "en-de"
+    mqm = read_tsv(d / "mqm_seg_scores.tsv")
+    rated = np.unique(mqm.loc[mqm["is_reference"] == 0, "seg_id"])
+    refs = read_tsv(d / "references.tsv")
+    refs = refs[refs["ref"].isin(PAIRS["en-de"]) & refs["seg_id"].isin(rated)]
+    ref_mqm = mqm[mqm["is_reference"] == 1]
+    refs = refs.merge(ref_mqm[["system", "seg_id", "score"]].rename(columns={"system": "ref"}), on=["ref", "seg_id"])
+    table = refs.assign(ref_id=refs["ref"], weight=linear_weights(refs["score"].to_numpy()))
+    table = table[["seg_id", "ref_id", "weight", "text"]]
+    outputs = read_tsv(d / "system_outputs.tsv")
+    hyps = outputs.loc[outputs["seg_id"].isin(rated) & outputs["system"].isin(human["system"].unique()),
+                       ["seg_id", "system", "text"]]
+    opts = dict(n_assignments=args.figure_assignments, seed=args.seed, n_bootstrap=0, unmatched="exclude")
+
+    def at_theta(theta: float) -> list:
+        segs = np.unique(table.loc[table["weight"] >= theta, "seg_id"])
+        st = compute_stats(hyps[hyps["seg_id"].isin(segs)], table, ref_view="threshold", weight_threshold=theta)
+        pos = positive_segments(table[table["weight"] >= theta])
+        return metrics_for({f"w≥{theta:g}": (st, st.select(np.isin(st.column("seg_id"), pos)))})
+
+    all_view = {"all": views["all"]}
+    panels = {
+        "threshold": sweep("threshold", [-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0], at_theta, human, unit_size=100,
+                           **opts),
+        "unit_size": sweep("unit_size", PAPER_UNIT_SIZES, metrics_for(all_view), human, **opts),
+        "max_order": sweep("max_order", [1, 2, 3, 4],
+                           lambda n: [corpus_metric(views["all"][0], max_order=n, name="BLEU", refs="all"),
+                                      sentence_mean_metric(views["all"][0], max_order=n, refs="all"),
+                                      corpus_metric(views["all"][1], metric="delta_bleu", max_order=n,
+                                                    name="ΔBLEU", refs="all")],
+                           human, unit_size=100, **opts),
+    }
+    for frame in panels.values():  # one line per metric across θ (its refs label changes with θ)
+        frame["label"] = frame["metric"]
+    import matplotlib.pyplot as plt
+
+    fig = plot_sweeps(panels, str(png))
+    plt.close(fig)
+    log(f"  figure 2: wrote {png}")
+    return (f"![Figure 2 on WMT21 en-de]({png.name})\n\nFigure 2 recomputed on WMT21 en-de (linear weights; "
+            f"{args.figure_assignments} assignments per point, 95% Fisher-z bands): (A) ρ against θ of the "
+            "'w ≥ θ' view at M = 100 (segments without a reference of weight ≥ θ are left out at that θ); "
+            "(B) against the unit size M with all references; (C) against the largest n-gram order N at "
+            "M = 100.\n")
+
+
 def run_table(name: str, views: dict, human: pd.DataFrame, note: str, unit_sizes, args, log) -> list[dict]:
     metrics = metrics_for(views)
     out = []
@@ -207,7 +256,8 @@ def render(tables: list[dict]) -> str:
                   "(95% Fisher-z interval).", ""]
         rho, tau = res.table2("rho"), res.table2("tau")
         cols = list(rho.columns)
-        lines.append("| metric | " + " | ".join(f"ρ {c}" for c in cols) + " | " + " | ".join(f"τ {c}" for c in cols) + " |")
+        heads = [f"ρ {c}" for c in cols] + [f"τ {c}" for c in cols]
+        lines.append("| metric | " + " | ".join(heads) + " |")
         lines.append("|---" * (1 + 2 * len(cols)) + "|")
         for metric in rho.index:
             cells = [c or "—" for c in list(rho.loc[metric]) + list(tau.loc[metric])]
@@ -225,6 +275,8 @@ def main(argv=None) -> int:
     ap.add_argument("--bootstrap-m1", type=int, default=200, help="bootstrap replicates at M = 1 (N is large)")
     ap.add_argument("--unit-size", type=int, default=100, help="the large unit size (M = 1 is always run)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--figure-assignments", type=int, default=200,
+                    help="assignments per point of Figure 2 (0: no figure)")
     args = ap.parse_args(argv)
     if not args.data.exists():
         print(f"{args.data} not found: pass --data (the shared evaluation data, see its README)", file=sys.stderr)
@@ -244,6 +296,13 @@ def main(argv=None) -> int:
     tables += run_table("DSTC7 task 2", views, human, note, (1, args.unit_size), args, log)
     text = render(tables)
     print(text)
+    if args.figure_assignments:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            log("  matplotlib is not installed: no Figure 2 (pip install -e '.[plot]')")
+        else:
+            text = figure2(args.data, args.out.with_name("study_figure2_en-de.png"), args, log) + "\n" + text
     seconds = time.perf_counter() - t0
     head = ["# The ΔBLEU correlation study on WMT21 MQM and DSTC7", "",
             "Generated by `python examples/study_wmt21_dstc7.py` "

@@ -116,7 +116,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--hypotheses", required=True, metavar="TABLE",
                    help="hypotheses table (.tsv/.jsonl/.parquet: seg_id, system, text)")
     p.add_argument("--references", required=True, metavar="TABLE",
-                   help="references table (seg_id, ref_id, weight, text); a segment's first row is its single reference")
+                   help="references table (seg_id, ref_id, weight, text); a segment's first row is its "
+                        "single reference")
     p.add_argument("--human", required=True, metavar="TABLE",
                    help="human scores (system, seg_id, score; one row per rating, raters averaged)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="results folder (written whole or not at all)")
@@ -150,7 +151,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--sweep", action="append", choices=study.SWEEP_PARAMETERS,
                    help="Figure 2 panel, repeatable: threshold, unit_size, max_order")
     p.add_argument("--thresholds", type=_floats, default=[-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0], metavar="LIST",
-                   help="θ values of --sweep threshold, e.g. --thresholds=-1,0,0.5 (default: -1,-0.5,0,0.25,0.5,0.75,1)")
+                   help="θ values of --sweep threshold, e.g. --thresholds=-1,0,0.5 "
+                        "(default: -1,-0.5,0,0.25,0.5,0.75,1)")
     p.add_argument("--unit-sizes", type=_ints, default=list(study.PAPER_UNIT_SIZES), metavar="LIST",
                    help="M values of --sweep unit_size (default: 1,2,5,10,20,50,100)")
     p.add_argument("--orders", type=_ints, default=None, metavar="LIST",
@@ -179,7 +181,10 @@ def _usage(err: TextIO, message: str) -> int:
 
 
 def _view_stats(hyps, refs, view: str, theta: float, options: dict, err: TextIO) -> StatsTable:
-    """Statistics of one reference view; in 'w ≥ θ', hypotheses of segments left without a reference are dropped (said on stderr)."""
+    """Statistics of one reference view.
+
+    In 'w ≥ θ', hypotheses of segments left without a reference are dropped (and said on stderr).
+    """
     if view != "threshold":
         return compute_stats(hyps, refs, ref_view="first" if view == "single" else "all", **options)
     weights = refs.column("weight").to_numpy()
@@ -238,7 +243,8 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     if not 1 <= args.max_ngram_order <= MAX_ORDER_LIMIT:
-        return _usage(err, f"argument --max-ngram-order: must be from 1 to {MAX_ORDER_LIMIT}; got {args.max_ngram_order}")
+        return _usage(err, f"argument --max-ngram-order: must be from 1 to {MAX_ORDER_LIMIT}; "
+                           f"got {args.max_ngram_order}")
     orders = args.orders or list(range(1, args.max_ngram_order + 1))
     if any(not 1 <= n <= args.max_ngram_order for n in orders):
         return _usage(err, f"argument --orders: each must be from 1 to --max-ngram-order ({args.max_ngram_order}); "
@@ -276,7 +282,8 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             else:
                 def at(theta: float) -> list:
                     st = _view_stats(hyps, refs, "threshold", theta, options, err)
-                    return _metrics_of({"threshold": st}, names, argparse.Namespace(**{**vars(args), "threshold": theta}))
+                    at_args = argparse.Namespace(**{**vars(args), "threshold": theta})
+                    return _metrics_of({"threshold": st}, names, at_args)
                 frame = study.sweep(param, args.thresholds, at, human, unit_size=args.unit_size, progress=bar,
                                     **sweep_opts)
             if bar is not None:

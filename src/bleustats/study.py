@@ -86,7 +86,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -261,9 +260,10 @@ def _bleu_scores(correct: NDArray[np.float64], total: NDArray[np.float64], sys_l
 def _as_tables(stats: StatsTable | Sequence[StatsTable]) -> list[StatsTable]:
     tables = [stats] if isinstance(stats, StatsTable) else list(stats)
     if not tables or not all(isinstance(t, StatsTable) for t in tables):
+        kinds = "" if isinstance(stats, StatsTable) else f" of {[type(t).__name__ for t in tables][:3]!r}"
         raise InputError(
             "stats must be a bleustats.StatsTable or a non-empty list of them (from compute_stats); got "
-            f"{type(stats).__name__}{'' if isinstance(stats, StatsTable) else ' of ' + repr([type(t).__name__ for t in tables][:3])}."
+            f"{type(stats).__name__}{kinds}."
         )
     first = tables[0]
     for t in tables[1:]:
