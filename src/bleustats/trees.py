@@ -24,14 +24,40 @@ Discourse trees (RST) use this bracketed form: an internal node is
 (nucleus) or ``S`` (satellite), with at least one ``N``; a leaf discourse unit
 is ``(EDU word word ...)``. For example ``(Elaboration:NS (EDU the cat sat)
 (EDU on the mat))``. Write ``(`` and ``)`` inside words as ``-LRB-`` and
-``-RRB-``. :func:`discourse_tree` builds the five representations of Joty et
-al. (2014) from one RST tree, and :func:`discotk_light` averages their
-normalized kernels.
+``-RRB-``. :func:`discourse_tree` builds bleustats' versions of the five
+representations named by Joty et al. (2014) from one RST tree, and
+:func:`discotk_light` averages their normalized kernels.
 
-The paper's own description of the five representations could not be
-consulted while this module was written; the definitions below are bleustats'
-(one sentence each in :data:`DISCOTK_REPRESENTATIONS`) and are what the tests
-pin down:
+What the papers were checked for, and what could not be checked: the five
+representation names and their structure below are **bleustats' own
+definitions, not verified against the papers**. The only text of Joty et al.
+(2014) [3]_ and Joty et al. (2017) [4]_ that could be read while checking
+(the abstract of [4]_ on its ACL Anthology, MIT Press and ar5iv
+pages, and the abstract of [3]_ as posted on arXiv) establishes only this much:
+
+* DiscoTK [3]_ compares the RST discourse tree of a translation with that of
+  its reference using convolution (tree) kernels, over five transformations or
+  augmentations of one base RST tree representation, and combines the five
+  kernel scores into one score (abstract).
+* The journal article [4]_ calls its kernel an *all-subtree* kernel (abstract).
+  Collins & Duffy [1]_ call the fragments they count (connected pieces made of
+  whole productions) "subtrees", so the name most likely denotes the kernel
+  implemented here (Moschitti's [2]_ "subset-tree" kernel), rather than the
+  partial-tree kernel or the kernel of complete subtrees; the article's own
+  definition of it was not reachable, and the kernel is kept as it is.
+* The article reports that every part of the RST tree matters and that
+  nuclearity matters more than relation type (abstract), which is consistent
+  with the ``.1`` variants below keeping nuclearity and dropping relations, but
+  does not define them.
+
+Which labels each representation keeps (relation, nuclearity, EDU, words),
+where the words attach, what exactly the ``.1`` variants change, and the decay
+:math:`\lambda` the papers used are not in the abstracts, and the body and
+figures of [3]_ and [4]_ could not be read, so none of that is claimed to
+follow the papers. The definitions below (one sentence each in
+:data:`DISCOTK_REPRESENTATIONS`) are what the tests pin down; compare them with
+the papers' figures before relying on scores being comparable to published
+DiscoTK numbers:
 
 ``DR-NOLEX``
     relation nodes, each child under a nuclearity node ``NUC`` or ``SAT``;
@@ -56,7 +82,11 @@ References
 .. [2] Moschitti, A. (2006). Making tree kernels practical for natural
    language learning. EACL (SVM-light-TK; its default decay is λ = 0.4).
 .. [3] Joty, S., Guzmán, F., Màrquez, L., Nakov, P. (2014). DiscoTK: Using
-   discourse structure for machine translation evaluation. WMT.
+   discourse structure for machine translation evaluation. WMT
+   (arXiv:1911.12547).
+.. [4] Joty, S., Guzmán, F., Màrquez, L., Nakov, P. (2017). Discourse structure
+   in machine translation evaluation. Computational Linguistics 43(4),
+   683-722 (arXiv:1710.01504).
 
 Examples
 --------
@@ -96,10 +126,12 @@ __all__ = [
     "tree_kernels",
 ]
 
-#: Decay λ of the subset-tree kernel by default (SVM-light-TK's default).
+#: Decay λ of the subset-tree kernel by default: SVM-light-TK's default, not a value
+#: taken from the DiscoTK papers (the λ they used was not verified).
 DEFAULT_LAMBDA = 0.4
 
-#: The five DiscoTK representations (Joty et al., 2014), as bleustats defines them.
+#: The five DiscoTK representation names (Joty et al., 2014) with bleustats' own
+#: definitions of them; not verified against the papers (see the module docstring).
 DISCOTK_REPRESENTATIONS: dict[str, str] = {
     "DR-NOLEX": "relations and nuclearity (NUC/SAT nodes); each EDU a bare 'EDU' leaf",
     "DR-LEX1": "DR-NOLEX with each EDU's words as leaves of its EDU node",
@@ -475,6 +507,12 @@ def parse_rst(text: TreeLike, *, param: str = "rst") -> Tree:
 def discourse_tree(rst: TreeLike, representation: str) -> Tree:
     """One DiscoTK representation of an RST tree (see :data:`DISCOTK_REPRESENTATIONS`).
 
+    The representations carry the names used by Joty et al. (2014), but their
+    structure (``NUC``/``SAT`` nodes under the relation, the ``EDU`` node, words
+    as its leaves or under ``W`` pre-terminals, ``REL`` in the ``.1`` variants)
+    is bleustats' definition and was not verified against the papers; see the
+    module docstring for what was and was not checked.
+
     Examples
     --------
     >>> rst = "(Elaboration:NS (EDU the cat sat) (EDU on the mat))"
@@ -580,6 +618,11 @@ def discotk_light(
     lam: float = DEFAULT_LAMBDA,
 ) -> NDArray[np.float64]:
     r"""DiscoTK-light: the mean of the five normalized discourse-tree kernels per pair.
+
+    The DiscoTK abstract says the five kernel scores are combined into one
+    score; that the combination is the plain mean, and the five representations
+    themselves, are bleustats' choices, not verified against the paper (see the
+    module docstring).
 
     .. math::
 
