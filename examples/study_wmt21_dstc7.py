@@ -216,10 +216,7 @@ def figure2(data: Path, png: Path, args, log) -> str:
     }
     for frame in panels.values():  # one line per metric across θ (its refs label changes with θ)
         frame["label"] = frame["metric"]
-    import matplotlib.pyplot as plt
-
-    fig = plot_sweeps(panels, str(png))
-    plt.close(fig)
+    plot_sweeps(panels, str(png))
     log(f"  figure 2: wrote {png}")
     return (f"![Figure 2 on WMT21 en-de]({png.name})\n\nFigure 2 recomputed on WMT21 en-de (linear weights; "
             f"{args.figure_assignments} assignments per point, 95% Fisher-z bands): (A) ρ against θ of the "

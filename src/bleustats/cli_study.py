@@ -330,11 +330,7 @@ def _result_files(result: study.StudyResult, sweeps: dict, args: argparse.Namesp
                   file=err)
         else:
             def plot(p: Path) -> None:
-                import matplotlib.pyplot as plt
-
-                fig = study.plot_sweeps(sweeps)
-                fig.savefig(p, format="png", dpi=120)
-                plt.close(fig)
+                study.plot_sweeps(sweeps).savefig(p, format="png", dpi=120)
             files["figure2.png"] = plot
     manifest = {
         "command": "bleustats study",

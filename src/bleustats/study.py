@@ -113,15 +113,15 @@ __all__ = [
     "HUMAN_COLUMNS",
     "INTERVALS",
     "METRIC_KINDS",
+    "PAPER_UNIT_SIZES",
     "REF_VIEW_LABELS",
     "STATISTICS",
     "SWEEP_PARAMETERS",
     "UNMATCHED",
-    "PAPER_UNIT_SIZES",
     "StudyResult",
     "UnitMetric",
-    "correlation_study",
     "corpus_metric",
+    "correlation_study",
     "mean_metric",
     "plot_sweeps",
     "sentence_mean_metric",
@@ -1098,7 +1098,8 @@ def plot_sweeps(
     """Plot sweep panels side by side (the paper's Figure 2); PNG written atomically to ``path``.
 
     Each panel shows the mean coefficient against the swept value, one line per
-    metric, with its interval as a band. Needs matplotlib (the ``plot`` extra).
+    metric (``label``), with its interval as a band. Needs matplotlib (the
+    ``plot`` extra); no pyplot state is touched.
 
     Returns
     -------
@@ -1111,15 +1112,16 @@ def plot_sweeps(
     if not sweeps:
         raise InputError("sweeps: give at least one panel (parameter → sweep() frame).")
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:  # pragma: no cover - depends on the environment
-        raise InputError("plotting needs matplotlib: pip install 'bleustats[plot]'.") from None
+        raise ImportError("plot_sweeps: drawing needs matplotlib, which is not installed; install it with "
+                          "pip install 'bleustats[plot]' (or pip install matplotlib).") from None
     titles = {"threshold": "(A) reference weight threshold θ", "unit_size": "(B) unit size M",
               "max_order": "(C) max n-gram order N"}
-    fig, axes = plt.subplots(1, len(sweeps), figsize=(5 * len(sweeps), 4), squeeze=False)
+    fig = Figure(figsize=(5 * len(sweeps), 4))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(sweeps), squeeze=False)
     for ax, (param, frame) in zip(axes[0], sweeps.items()):
         for label, g in frame.groupby("label", sort=False):
             g = g.sort_values("value")
