@@ -21,7 +21,9 @@ follow the human score differences, on random units of :math:`M` segments:
    assignment; reported: the mean over the assignments (default 1,000), the
    **same** assignments for every metric, with three intervals:
    (a) Fisher z of the mean on :math:`N` observations (the paper's intervals
-   agree with this, e.g. ρ = .484 (.415, .546) at N ≈ 530),
+   agree with this, e.g. ρ = .484 (.415, .546) at N ≈ 530; applied to τ as
+   well, where the standard error :math:`1/\sqrt{N-3}` is conservative, since
+   τ's sampling variance is smaller than r's),
    (b) percentiles of the per-assignment values,
    (c) a bootstrap over observations: replicate :math:`b` takes assignment
    :math:`b \bmod A`, draws its :math:`N` observations with replacement and
@@ -33,9 +35,11 @@ is left out of the mean and the percentiles; the summary counts the
 assignments left out (``rho_undefined``, ``tau_undefined``).
 
 All units of all assignments are summed with one sparse matrix product per
-pair (:func:`bleustats.resample.unit_sums`) and scored by the vectorized
-:func:`bleustats.scoring.bleu_from_sums`; nothing is re-tokenized or
-re-counted. At :math:`M = 1` every assignment gives the same set of
+pair (:func:`bleustats.resample.unit_sums`; columns shared by several
+metrics, such as lengths and totals, are summed once) and scored by the
+vectorized :func:`bleustats.scoring.bleu_from_sums` formula (exp smoothing
+without effective order takes a leaner path that gives the same bits);
+nothing is re-tokenized or re-counted. At :math:`M = 1` every assignment gives the same set of
 observations (each segment is its own unit), so the study is computed once
 and says so (``StudyResult.n_distinct_assignments == 1``; the percentile
 interval is then undefined, ``nan``).
@@ -46,9 +50,9 @@ Randomness: ``seed`` makes a :class:`numpy.random.SeedSequence` split in two,
 n_assignments=A, seed=part.spawn(P)[p])`` and the bootstrap draws are
 ``bootstrap_indices(N, B, seed=default_rng(boot))``. Changing ``n_bootstrap``
 therefore leaves the assignments as they were, and the work can run on
-several threads with identical results. Every number carries a signature with the metric's settings and the
-study's (unit size, assignments, seed, pairs, observations, confidence,
-bootstrap size, τ variant, version).
+several threads with identical results. Every number carries a signature
+with the metric's settings and the study's (unit size, assignments, seed,
+pairs, observations, confidence, bootstrap size, τ variant, version).
 
 Exclusions are never silent: human rows with a NaN score are dropped and
 counted; rated (system, segment) cells without a hypothesis in every metric
