@@ -18,7 +18,7 @@ from typing import Sequence
 
 import pyarrow as pa
 
-from . import cli_analyze, cli_kbest, io, sample_data, scoring
+from . import cli_analyze, cli_kbest, cli_study, io, sample_data, scoring
 from ._version import __version__
 from .schemas import SchemaError
 from .stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
@@ -94,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_score_options(demo)
     cli_analyze.add_parser(sub)
     cli_kbest.add_parser(sub)
-    __import__("bleustats.cli_study").cli_study.add_parser(sub)
+    cli_study.add_parser(sub)
     return parser
 
 
@@ -228,6 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cli_analyze.run(args)
         if args.command == "kbest":
             return cli_kbest.run(args)
+        if args.command == "study":
+            return cli_study.run(args)
         if args.command == "demo":
             _demo(args)
         elif args.command == "stats":

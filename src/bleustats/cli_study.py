@@ -47,10 +47,6 @@ from .tokenize import DEFAULT_TOKENIZER, TOKENIZERS
 
 __all__ = ["STUDY_METRICS", "add_parser", "read_human", "run"]
 
-#: ``bleustats.cli.main`` registers this subcommand with one line and has no dispatch for it, so the
-#: subcommand runs as soon as its arguments are parsed and leaves with SystemExit(exit code), which
-#: ``main`` returns. Set to False once ``main`` calls ``cli_study.run(args)`` itself.
-_RUN_ON_PARSE = True
 #: Metrics of ``--metric``: corpus BLEU, mean sentence BLEU, corpus ΔBLEU.
 STUDY_METRICS = ("bleu", "sbleu", "delta_bleu")
 _VIEWS = ("single", "threshold", "all")
@@ -163,16 +159,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
     p.add_argument("--json", action="store_true", help="print the study as JSON instead of Table 2")
     p.set_defaults(func=run)
-    if _RUN_ON_PARSE:
-        parse = p.parse_known_args
-
-        def parse_and_run(args: Any = None, namespace: Any = None) -> Any:
-            ns, extras = parse(args, namespace)
-            if extras:  # argparse reports them as a usage error (exit 2)
-                return ns, extras
-            raise SystemExit(run(ns))
-
-        p.parse_known_args = parse_and_run  # type: ignore[method-assign]
 
 
 def _usage(err: TextIO, message: str) -> int:
