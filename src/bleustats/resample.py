@@ -38,13 +38,15 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .io import InputError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "SeedLike",
@@ -192,6 +194,8 @@ def aggregation_matrix(units: ArrayLike, n_items: int) -> sp.csr_matrix:
         raise InputError(f"units: indices must be in [0, {n_items}); got min {flat.min()}, max {flat.max()}.")
     n_rows = flat.size // m if m else int(np.prod(units.shape[:-1]))
     indptr = np.arange(n_rows + 1, dtype=np.int64) * m
+    import scipy.sparse as sp  # imported here: it costs 0.2 s, and the CLI imports this module
+
     return sp.csr_matrix((np.ones(flat.size), flat, indptr), shape=(n_rows, n_items))
 
 
