@@ -15,14 +15,31 @@ process's), reads the n-best file itself and scores every entry:
   fast-bleu         fast_bleu.BLEU(refs of the source).get_score(entries of the source)
                     (NLTK method-1 sentence BLEU; whitespace tokens)
   bleuscore         bleuscore.compute per entry (always 13a-tokenizes: timing only)
+  nltk              nltk.translate.bleu_score.sentence_bleu(refs, hyp,
+                    smoothing_function=SmoothingFunction().method1) on str.split() tokens
 
 Peers run on the 100,000-entry prefix (first 200 sources) by default; bleustats
-runs on the prefix and on the full million. Results: benchmarks/results/kbest.json / .md.
+runs on the prefix and on the full million. ``--entries N`` instead runs bleustats and
+every peer on the first N entries only (no full-file run). Each (tool, entries) job runs
+``--repeats`` times (default 3), the tools alternating (the order rotates every repeat);
+the median wall time is reported, every run is kept in the JSON.
+
+Agreement gate: the scores of the first ``--check-rows`` entries of every peer run are
+compared with bleustats' variant of the same definition (sacreBLEU: ``sacrebleu:exp``;
+fast-bleu and NLTK: ``chen-cherry:1``, Chen & Cherry method 1 with NLTK's max(1, t)
+denominators). A difference above 1e-9 (0-100 scale) fails the run (exit status 1, after
+the results are written). NLTK: ``tests/test_sentence.py::nltk_known_wrong`` lists the
+entries where bleustats deliberately differs from NLTK (methods 2, 4, 6 and 7 only); the
+comparison skips exactly those entries, which for method 1 is none, so every checked entry
+is compared (the count is reported).
+
+Results: benchmarks/results/kbest.json / .md (``--out`` sets the basename).
 
 Usage::
 
     python benchmarks/bench_kbest.py                    # bleustats 1M + 100k, peers on 100k
     python benchmarks/bench_kbest.py --peer-entries 1000000   # peers on the full file (slow)
+    python benchmarks/bench_kbest.py --entries 10000 --repeats 1 --out benchmarks/results/kbest_quick
 """
 
 from __future__ import annotations
@@ -44,6 +61,11 @@ RESULTS = os.path.join(HERE, "results")
 TAG = "@@KBEST@@ "
 VARIANTS = ["bleu+1", "lin-och", "nakov:bp-smoothed,pc-grounded", "sacrebleu:exp", "chen-cherry:3"]
 CHECK_ROWS = 2000
+TOL = 1e-9
+NLTK_METHOD = 1
+# which bleustats variant each peer's scores are checked against
+SAME_DEFINITION = {"sacrebleu": "sacrebleu:exp", "sacrebleu-cached": "sacrebleu:exp",
+                   "fast-bleu": "chen-cherry:1", "nltk": "chen-cherry:1"}
 
 
 def _rss_mb() -> float:
@@ -178,12 +200,63 @@ def w_bleuscore(nbest, refs):
             "variants": 1, "note": "bleuscore always tokenizes 13a and smooths add-one: timing only"}
 
 
+def nltk_known_wrong(method, hyp_len, match, total):
+    """Entries where bleustats deliberately differs from NLTK (mirrors tests/test_sentence.py)."""
+    if method == 2 and hyp_len < 4 and match[0] > 0:
+        return True  # NLTK adds one to max(1, t_n) for hypotheses shorter than N
+    if method == 6 and match[0] > 0 and (total[2] == 0 or match[2] == 0):
+        return True  # NLTK asserts a non-zero trigram precision
+    if method in (4, 7) and hyp_len == 1 and match[0] > 0:
+        return True  # ln(1) = 0 leaves p_n = 0, which NLTK drops from the geometric mean
+    return False
+
+
+def w_nltk(nbest, refs):
+    import warnings
+
+    import nltk
+    from nltk.translate.bleu_score import SmoothingFunction, modified_precision, sentence_bleu
+
+    t = time.perf_counter()
+    entries = _parse_nbest(nbest)
+    ref_seg = _read_refs(refs)
+    parse = time.perf_counter() - t
+    smooth = getattr(SmoothingFunction(), f"method{NLTK_METHOD}")
+    t = time.perf_counter()
+    scores = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NLTK warns on zero n-gram matches
+        ref_sid, ref_tok = None, None
+        for sid, hyp in entries:
+            if sid != ref_sid:  # tokenising a source's references once, as fast-bleu's pool does
+                ref_sid, ref_tok = sid, [r.split() for r in ref_seg[sid]]
+            scores.append(100 * sentence_bleu(ref_tok, hyp.split(), smoothing_function=smooth))
+    score = time.perf_counter() - t
+    # entries of the check prefix where the definitions differ (tests/test_sentence.py); the
+    # rule names methods 2, 4, 6 and 7 only, so for method 1 nothing is left out
+    skip = set()
+    if NLTK_METHOD in (2, 4, 6, 7):
+        for i, (sid, hyp) in enumerate(entries[:CHECK_ROWS]):
+            h = hyp.split()
+            rt = [r.split() for r in ref_seg[sid]]
+            m = [modified_precision(rt, h, n).numerator if len(h) >= n else 0 for n in range(1, 5)]
+            tt = [max(0, len(h) - n + 1) for n in range(1, 5)]
+            if nltk_known_wrong(NLTK_METHOD, len(h), m, tt):
+                skip.add(i)
+    check = [None if i in skip else x for i, x in enumerate(scores[:CHECK_ROWS])]
+    return {"wall": parse + score, "entries": len(entries), "stages": {"parse": parse, "scoring": score},
+            "variants": 1, "check": {"chen-cherry:1": check}, "check_excluded": len(skip),
+            "version": nltk.__version__}
+
+
 WORKERS = {"bleustats": w_bleustats, "sacrebleu": w_sacrebleu,
            "sacrebleu-cached": lambda n, r: w_sacrebleu(n, r, cached=True),
-           "fast-bleu": w_fastbleu, "bleuscore": w_bleuscore}
+           "fast-bleu": w_fastbleu, "bleuscore": w_bleuscore, "nltk": w_nltk}
 
 
 def worker_main(tool, nbest, refs):
+    global CHECK_ROWS
+    CHECK_ROWS = int(os.environ.get("BENCH_KBEST_CHECK_ROWS", CHECK_ROWS))
     out = WORKERS[tool](nbest, refs)
     out["peak_rss_mb"] = _rss_mb()
     print(TAG + json.dumps(out), flush=True)
@@ -192,11 +265,12 @@ def worker_main(tool, nbest, refs):
 # --------------------------------------------------------------------------- driver
 
 
-def run_tool(tool, nbest, refs, timeout):
+def run_tool(tool, nbest, refs, timeout, check_rows=CHECK_ROWS):
     t = time.perf_counter()
+    env = dict(os.environ, BENCH_KBEST_CHECK_ROWS=str(check_rows))
     try:
         p = subprocess.run([sys.executable, __file__, "--worker", tool, nbest, *refs], capture_output=True,
-                           text=True, timeout=timeout)
+                           text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout}s"}
     wall = time.perf_counter() - t
@@ -219,7 +293,47 @@ def prefix_file(nbest, n, folder):
 
 
 def max_diff(a, b):
-    return max((abs(x - y) for x, y in zip(a, b)), default=float("nan"))
+    """Largest |a - b| over the entries both have (None: excluded from the comparison)."""
+    d = [abs(x - y) for x, y in zip(a, b) if x is not None and y is not None]
+    return max(d, default=float("nan")), len(d)
+
+
+def summarize(runs):
+    """One row per (tool, entries): medians over the repeats, every run kept apart."""
+    import statistics
+
+    rows = {}
+    for r in runs:
+        rows.setdefault((r["tool"], r["n"]), []).append(r)
+    out = []
+    for (tool, n), rs in rows.items():
+        ok = [r for r in rs if "wall" in r]
+        if not ok:
+            out.append({"tool": tool, "n": n, "error": rs[0].get("error", "?"), "n_ok": 0})
+            continue
+        med = lambda xs: statistics.median(xs)  # noqa: E731
+        row = {"tool": tool, "n": n, "n_ok": len(ok), "repeats": len(rs),
+               "wall": med([r["wall"] for r in ok]), "process_wall": med([r["process_wall"] for r in ok]),
+               "stages": {k: med([r["stages"].get(k, 0.0) for r in ok]) for k in ok[0]["stages"]},
+               "peak_rss_mb": max(r["peak_rss_mb"] for r in ok),
+               "load_before": max(r["load_before"] for r in ok), "load_after": max(r["load_after"] for r in ok)}
+        for k in ("warmup", "import"):
+            if k in ok[0]:
+                row[k] = med([r[k] for r in ok])
+        for k in ok[0]:
+            if k.startswith(("max_abs_diff_", "checked_")):
+                row[k] = max(r.get(k, float("nan")) for r in ok)
+        for k in ("agrees", "check_excluded", "note", "version", "threads"):
+            if k in ok[0]:
+                row[k] = all(r.get(k) for r in ok) if k == "agrees" else ok[0][k]
+        if len(ok) < len(rs):
+            row["errors"] = [r.get("error") for r in rs if "wall" not in r]
+        out.append(row)
+    ours = {r["n"]: r for r in out if r["tool"] == "bleustats" and r.get("n_ok")}
+    for r in out:
+        if r["tool"] != "bleustats" and r.get("n_ok") and r["n"] in ours:
+            r["ratio_vs_bleustats"] = r["wall"] / ours[r["n"]]["wall"]
+    return out
 
 
 def render_md(info, runs, n_prefix):
@@ -228,7 +342,9 @@ def render_md(info, runs, n_prefix):
           "", f"Started {info['started']} on {info['cpu']} ({info['cpu_count']} logical CPUs), "
           f"{info['platform']}; Python {info['python']}, " + ", ".join(f"{k} {v}" for k, v in info["versions"].items()),
           "", f"Data: {info['data']} (2,000 sources × 500 entries, 4 references, tokenize none). "
-          f"Peers on the first {n_prefix:,} entries (measured, not extrapolated); bleustats on both. "
+          f"Peers on the first {n_prefix:,} entries (measured, not extrapolated); bleustats on "
+          f"{'the same prefix' if info.get('entries_option') else 'both'}. Median of "
+          f"{info.get('repeats', 1)} run(s) per tool, tools alternating. "
           "Each tool in a fresh subprocess; wall = reading the file to the last score (bleustats: JIT "
           "warm-up excluded, shown separately); peers compute one sentence score per entry, bleustats "
           f"the statistics and {len(VARIANTS)} variants ({', '.join(VARIANTS)}). load = 1-min load average "
@@ -241,19 +357,26 @@ def render_md(info, runs, n_prefix):
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in runs:
         if "wall" not in r:
-            md.append(f"| {r['tool']} | {r['n']:,} | error: {r['error'][:80]} |")
+            md.append(f"| {r['tool']} | {r['n']:,} | error: {str(r.get('error'))[:80]} |")
             continue
         s = r["stages"]
         ratio = f"{r['ratio_vs_bleustats']:.1f}×" if "ratio_vs_bleustats" in r else "—"
-        diffs = ", ".join(f"{k[len('max_abs_diff_'):]}: {v:.1e}" for k, v in r.items() if k.startswith("max_abs_diff_"))
+        diffs = ", ".join(f"{k[len('max_abs_diff_'):]}: {v:.1e}" + (f" ({r.get('checked_' + k[len('max_abs_diff_'):], 0):,} entries)"
+                                                                    if "checked_" + k[len("max_abs_diff_"):] in r else "")
+                          + ("" if r.get("agrees", True) else " **DISAGREES**")
+                          for k, v in r.items() if k.startswith("max_abs_diff_"))
         md.append(
             f"| {r['tool']} | {r['n']:,} | {r['wall']:.2f} | {r['n'] / r['wall']:,.0f} | {s.get('parse', 0):.2f} | "
             f"{s.get('parse_wait', 0):.2f} | {s.get('tokenize', 0) + s.get('encode', 0):.2f} | {s.get('kernel', 0):.2f} | {s.get('scoring', 0):.2f} | "
             f"{s.get('other', 0):.2f} | {r.get('warmup', 0):.2f} | {r['peak_rss_mb']:.0f} | "
             f"{ratio} | {diffs} | {r['load_before']:.1f}/{r['load_after']:.1f} |")
-    md += ["", "max abs diff: scores of the first 2,000 entries vs bleustats' same-definition variant "
-           "(sacrebleu:exp for sacreBLEU, chen-cherry:1 for fast-bleu, NLTK method 1). bleuscore always "
-           "tokenizes 13a and has no sentence smoothing matching these: timing only."]
+    md += ["", f"max abs diff: scores of the first {info.get('check_rows', CHECK_ROWS):,} entries vs bleustats' "
+           "same-definition variant (sacrebleu:exp for sacreBLEU, chen-cherry:1 for fast-bleu and NLTK "
+           f"method 1); a difference above {TOL:g} fails the run. NLTK: the entries where "
+           "tests/test_sentence.py::nltk_known_wrong says bleustats deliberately differs are left out of "
+           "the comparison; for method 1 that rule excludes none (excluded: "
+           + ", ".join(f"{r['check_excluded']}" for r in runs if r.get("tool") == "nltk" and "check_excluded" in r)
+           + "). bleuscore always tokenizes 13a and has no sentence smoothing matching these: timing only."]
     return md
 
 
@@ -262,7 +385,12 @@ def main(argv=None):
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--nbest", default=os.path.join(DATA, "nbest.2000x500.txt"))
     ap.add_argument("--peer-entries", type=int, default=100_000)
-    ap.add_argument("--peers", nargs="*", default=["sacrebleu", "sacrebleu-cached", "fast-bleu", "bleuscore"])
+    ap.add_argument("--entries", type=int, default=None,
+                    help="run bleustats and every peer on the first N entries only (no full-file run)")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per tool; the median is reported")
+    ap.add_argument("--check-rows", type=int, default=CHECK_ROWS,
+                    help="entries whose scores are compared with bleustats' (agreement gate)")
+    ap.add_argument("--peers", nargs="*", default=["sacrebleu", "sacrebleu-cached", "fast-bleu", "bleuscore", "nltk"])
     ap.add_argument("--skip-full", action="store_true", help="do not run bleustats on the full file")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--out", default=os.path.join(RESULTS, "kbest"))
@@ -271,7 +399,7 @@ def main(argv=None):
     if a.render:
         with open(a.render) as fh:
             data = json.load(fh)
-        md = render_md(data["info"], data["runs"], data["info"]["entries_prefix"])
+        md = render_md(data["info"], data.get("summary", data["runs"]), data["info"]["entries_prefix"])
         with open(a.render[:-len(".json")] + ".md", "w") as fh:
             fh.write("\n".join(md) + "\n")
         print("\n".join(md))
@@ -285,29 +413,49 @@ def main(argv=None):
                          "python benchmarks/generate.py --sizes --nbest 2000x500")
     with open(a.nbest, "rb") as fh:
         n_full = sum(1 for _ in fh)
+    if a.repeats < 1:
+        ap.error("--repeats must be >= 1")
     started = _dt.datetime.now().isoformat(timespec="seconds")
     runs = []
+    peer_entries = a.entries if a.entries is not None else a.peer_entries
     with tempfile.TemporaryDirectory() as tmp:
-        prefix = prefix_file(a.nbest, a.peer_entries, tmp) if a.peer_entries < n_full else a.nbest
-        n_prefix = min(a.peer_entries, n_full)
+        prefix = prefix_file(a.nbest, peer_entries, tmp) if peer_entries < n_full else a.nbest
+        n_prefix = min(peer_entries, n_full)
         jobs = [("bleustats", prefix, n_prefix)] + [(p, prefix, n_prefix) for p in a.peers]
-        if not a.skip_full and n_prefix < n_full:
+        if a.entries is None and not a.skip_full and n_prefix < n_full:
             jobs.append(("bleustats", a.nbest, n_full))
-        for tool, path, n in jobs:
-            load = os.getloadavg()[0]
-            print(f"running {tool} on {n:,} entries ...", file=sys.stderr, flush=True)
-            res = run_tool(tool, path, refs, a.timeout)
-            res.update(tool=tool, n=n, load_before=load, load_after=os.getloadavg()[0])
-            runs.append(res)
-            print(f"  {tool}: {res.get('wall', res.get('error'))}", file=sys.stderr, flush=True)
-    ours = {r["n"]: r for r in runs if r["tool"] == "bleustats" and "wall" in r}
+        for rep in range(a.repeats):
+            k = rep % len(jobs)
+            for tool, path, n in jobs[k:] + jobs[:k]:
+                load = os.getloadavg()[0]
+                print(f"[rep {rep}] running {tool} on {n:,} entries ...", file=sys.stderr, flush=True)
+                res = run_tool(tool, path, refs, a.timeout, a.check_rows)
+                res.update(tool=tool, n=n, repeat=rep, load_before=load, load_after=os.getloadavg()[0])
+                runs.append(res)
+                print(f"  {tool}: {res.get('wall', res.get('error'))}", file=sys.stderr, flush=True)
+    # agreement: every peer run against the bleustats run of the same repeat and prefix
+    failures = []
     for r in runs:
-        if r["tool"] != "bleustats" and "wall" in r and r["n"] in ours:
-            r["ratio_vs_bleustats"] = r["wall"] / ours[r["n"]]["wall"]
-            for k, v in (r.get("check") or {}).items():
-                r[f"max_abs_diff_{k}"] = max_diff(v, ours[r["n"]]["check"][k])
+        if r["tool"] == "bleustats" or "check" not in r:
+            continue
+        ours = next((o for o in runs if o["tool"] == "bleustats" and o["n"] == r["n"] and o["repeat"] == r["repeat"]
+                     and "check" in o), None)
+        if ours is None:
+            failures.append(f"{r['tool']} (repeat {r['repeat']}): no bleustats run to compare with")
+            continue
+        r["agrees"] = True
+        for k, v in r["check"].items():
+            d, m = max_diff(v, ours["check"][k])
+            r[f"max_abs_diff_{k}"], r[f"checked_{k}"] = d, m
+            if not (d <= TOL) or m == 0:
+                r["agrees"] = False
+                failures.append(f"{r['tool']} vs bleustats {k} on {m} entries: max |diff| {d:.3g} > {TOL:g}")
+    for r in runs:  # a failed run is a failed check too
+        if "wall" not in r:
+            failures.append(f"{r['tool']} (repeat {r['repeat']}) failed: {str(r.get('error', '?'))[-300:]}")
     for r in runs:
         r.pop("check", None)
+    summary = summarize(runs)
     import numpy, numba, pyarrow, sacrebleu  # noqa: E401
 
     info = {"started": started, "python": platform.python_version(), "platform": platform.platform(),
@@ -315,8 +463,15 @@ def main(argv=None):
             "versions": {"numpy": numpy.__version__, "numba": numba.__version__, "pyarrow": pyarrow.__version__,
                          "sacrebleu": sacrebleu.__version__},
             "data": os.path.basename(a.nbest), "entries_full": n_full, "entries_prefix": n_prefix,
-            "variants": VARIANTS}
-    for mod in ("fast_bleu", "bleuscore"):
+            "entries_option": a.entries, "repeats": a.repeats, "check_rows": a.check_rows, "tolerance": TOL,
+            "numba_threads": numba.get_num_threads(), "same_definition": SAME_DEFINITION,
+            "agreement_failures": failures, "variants": VARIANTS}
+    try:
+        with open("/proc/cpuinfo") as fh:
+            info["cpu"] = next(x.split(":", 1)[1].strip() for x in fh if x.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    for mod in ("fast_bleu", "bleuscore", "nltk"):
         try:
             import importlib.metadata as md
 
@@ -325,11 +480,16 @@ def main(argv=None):
             pass
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out + ".json", "w") as fh:
-        json.dump({"info": info, "runs": runs}, fh, indent=1)
-    md = render_md(info, runs, n_prefix)
+        json.dump({"info": info, "summary": summary, "runs": runs}, fh, indent=1)
+    md = render_md(info, summary, n_prefix)
+    if failures:
+        md += ["", "**Agreement check FAILED:**", *[f"- {f}" for f in failures]]
     with open(a.out + ".md", "w") as fh:
         fh.write("\n".join(md) + "\n")
     print("\n".join(md))
+    if failures:
+        print("agreement check failed:\n  " + "\n  ".join(failures), file=sys.stderr)
+        return 1
     return 0
 
 
