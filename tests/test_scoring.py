@@ -122,3 +122,52 @@ def test_bad_options_name_the_parameter(multi):
         scoring.corpus_score(multi, smooth_value=float("nan"))
     with pytest.raises(ValueError, match="by must be a column of the statistics table .*got 'doc'"):
         scoring.corpus_scores(multi, by="doc")
+
+
+SMOOTHINGS = [("none", None), ("floor", None), ("floor", 0.5), ("add-k", None), ("add-k", 3), ("exp", None)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), n=st.integers(1, 5), smoothing=st.sampled_from(SMOOTHINGS), eff=st.booleans())
+def test_bleu_scores_is_bleu_from_sums_bit_for_bit(data, n, smoothing, eff):
+    # bleu_scores takes a leaner path for exp smoothing without effective order; every path must give the
+    # general formula's bits (the study asserts bit equality with corpus_score through it)
+    rows = data.draw(st.integers(1, 12))
+    ints = st.integers(0, 60)
+    total = np.array(data.draw(st.lists(ints, min_size=rows * n, max_size=rows * n)), float).reshape(rows, n)
+    frac = np.array(data.draw(st.lists(st.floats(0, 1), min_size=rows * n, max_size=rows * n))).reshape(rows, n)
+    correct = np.floor(total * frac)
+    if data.draw(st.booleans()):  # ΔBLEU-like fractional sums, and unclamped negative numerators
+        correct = correct * 0.37 - data.draw(st.sampled_from([0.0, 0.5]))
+    hyp = np.array(data.draw(st.lists(ints, min_size=rows, max_size=rows)), float)
+    ref = np.array(data.draw(st.lists(ints, min_size=rows, max_size=rows)), float)
+    sm, sv = smoothing
+    kw = dict(smooth_method=sm, smooth_value=sv, use_effective_order=eff)
+    want = scoring.bleu_from_sums(correct, total, hyp, ref, **kw)["score"]
+    assert np.array_equal(scoring.bleu_scores(correct, total, hyp, ref, **kw), want)
+    f32 = scoring.bleu_scores(correct, total, hyp, ref, float32=True, **kw)
+    np.testing.assert_allclose(f32, want, rtol=1e-5, atol=1e-5)  # float32 precisions: rounding only
+
+
+@pytest.mark.parametrize("smoothing", SMOOTHINGS)
+def test_bleu_scores_float32_is_sacrebleu_on_float32_statistics(smoothing):
+    # sacreBLEU's bootstrap scores np.float32 sums: 100. * correct / total stays float32 (NumPy 2)
+    sm, sv = smoothing
+    rng = np.random.default_rng(5)
+    total = rng.integers(0, 3000, size=(40, 4)).astype(float)
+    correct = np.floor(total * rng.uniform(0, 1, size=total.shape))
+    hyp, ref = total[:, 0], rng.integers(1, 3000, size=40).astype(float)
+    got = scoring.bleu_scores(correct, total, hyp, ref, smooth_method=sm, smooth_value=sv, float32=True)
+    for i in range(len(got)):
+        want = reference_compute_bleu(list(correct[i].astype(np.float32)), list(total[i].astype(np.float32)),
+                                      hyp[i], ref[i], sm, sv, False, 4)
+        assert got[i] == pytest.approx(want.score, abs=1e-9)
+
+
+def test_non_finite_statistics_are_an_error_not_a_zero():
+    with pytest.raises(ValueError, match=r"correct must hold finite numbers; got 1 NaN or infinite value\(s\), e\.g\. nan"):
+        scoring.bleu_from_sums([[1.0, np.nan]], [[2, 2]], [2], [2])
+    with pytest.raises(ValueError, match=r"ref_len must hold finite numbers"):
+        scoring.bleu_scores([[1, 1]], [[2, 2]], [2], [np.inf])
+    with pytest.raises(ValueError, match=r"correct and total must have the same shape \(\.\.\., N\); got \(1, 2\) and \(1, 3\)"):
+        scoring.bleu_scores([[1, 1]], [[2, 2, 2]], [2], [2])

@@ -153,9 +153,9 @@ def test_paired_errors(corpus):
         paired_bootstrap(stats, "base", np.arange(10))
     with pytest.raises(InputError, match=r"aligned by segment: position 0 has seg_id 0 vs 1"):
         paired_bootstrap(stats, "base", np.r_[201:400, 200])
-    with pytest.raises(InputError, match=r"seed must be a non-negative int, None or a numpy.random.Generator"):
+    with pytest.raises(InputError, match=r"seed must be a non-negative int.*got -1"):
         paired_bootstrap(stats, "base", "sys", seed=-1)
-    with pytest.raises(InputError, match=r"n_samples must be a positive int; got 0"):
+    with pytest.raises(InputError, match=r"n_samples must be an integer >= 1; got 0"):
         paired_approximate_randomization(stats, "base", "sys", n_samples=0)
     with pytest.raises(InputError, match=r"metric must be one of 'bleu', 'delta_bleu'; got 'chrf'"):
         paired_bootstrap(stats, "base", "sys", metric="chrf")

@@ -43,6 +43,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .results import BLEUScore, Signature
 from .stats import StatsTable
@@ -56,6 +57,7 @@ __all__ = [
     "SMOOTH_DEFAULTS",
     "SMOOTH_METHODS",
     "bleu_from_sums",
+    "bleu_scores",
     "corpus_score",
     "corpus_scores",
     "sentence_scores",
@@ -90,17 +92,120 @@ def _check(metric: str, smooth_method: str, smooth_value: Any, ref_length: str) 
     return smooth_value
 
 
+def _as_sums(correct: ArrayLike, total: ArrayLike, sys_len: ArrayLike, ref_len: ArrayLike
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The four inputs of the formula as float64 arrays, checked once (shapes, no NaN or infinity)."""
+    arrays = {name: np.asarray(a, dtype=np.float64) for name, a in
+              (("correct", correct), ("total", total), ("sys_len", sys_len), ("ref_len", ref_len))}
+    c, t = arrays["correct"], arrays["total"]
+    if c.shape != t.shape or c.ndim < 1:
+        raise ValueError(f"correct and total must have the same shape (..., N); got {c.shape} and {t.shape}. "
+                         "Pass one row of N per-order sums for each score.")
+    for name, a in arrays.items():
+        if not np.isfinite(a).all():
+            bad = int((~np.isfinite(a)).sum())
+            raise ValueError(f"{name} must hold finite numbers; got {bad} NaN or infinite value(s), e.g. "
+                             f"{float(a[~np.isfinite(a)].flat[0])!r}. Statistics are counts: drop or recompute "
+                             "the rows that produced them.")
+    return c, t, arrays["sys_len"], arrays["ref_len"]
+
+
+def _brevity_penalty(sys_len: NDArray[np.float64], ref_len: NDArray[np.float64]) -> NDArray[np.float64]:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where(sys_len >= ref_len, 1.0,
+                        np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0))
+
+
+def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
+          ref_len: NDArray[np.float64], k: float | None, smooth_method: str, use_effective_order: bool,
+          dtype: type = np.float64) -> dict[str, np.ndarray]:
+    """The general vectorized formula; statistics and precisions are rounded to ``dtype``.
+
+    ``dtype=np.float32`` reproduces sacreBLEU's bootstrap, which sums
+    ``np.array(stats, dtype='float32')``: ``100. * correct / total`` then stays
+    in float32 (NumPy 2's scalar rules); logs, means and the brevity penalty are
+    float64 in both.
+    """
+    n_order = correct.shape[-1]
+    c = correct.astype(dtype)  # copies: add-k must not touch the caller's arrays
+    t = total.astype(dtype)
+    any_match = (c != 0).any(axis=-1)
+    bp = _brevity_penalty(sys_len, ref_len)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if smooth_method == "add-k":
+            c[..., 1:] += dtype(k)
+            t[..., 1:] += dtype(k)
+        # sacreBLEU stops at the first order with total 0: later orders keep precision 0
+        valid = np.cumprod(t > 0, axis=-1).astype(bool)
+        zero = valid & (c == 0)
+        t_safe = np.where(t > 0, t, dtype(1))
+        prec = np.where(c > 0, dtype(100.0) * c / t_safe, dtype(0))
+        if smooth_method == "exp":
+            doublings = np.cumsum(zero, axis=-1)
+            prec = np.where(zero, dtype(100.0) / (np.exp2(doublings).astype(dtype) * t_safe), prec)
+        elif smooth_method == "floor":
+            prec = np.where(zero, dtype(100.0 * k) / t_safe, prec)
+        prec = np.where(valid, prec, dtype(0)).astype(np.float64)
+        if use_effective_order:
+            n_valid = valid.sum(axis=-1)
+            eff = np.where(n_valid > 0, n_valid, n_order)
+        else:
+            eff = np.full(valid.shape[:-1], n_order)
+        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _LOG_FLOOR)
+        logs = np.where(np.arange(n_order) < eff[..., None], logs, 0.0)
+        # left-to-right sum, as sacreBLEU's Python sum()
+        acc = np.zeros(logs.shape[:-1])
+        for i in range(n_order):
+            acc = acc + logs[..., i]
+        score = bp * np.exp(acc / eff)
+    return {"score": np.where(any_match, score, 0.0), "precisions": prec, "bp": bp, "c": c, "t": t,
+            "any_match": any_match}
+
+
+def _bleu_exp(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
+              ref_len: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`_bleu`'s score for exp smoothing without effective order, bit for bit, in fewer passes.
+
+    No per-order masks are needed: a row with no match, a negative numerator or
+    a zero total at any order scores 0 (sacreBLEU floors the log of that
+    order's precision at -9999999999, so the geometric mean underflows to 0);
+    every other row goes through the same float operations, in the same order,
+    as :func:`_bleu`. Kept for the study, which scores (assignments × units)
+    blocks of every pair and metric (the ``bench_study`` benchmark's hot path).
+    """
+    n_order = correct.shape[-1]
+    ok = (correct != 0).any(axis=-1) & (total > 0).all(axis=-1) & (correct >= 0).all(axis=-1)
+    acc = np.zeros(correct.shape[:-1])
+    zeros = np.zeros(correct.shape[:-1], dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in range(n_order):
+            c, t = correct[..., i], total[..., i]
+            z = c == 0
+            zeros += z
+            prec = np.where(z, 100.0 / (np.exp2(zeros) * t), 100.0 * c / t)
+            acc = acc + np.log(prec)
+        score = _brevity_penalty(sys_len, ref_len) * np.exp(acc / n_order)
+    return np.where(ok, score, 0.0)
+
+
 def bleu_from_sums(
-    correct: np.ndarray,
-    total: np.ndarray,
-    sys_len: np.ndarray,
-    ref_len: np.ndarray,
+    correct: ArrayLike,
+    total: ArrayLike,
+    sys_len: ArrayLike,
+    ref_len: ArrayLike,
     *,
     smooth_method: str = "exp",
     smooth_value: float | None = None,
     use_effective_order: bool = False,
 ) -> dict[str, np.ndarray]:
     r"""Vectorized sacreBLEU ``BLEU.compute_bleu`` over rows of summed statistics.
+
+    .. math::
+
+        \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot
+            \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_n\Big),
+        \qquad p_n = \frac{\mathrm{correct}_n}{\mathrm{total}_n}
+        \ \text{(smoothed as in the module docstring)}
 
     Parameters
     ----------
@@ -120,6 +225,16 @@ def bleu_from_sums(
         ``score`` (0–100), ``precisions`` (..., N), ``bp``, and ``counts`` /
         ``totals`` as sacreBLEU reports them (``add-k`` included).
 
+    Raises
+    ------
+    ValueError
+        An unknown smoothing, ``correct`` and ``total`` of different shapes,
+        or a NaN or infinite input (never silently scored 0).
+
+    See Also
+    --------
+    bleu_scores : the scores alone, faster for exp smoothing.
+
     Examples
     --------
     >>> out = bleu_from_sums([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
@@ -127,49 +242,66 @@ def bleu_from_sums(
     (37.991784, [83.333, 60.0, 25.0, 16.667])
     """
     k = _check("bleu", smooth_method, smooth_value, "closest")
-    correct = np.asarray(correct, dtype=np.float64)
-    total = np.asarray(total, dtype=np.float64)
-    sys_len = np.asarray(sys_len, dtype=np.float64)
-    ref_len = np.asarray(ref_len, dtype=np.float64)
-    if correct.shape != total.shape or correct.ndim < 1:
-        raise ValueError(f"correct and total must have the same shape (..., N); got {correct.shape} and {total.shape}.")
-    n_order = correct.shape[-1]
-    any_match = (correct != 0).any(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        bp = np.where(sys_len >= ref_len, 1.0,
-                      np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0))
-        c = correct.copy()
-        t = total.copy()
-        if smooth_method == "add-k":
-            c[..., 1:] += k
-            t[..., 1:] += k
-        # sacreBLEU stops at the first order with total 0: later orders keep precision 0
-        valid = np.cumprod(t > 0, axis=-1).astype(bool)
-        zero = valid & (c == 0)
-        prec = np.where(c > 0, 100.0 * c / np.where(t > 0, t, 1.0), 0.0)
-        if smooth_method == "exp":
-            doublings = np.cumsum(zero, axis=-1)
-            prec = np.where(zero, 100.0 / (np.exp2(doublings) * np.where(t > 0, t, 1.0)), prec)
-        elif smooth_method == "floor":
-            prec = np.where(zero, 100.0 * k / np.where(t > 0, t, 1.0), prec)
-        prec = np.where(valid, prec, 0.0)
-        if use_effective_order:
-            n_valid = valid.sum(axis=-1)
-            eff = np.where(n_valid > 0, n_valid, n_order)
-        else:
-            eff = np.full(valid.shape[:-1], n_order)
-        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _LOG_FLOOR)
-        logs = np.where(np.arange(n_order) < eff[..., None], logs, 0.0)
-        # left-to-right sum, as sacreBLEU's Python sum()
-        acc = np.zeros(logs.shape[:-1])
-        for i in range(n_order):
-            acc = acc + logs[..., i]
-        score = bp * np.exp(acc / eff)
-    score = np.where(any_match, score, 0.0)
-    prec = np.where(any_match[..., None], prec, 0.0)
-    counts = np.where(any_match[..., None], c, correct)
-    totals = np.where(any_match[..., None], t, total)
-    return {"score": score, "precisions": prec, "bp": bp, "counts": counts, "totals": totals}
+    correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
+    out = _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)
+    any_match = out["any_match"][..., None]
+    return {"score": out["score"], "precisions": np.where(any_match, out["precisions"], 0.0), "bp": out["bp"],
+            "counts": np.where(any_match, out["c"], correct), "totals": np.where(any_match, out["t"], total)}
+
+
+def bleu_scores(
+    correct: ArrayLike,
+    total: ArrayLike,
+    sys_len: ArrayLike,
+    ref_len: ArrayLike,
+    *,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+    float32: bool = False,
+) -> NDArray[np.float64]:
+    r"""BLEU of every row of summed statistics: ``bleu_from_sums(...)['score']``, bit for bit.
+
+    The same formula as :func:`bleu_from_sums` (sacreBLEU semantics), returning
+    the scores only; exp smoothing without effective order (the default) takes a
+    leaner path with identical bits. This is what resampling uses: one call
+    scores every resample, unit or bootstrap row :math:`b`,
+
+    .. math::
+
+        s_b = 100 \cdot \mathrm{BP}(c_b, r_b) \cdot
+            \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_{b,n}\Big).
+
+    Parameters
+    ----------
+    correct, total, sys_len, ref_len, smooth_method, smooth_value, use_effective_order
+        As in :func:`bleu_from_sums`.
+    float32 : bool
+        Round the statistics and each precision to float32 before the logs,
+        as sacreBLEU's paired bootstrap does (it sums float32 statistics);
+        ``False`` (the default) computes in float64 like every other score.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (...)
+        Scores in [0, 100].
+
+    Examples
+    --------
+    >>> bleu_scores([[5, 3, 1, 0], [2, 0, 0, 0]], [[6, 5, 4, 3], [2, 1, 0, 0]], [6, 2], [6, 3]).round(4).tolist()
+    [37.9918, 0.0]
+    >>> exact = bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
+    >>> sacre = bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6], float32=True)  # sacreBLEU's bootstrap
+    >>> f"{exact[0]:.10f}", f"{sacre[0]:.10f}"
+    ('37.9917842826', '37.9917842101')
+    """
+    k = _check("bleu", smooth_method, smooth_value, "closest")
+    correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
+    if float32:
+        return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, np.float32)["score"]
+    if smooth_method == "exp" and not use_effective_order:
+        return _bleu_exp(correct, total, sys_len, ref_len)
+    return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)["score"]
 
 
 def _prefixes(metric: str) -> tuple[str, str]:

@@ -63,11 +63,14 @@ from .correlation import (
     GROUPINGS,
     KENDALL_VARIANTS,
     _as_float,
+    _choices,
     _correlate,
     _wmt_pair_counts,
     kendall_tau,
 )
 from .io import InputError
+from .resample import _count
+from .resample import _generator_and_label as _rng
 from .stats import StatsTable
 
 __all__ = [
@@ -91,11 +94,6 @@ CORRELATION_LEVELS = ("system", "segment")
 # entries of a (samples x segments) block held at once; rows come in multiples of 32 so
 # that drawing a chunk at a time consumes the generator exactly as one big draw does
 _CHUNK = 1 << 22
-_LOG_FLOOR = -9999999999.0  # sacreBLEU's my_log(0)
-
-def _choices(values: Sequence[str]) -> str:
-    quoted = [repr(v) for v in values]
-    return ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
 # --------------------------------------------------------------------------- results
@@ -147,6 +145,7 @@ class PairedTestResult:
         return self.system_score - self.baseline_score
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field as plain Python (for JSON)."""
         return asdict(self)
 
 
@@ -198,6 +197,7 @@ class CorrelationDifferenceResult:
     seed: int | None | str
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field as plain Python (for JSON)."""
         return asdict(self)
 
 
@@ -220,31 +220,15 @@ class WilliamsResult:
     p_value: float
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field as plain Python (for JSON)."""
         return asdict(self)
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _rng(seed: Any) -> tuple[np.random.Generator, int | None | str]:
-    if isinstance(seed, np.random.Generator):
-        return seed, "generator"
-    if seed is None:
-        return np.random.default_rng(None), None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed must be a non-negative int, None or a numpy.random.Generator; got {seed!r}. "
-                         "sacreBLEU's default is 12345.")
-    return np.random.default_rng(int(seed)), int(seed)
-
-
 def _seed_label(label: int | None | str) -> str:
     return str(label).lower()
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"{name} must be a positive int; got {value!r}.")
-    return int(value)
 
 
 def _rows_of(stats: StatsTable, rows: Any, name: str) -> NDArray[np.int64]:
@@ -311,53 +295,16 @@ def _stats_matrix(stats: StatsTable, metric: str, ref_length: str) -> NDArray[np
 
 def _scores(sums: NDArray[np.float64], n_order: int, metric: str, smooth_method: str,
             smooth_value: float | None, use_effective_order: bool, float32: bool) -> NDArray[np.float64]:
-    """Vectorized corpus scores of rows of summed statistics.
+    """Corpus scores of rows of summed statistics in sacreBLEU's layout (:func:`_stats_matrix`).
 
     ``float32=True`` rounds the statistics and every precision step to float32, as
-    sacreBLEU's bootstrap does (it sums ``np.array(stats, dtype='float32')`` and
-    ``100. * correct / total`` then stays in float32 under NumPy 2's scalar rules).
+    sacreBLEU's bootstrap does (see :func:`bleustats.scoring.bleu_scores`).
     """
-    sys_len, ref_len = sums[:, 0], sums[:, 1]
-    correct, total = sums[:, 2:2 + n_order], sums[:, 2 + n_order:]
+    correct = sums[:, 2:2 + n_order]
     if metric == "delta_bleu":
         correct = np.maximum(correct, 0.0)
-    if not float32:
-        return scoring.bleu_from_sums(correct, total, sys_len, ref_len, smooth_method=smooth_method,
-                                      smooth_value=smooth_value,
-                                      use_effective_order=use_effective_order)["score"]
-    k = scoring.SMOOTH_DEFAULTS[smooth_method] if smooth_value is None else smooth_value
-    f32 = np.float32
-    c = correct.astype(f32)
-    t = total.astype(f32)
-    any_match = (c != 0).any(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        bp = np.where(sys_len >= ref_len, 1.0,
-                      np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0))
-        if smooth_method == "add-k":
-            c[:, 1:] += f32(k)
-            t[:, 1:] += f32(k)
-        valid = np.cumprod(t > 0, axis=-1).astype(bool)
-        zero = valid & (c == 0)
-        t_safe = np.where(t > 0, t, f32(1))
-        prec = np.where(c > 0, (f32(100.0) * c) / t_safe, f32(0))
-        if smooth_method == "exp":
-            doublings = np.cumsum(zero, axis=-1)
-            prec = np.where(zero, f32(100.0) / (np.exp2(doublings).astype(f32) * t_safe), prec)
-        elif smooth_method == "floor":
-            prec = np.where(zero, f32(100.0 * k) / t_safe, prec)
-        prec = np.where(valid, prec, f32(0)).astype(np.float64)
-        if use_effective_order:
-            n_valid = valid.sum(axis=-1)
-            eff = np.where(n_valid > 0, n_valid, n_order)
-        else:
-            eff = np.full(valid.shape[0], n_order)
-        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _LOG_FLOOR)
-        logs = np.where(np.arange(n_order) < eff[:, None], logs, 0.0)
-        acc = np.zeros(logs.shape[0])
-        for i in range(n_order):  # left to right, as Python's sum()
-            acc = acc + logs[:, i]
-        score = bp * np.exp(acc / eff)
-    return np.where(any_match, score, 0.0)
+    return scoring.bleu_scores(correct, sums[:, 2 + n_order:], sums[:, 0], sums[:, 1], smooth_method=smooth_method,
+                               smooth_value=smooth_value, use_effective_order=use_effective_order, float32=float32)
 
 
 def _chunk_rows(n_cols: int) -> int:
@@ -391,6 +338,16 @@ def estimate_ci(scores: ArrayLike) -> tuple[float, float]:
 
     (0-based order statistics), reported as :math:`\bar s \pm \mathrm{ci}`.
 
+    Parameters
+    ----------
+    scores : array_like, shape (B,)
+        Bootstrap scores, finite.
+
+    Returns
+    -------
+    tuple of float
+        The mean and the half-width.
+
     References
     ----------
     .. [1] Post, M. (2018). A call for clarity in reporting BLEU scores. WMT;
@@ -403,7 +360,11 @@ def estimate_ci(scores: ArrayLike) -> tuple[float, float]:
     """
     s = np.sort(np.asarray(scores, dtype=np.float64))
     if s.ndim != 1 or s.size == 0:
-        raise InputError(f"scores must be a non-empty 1-D array; got shape {s.shape}.")
+        raise InputError(f"scores must be a non-empty 1-D array; got shape {s.shape}. Pass one score per "
+                         "bootstrap resample.")
+    if not np.isfinite(s).all():  # np.sort puts NaN last: the interval would silently shift
+        raise InputError(f"scores must be finite; got {int((~np.isfinite(s)).sum())} NaN or infinite value(s). "
+                         "Drop the resamples whose score is undefined first.")
     lower = s.size // 40
     upper = s.size - lower - 1
     return float(s.mean()), float(0.5 * (s[upper] - s[lower]))
@@ -500,7 +461,7 @@ def paired_bootstrap(
     >>> round(res.baseline_score, 2), round(res.system_score, 2), res.signature.split("|")[-2:]
     (100.0, 72.31, ['bs:50', 'seed:1'])
     """
-    n_samples = _positive_int(n_samples, "n_samples")
+    n_samples = _count("n_samples", n_samples, minimum=1)
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)
     k = _scoring_settings(stats, (b_rows, s_rows), metric, smooth_method, smooth_value, ref_length)
     f32 = (metric == "bleu") if float32 is None else bool(float32)
@@ -599,7 +560,7 @@ def paired_approximate_randomization(
     >>> res.p_value, res.system_mean is None   # 2 segments: no shuffle beats the real difference
     (0.01, True)
     """
-    n_samples = _positive_int(n_samples, "n_samples")
+    n_samples = _count("n_samples", n_samples, minimum=1)
     if isinstance(n_confidence, bool) or not isinstance(n_confidence, (int, np.integer)):
         raise InputError(f"n_confidence must be an int (<= 0 for no intervals); got {n_confidence!r}.")
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)
@@ -864,7 +825,7 @@ def correlation_difference_test(
         raise InputError(f"grouping applies to level='segment'; got grouping={grouping!r} at level='system'.")
     if not (isinstance(confidence, (float, int)) and 0 < confidence < 1):
         raise InputError(f"confidence must be a number in (0, 1), e.g. 0.95; got {confidence!r}.")
-    n_samples = _positive_int(n_samples, "n_samples")
+    n_samples = _count("n_samples", n_samples, minimum=1)
     if method != "kendall":
         variant, threshold = "b", 0.0
     a, b, h = _grid(metric_a, metric_b, human, level, system, item)

@@ -37,8 +37,8 @@ assignments left out (``rho_undefined``, ``tau_undefined``).
 All units of all assignments are summed with one sparse matrix product per
 pair (:func:`bleustats.resample.unit_sums`; columns shared by several
 metrics, such as lengths and totals, are summed once) and scored by the
-vectorized :func:`bleustats.scoring.bleu_from_sums` formula (exp smoothing
-without effective order takes a leaner path that gives the same bits);
+vectorized :func:`bleustats.scoring.bleu_scores` formula (the same bits as
+:func:`bleustats.scoring.bleu_from_sums`, with a leaner path for exp smoothing);
 nothing is re-tokenized or re-counted. At :math:`M = 1` every assignment gives the same set of
 observations (each segment is its own unit), so the study is computed once
 and says so (``StudyResult.n_distinct_assignments == 1``; the percentile
@@ -105,7 +105,7 @@ from . import scoring
 from ._version import __version__
 from .correlation import fisher_z_interval, kendall_tau, spearman
 from .io import InputError
-from .resample import bootstrap_indices, unit_partitions, unit_sums
+from .resample import _count, bootstrap_indices, unit_partitions, unit_sums
 from .results import Signature
 from .sentence import sentence_metric
 from .stats import StatsTable
@@ -226,39 +226,7 @@ class UnitMetric:
         correct = sums[..., 2:2 + n]
         if self.clamp:
             correct = np.maximum(correct, 0.0)
-        return _bleu_scores(correct, sums[..., 2 + n:2 + 2 * n], sums[..., 0], sums[..., 1], **self.options)
-
-
-def _bleu_scores(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
-                 ref_len: NDArray[np.float64], *, smooth_method: str = "exp", smooth_value: float | None = None,
-                 use_effective_order: bool = False) -> NDArray[np.float64]:
-    """``bleu_from_sums(...)['score']``, bit for bit, with a lean path for exp smoothing.
-
-    The exp-smoothed score without effective order needs no per-order masks:
-    a row with no match, or with a zero total at any order, scores 0 (sacreBLEU
-    floors the log of that order's precision at -9999999999, so the geometric
-    mean underflows to 0); every other row is computed with the same float
-    operations, in the same order, as :func:`bleustats.scoring.bleu_from_sums`.
-    The other settings go to ``bleu_from_sums`` itself.
-    """
-    if smooth_method != "exp" or use_effective_order:
-        return scoring.bleu_from_sums(correct, total, sys_len, ref_len, smooth_method=smooth_method,
-                                      smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
-    n_order = correct.shape[-1]
-    ok = (correct != 0).any(axis=-1) & (total > 0).all(axis=-1)
-    acc = np.zeros(correct.shape[:-1])
-    zeros = np.zeros(correct.shape[:-1], dtype=np.int64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i in range(n_order):
-            c, t = correct[..., i], total[..., i]
-            z = c == 0
-            zeros += z
-            prec = np.where(z, 100.0 / (np.exp2(zeros) * t), 100.0 * c / t)
-            acc = acc + np.log(prec)
-        bp = np.where(sys_len >= ref_len, 1.0,
-                      np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0))
-        score = bp * np.exp(acc / n_order)
-    return np.where(ok, score, 0.0)
+        return scoring.bleu_scores(correct, sums[..., 2 + n:2 + 2 * n], sums[..., 0], sums[..., 1], **self.options)
 
 
 def _as_tables(stats: StatsTable | Sequence[StatsTable]) -> list[StatsTable]:
@@ -356,10 +324,10 @@ def corpus_metric(
     ('BLEU-2 [all]', [[3.0, 3.0, 2.0, 1.0, 3.0, 2.0]])
     """
     tables = _as_tables(stats)
-    scoring._check(metric, smooth_method, smooth_value, ref_length)
+    k = scoring._check(metric, smooth_method, smooth_value, ref_length)
     first = tables[0]
     n = _order_arg(max_order, first.max_order)
-    num, den = ("wmatch", "wtotal") if metric == "delta_bleu" else ("match", "total")
+    num, den = scoring._prefixes(metric)
     if metric == "delta_bleu":
         for t in tables:
             bad = t.column("ref_weight_max") <= 0
@@ -375,7 +343,6 @@ def corpus_metric(
     values = np.concatenate(
         [np.stack([np.asarray(t.column(c), dtype=np.float64) for c in cols], axis=1) for t in tables]
     ) if sum(len(t) for t in tables) else np.zeros((0, len(cols)))
-    k = scoring.SMOOTH_DEFAULTS[smooth_method] if smooth_value is None else smooth_value
     sig = Signature(
         nrefs=first.n_refs_label if len(tables) == 1 and len(first) else "var",
         tokenize=first.tokenize, lowercase=first.lowercase,
@@ -517,8 +484,7 @@ def _metric_list(metrics: Any) -> list[UnitMetric]:
 def _check_options(unit_size, n_assignments, seed, confidence, n_bootstrap, kendall_variant, unmatched):
     for name, value, low in (("unit_size", unit_size, 1), ("n_assignments", n_assignments, 1),
                              ("seed", seed, 0), ("n_bootstrap", n_bootstrap, 0)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-            raise InputError(f"{name} must be an integer >= {low}; got {value!r}.")
+        _count(name, value, minimum=low)
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating)) \
             or not 0 < confidence < 1:
         raise InputError(f"confidence must be a number in (0, 1), e.g. 0.95; got {confidence!r}.")
