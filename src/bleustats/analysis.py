@@ -70,6 +70,7 @@ import numpy as np
 import pyarrow as pa
 
 from ._version import __version__
+from .resample import _count, _generator_and_label
 from .scoring import sentence_scores
 from .stats import MAX_ORDER_LIMIT, compute_stats
 from .tokenize import DEFAULT_TOKENIZER, TOKENIZERS, tokenize_lines
@@ -125,17 +126,14 @@ def log10_factorial(n: int) -> float:
 
 
 def _rng(seed: Any) -> tuple[np.random.Generator, int | None]:
-    """A Generator and the seed to report (None when a Generator was passed in)."""
-    if isinstance(seed, np.random.Generator):
-        return seed, None
+    """A Generator and the seed to report (None when a Generator was passed in).
+
+    ``seed=None`` draws a fresh seed and reports it, so every result can be redone.
+    """
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**63))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(
-            f"seed must be a non-negative int, a numpy.random.Generator or None (a fresh seed, "
-            f"reported in the result); got {seed!r}."
-        )
-    return np.random.default_rng(int(seed)), int(seed)
+    rng, label = _generator_and_label(seed)
+    return rng, None if label == "generator" else label
 
 
 def _check_options(tokenize: Any, max_ngram_order: Any) -> None:
@@ -148,12 +146,6 @@ def _check_options(tokenize: Any, max_ngram_order: Any) -> None:
             f"max_ngram_order must be an integer from 2 to {MAX_ORDER_LIMIT} (the analysis needs "
             f"bigrams); got {max_ngram_order!r}."
         )
-
-
-def _check_count(value: Any, name: str, *, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
 
 
 def _segments(hypotheses: Any, references: Any, layout: str) -> tuple[list[str], list[list[str]]]:
@@ -628,7 +620,7 @@ def permute_chunks(
     >>> p.texts, p.matches.tolist(), bool(p.raised[0]), bool(p.lowered.any())
     (('a b b c',), [[3, 2, 0, 0]], False, False)
     """
-    _check_count(n, "n")
+    _count("n", n, minimum=0)
     rng, used_seed = _rng(seed)
     if not isinstance(hypothesis, str):
         raise TypeError(f"hypothesis must be a str; got {type(hypothesis).__name__} {hypothesis!r:.60}.")
@@ -800,7 +792,7 @@ def check_permutations(
     >>> chk.ok, chk.n_drawn, chk.n_raised, chk.columns["max_gain_2"].tolist()
     (True, 2, 1, [0, 1])
     """
-    _check_count(permutations, "permutations")
+    _count("permutations", permutations, minimum=0)
     rng, used_seed = _rng(seed)
     _check_options(tokenize, max_ngram_order)
     hyps, segs = _segments(hypotheses, references, references_layout)
@@ -1035,7 +1027,7 @@ def reference_draw(
     >>> d.original.matches, d.text  # runs 'the' | 'sat on the mat' | 'a'; the joins match nothing
     ((6, 3, 2, 1), 'the sat on the mat a')
     """
-    _check_count(max_tries, "max_tries", minimum=1)
+    _count("max_tries", max_tries, minimum=1)
     rng, used_seed = _rng(seed)
     if not isinstance(hypothesis, str):
         raise TypeError(f"hypothesis must be a str; got {type(hypothesis).__name__} {hypothesis!r:.60}.")
@@ -1069,7 +1061,7 @@ def reference_draws(
     >>> ds[1].reason[:30]
     'the match counts [2, 2, 0, 0] '
     """
-    _check_count(max_tries, "max_tries", minimum=1)
+    _count("max_tries", max_tries, minimum=1)
     rng, used_seed = _rng(seed)
     _check_options(tokenize, max_ngram_order)
     hyps, segs = _segments(hypotheses, references, references_layout)
@@ -1152,7 +1144,7 @@ class CorpusReport:
         """
         import pandas as pd
 
-        _check_count(bin_width, "bin_width", minimum=1)
+        _count("bin_width", bin_width, minimum=1)
         df = self.to_pandas()
         lo = (df["hyp_len"] // bin_width) * bin_width
         df = df.assign(lo=lo)
@@ -1215,7 +1207,7 @@ def corpus_report(
     >>> s["sentences"], s["permutation_check"]["lowered"], s["permutation_check"]["ok"]
     (2, 0, True)
     """
-    _check_count(permutations, "permutations")
+    _count("permutations", permutations, minimum=0)
     rng, used_seed = _rng(seed)
     _check_options(tokenize, max_ngram_order)
     hyps, segs = _segments(hypotheses, references, references_layout)
@@ -1467,7 +1459,7 @@ def leave_one_out_r2(
                          f"got {len(x)}.")
     if len(set(names)) != len(names):
         raise ValueError(f"systems must be distinct; got duplicates in {names}.")
-    flag_top = _check_count(flag_top, "flag_top")
+    flag_top = _count("flag_top", flag_top, minimum=0)
     r = _pearson(x, y)
     keep = ~np.eye(len(x), dtype=bool)
     loo = np.asarray([_pearson(x[keep[i]], y[keep[i]]) for i in range(len(x))])

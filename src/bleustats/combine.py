@@ -68,6 +68,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import scoring, sentence
 from .io import InputError
+from .resample import _count, as_generator
 from .stats import StatsTable
 
 if TYPE_CHECKING:
@@ -435,6 +436,10 @@ def system_scores(
     x = np.asarray(scores, dtype=np.float64)
     if x.shape != (len(frame),):
         raise InputError(f"scores: need one score per row of frame ({len(frame)}); got shape {x.shape}.")
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:  # a mean would skip NaN silently and rank a system on part of its segments
+        raise InputError(f"scores: {bad.size} NaN or infinite value(s), e.g. {x[bad[0]]!r} at row {int(bad[0])}; "
+                         "every segment must have a score. Drop those rows from frame and scores first.")
     g = frame[keys].copy()
     g["score"] = x
     return g.groupby(keys, sort=True, as_index=False)["score"].mean()
@@ -891,8 +896,7 @@ def cross_validate(
     """
     frame = _check_frame(frame)
     columns = _check_columns(frame, columns)
-    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
-        raise InputError(f"folds must be an integer >= 2; got {folds!r}.")
+    folds = _count("folds", folds, minimum=2)
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
         raise InputError(f"block_size must be a positive integer; got {block_size!r}.")
     by_cols = [] if by is None else ([by] if isinstance(by, str) else list(by))
@@ -916,7 +920,7 @@ def cross_validate(
     if folds > n_units:
         raise InputError(f"folds: {folds} folds need at least {folds} documents or segment blocks; there are "
                          f"{n_units}. Use fewer folds or a smaller block_size.")
-    perm = np.random.default_rng(seed).permutation(n_units)
+    perm = as_generator(seed).permutation(n_units)
     unit_fold = np.empty(n_units, np.int64)
     unit_fold[perm] = np.arange(n_units) % folds
     fold = unit_fold[units]

@@ -598,6 +598,7 @@ class CorrelationResult:
     threshold: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field as plain Python (for JSON)."""
         return asdict(self)
 
 

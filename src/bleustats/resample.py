@@ -82,6 +82,21 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def _generator_and_label(seed: SeedLike) -> tuple[np.random.Generator, int | None | str]:
+    """:func:`as_generator`, plus what a result's signature records of the seed.
+
+    The label is the int itself, ``None`` for fresh OS entropy, or ``'generator'``
+    when a Generator or SeedSequence was passed (its state is not a number to
+    print). Shared by every module that reports its seed.
+    """
+    rng = as_generator(seed)
+    if seed is None:
+        return rng, None
+    if isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        return rng, "generator"
+    return rng, int(seed)
+
+
 def _count(name: str, value: Any, *, minimum: int) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InputError(f"{name} must be an integer >= {minimum}; got {value!r}.")

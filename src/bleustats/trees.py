@@ -235,7 +235,8 @@ def parse_tree(text: str, *, param: str = "tree") -> Tree:
     if stack:
         raise InputError(f"{param}: {len(stack)} unclosed '(' in {text[:60]!r}"
                          f"{'...' if len(text) > 60 else ''}. Add the missing ')'.")
-    assert root is not None
+    if root is None:  # pragma: no cover - a tree that starts with '(' and has no open node was closed
+        raise InputError(f"{param}: no complete tree in {text[:60]!r}; give one bracketed tree, e.g. '(S (NP a))'.")
     return root
 
 
