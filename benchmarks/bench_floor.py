@@ -8,8 +8,9 @@ In one process:
 
 1. The token-id arrays the statistics kernel reads are built exactly as the engine builds
    them: ``bleustats.stats._encode`` on the hypotheses and the references (references in
-   segment order, R per segment), giving ``hyp ids`` (int32, one per token), ``hyp
-   offsets`` (one per hypothesis + 1), ``ref ids`` and ``ref offsets``.
+   segment order, R per segment), giving ``hyp ids`` (one per token), ``hyp offsets`` (one
+   per hypothesis + 1), ``ref ids`` and ``ref offsets`` (int32 each, as the engine builds
+   them; the dtypes are recorded).
 2. ``floor_1pass``: one ``numpy`` sum over the bytes of each of these four arrays, read as
    uint64 words (``a.view(uint8)[:8k].view(uint64).sum()`` + the < 8 tail bytes; one
    thread): every byte read once. This is the issue's "stream the encoded arrays once
@@ -22,7 +23,7 @@ In one process:
    encoded arrays, numba-parallel on ``numba.get_num_threads()`` threads).
 
 Each timing is the median of ``--repeats`` (>= 3). The arrays take ~530 bytes per segment
-with 4 references (ids int32, offsets int64): 5 MB at 10k, 53 MB at 100k, 530 MB at 1M.
+with 4 references: 5 MB at 10k, 53 MB at 100k, 530 MB at 1M.
 Whether that fits in the last-level cache is reported (``fits_llc``): where it does, the
 floor is a cache-bandwidth floor (lower than DRAM's), and so is what the kernel sees, since
 the encoder has just written the arrays. Ratios: kernel / floor and end-to-end / floor
