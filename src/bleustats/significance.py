@@ -313,18 +313,26 @@ def _chunk_rows(n_cols: int) -> int:
 
 def _bootstrap_sums(rng: np.random.Generator, n_samples: int, mats: Sequence[NDArray[np.float64]]
                     ) -> list[NDArray[np.float64]]:
-    """sacreBLEU's ``rng.choice(n, size=(n_samples, n))`` draws as count vectors times each matrix."""
+    """sacreBLEU's ``rng.choice(n, size=(n_samples, n))`` draws as count vectors times each matrix.
+
+    The drawn indices become per-resample counts (one ``bincount`` over the
+    chunk, offsets added in place), and one matrix product with the matrices
+    side by side sums every resample: exact, since counts and statistics are
+    integers and the sums stay below 2**53.
+    """
     n = mats[0].shape[0]
-    out: list[list[NDArray[np.float64]]] = [[] for _ in mats]
+    widths = [m.shape[1] for m in mats]
+    both = np.hstack(mats) if len(mats) > 1 else mats[0]
+    out: list[NDArray[np.float64]] = []
     step = _chunk_rows(n)
     for start in range(0, n_samples, step):
         c = min(step, n_samples - start)
         idx = rng.choice(n, size=(c, n), replace=True)
-        counts = np.bincount((idx + (np.arange(c) * n)[:, None]).ravel(), minlength=c * n)
-        counts = counts.reshape(c, n).astype(np.float64)
-        for o, m in zip(out, mats):
-            o.append(counts @ m)  # exact: integer counts and statistics, sums < 2**53
-    return [np.concatenate(o) if o else np.zeros((0, m.shape[1])) for o, m in zip(out, mats)]
+        idx += (np.arange(c, dtype=idx.dtype) * n)[:, None]
+        counts = np.bincount(idx.ravel(), minlength=c * n).reshape(c, n)
+        out.append(counts.astype(np.float64) @ both)
+    sums = np.concatenate(out) if out else np.zeros((0, both.shape[1]))
+    return np.split(sums, np.cumsum(widths)[:-1], axis=1)
 
 
 def estimate_ci(scores: ArrayLike) -> tuple[float, float]:
@@ -577,14 +585,17 @@ def paired_approximate_randomization(
     sc = dict(n_order=stats.max_order, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
               use_effective_order=use_effective_order)
     diff = abs(bl_score - sys_score)
+    swing, sy_sum, both_sum = bl - sy, sy.sum(axis=0), bl.sum(axis=0) + sy.sum(axis=0)
     count = 0
     step = _chunk_rows(n)
     for start in range(0, n_samples, step):
         c = min(step, n_samples - start)
         pos = rng.integers(2, size=(c, n), dtype=bool).astype(np.float64)
-        neg = 1.0 - pos
-        scores_a = _scores(pos @ bl + neg @ sy, float32=False, **sc)  # sacreBLEU: exact int64 sums
-        scores_b = _scores(neg @ bl + pos @ sy, float32=False, **sc)
+        # a trial's sums: pos @ bl + (1 - pos) @ sy = pos @ (bl - sy) + sum(sy), and the other
+        # system gets the rest of bl + sy; exact integer arithmetic in float64, as sacreBLEU's int64
+        sums_a = pos @ swing + sy_sum
+        scores_a = _scores(sums_a, float32=False, **sc)
+        scores_b = _scores(both_sum - sums_a, float32=False, **sc)
         count += int(np.sum(np.abs(scores_a - scores_b) > diff))
     p = (count + 1) / (n_samples + 1)
     bl_mean = bl_ci = sys_mean = sys_ci = None
