@@ -51,6 +51,7 @@ Examples
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
@@ -315,22 +316,33 @@ def _bootstrap_sums(rng: np.random.Generator, n_samples: int, mats: Sequence[NDA
                     ) -> list[NDArray[np.float64]]:
     """sacreBLEU's ``rng.choice(n, size=(n_samples, n))`` draws as count vectors times each matrix.
 
-    The drawn indices become per-resample counts (one ``bincount`` over the
-    chunk, offsets added in place), and one matrix product with the matrices
+    The drawn indices become per-resample counts (a ``bincount`` per resample,
+    whose counters fit in cache), and one matrix product with the matrices
     side by side sums every resample: exact, since counts and statistics are
-    integers and the sums stay below 2**53.
+    integers and the sums stay below 2**53. The next chunk is drawn on a
+    helper thread while this one is summed (NumPy releases the GIL in both);
+    draws stay in order, so the numbers are those of one big draw.
     """
     n = mats[0].shape[0]
     widths = [m.shape[1] for m in mats]
     both = np.hstack(mats) if len(mats) > 1 else mats[0]
-    out: list[NDArray[np.float64]] = []
     step = _chunk_rows(n)
-    for start in range(0, n_samples, step):
-        c = min(step, n_samples - start)
-        idx = rng.choice(n, size=(c, n), replace=True)
-        idx += (np.arange(c, dtype=idx.dtype) * n)[:, None]
-        counts = np.bincount(idx.ravel(), minlength=c * n).reshape(c, n)
-        out.append(counts.astype(np.float64) @ both)
+    sizes = [min(step, n_samples - start) for start in range(0, n_samples, step)]
+    out: list[NDArray[np.float64]] = []
+
+    def draw(c: int) -> NDArray[np.int64]:
+        return rng.choice(n, size=(c, n), replace=True)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(draw, sizes[0]) if sizes else None
+        for i, c in enumerate(sizes):
+            idx = pending.result()
+            if i + 1 < len(sizes):
+                pending = pool.submit(draw, sizes[i + 1])
+            counts = np.empty((c, n))
+            for r in range(c):  # row by row: each row's n counters stay in cache
+                counts[r] = np.bincount(idx[r], minlength=n)
+            out.append(counts @ both)
     sums = np.concatenate(out) if out else np.zeros((0, both.shape[1]))
     return np.split(sums, np.cumsum(widths)[:-1], axis=1)
 
