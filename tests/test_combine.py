@@ -302,3 +302,11 @@ def test_tie_breaking_errors():
         combine.break_ties([0.1, np.nan], ["A", "B"])
     with pytest.raises(InputError, match=r"system_totals: need one value per score \(2\); got shape \(3,\)"):
         combine.break_ties([0.1, 0.2], ["A", "B"], system_totals=[1, 2, 3])
+
+
+def test_tie_break_epsilon_stays_finite_for_a_subnormal_offset_range():
+    # regression: a range of system totals of one subnormal made ε = g / (4R) overflow to inf,
+    # and break_ties halved inf forever (found by the property test above)
+    assert combine.tie_break_epsilon([0.0, 1.0], [0.0, 5e-324]) == np.finfo(np.float64).max
+    out = combine.break_ties([0.0, 1.0, 1.0], ["A", "B", "C"], system_totals=[0.0, 5e-324, 0.0])
+    assert np.isfinite(out).all() and out[0] < out[1] and out[0] < out[2]

@@ -492,7 +492,9 @@ def tie_break_epsilon(scores: ArrayLike, offsets: ArrayLike) -> float:
     if len(u) < 2 or span == 0.0:
         return 0.0
     gap = float(np.diff(u).min())
-    return gap / (4.0 * span)
+    eps = gap / (4.0 * span)
+    # a subnormal span overflows the quotient: the largest finite ε still satisfies ε·R <= g/4
+    return eps if math.isfinite(eps) else float(np.finfo(np.float64).max)
 
 
 def break_ties(
