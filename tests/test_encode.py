@@ -75,8 +75,8 @@ def test_tokens_that_share_a_hash_slot_prefix_stay_distinct():
 
 
 def test_short_and_long_token_keys_are_exact():
-    # tokens of 1-7 bytes are their own key, longer ones are hashed and compared: every length
-    # around the 7/8-byte edge, NUL bytes (a key must hold the length), shared prefixes,
+    # tokens of 1-15 bytes are their own key, longer ones are hashed and compared: every length
+    # around the 8- and 15/16-byte edges, NUL bytes (a key must hold the length), shared prefixes,
     # and tokens that end at the last byte of the buffer (the 8-byte loads read the padding)
     words = []
     for n in range(1, 26):
@@ -86,9 +86,11 @@ def test_short_and_long_token_keys_are_exact():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.text(alphabet=st.sampled_from("ab\x00é"), min_size=1, max_size=20), max_size=8),
-                max_size=6))
+@given(st.lists(st.lists(st.text(alphabet=st.sampled_from("ab\x00é\u00a0\u00a9\u2000\u2010\u3000\u3001"),
+                                  min_size=1, max_size=20), max_size=8), max_size=6))
 def test_tokens_of_every_length_equal_python(token_lines):
+    # the alphabet includes whitespace with multi-byte UTF-8 (U+00A0, U+2000, U+3000) and
+    # non-whitespace sharing their lead bytes (U+00A9, U+2010, U+3001)
     lines = [" ".join(t) for t in token_lines]
     assert numba_encode(lines) == python_encode(lines)
 

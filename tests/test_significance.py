@@ -269,3 +269,16 @@ def test_correlation_difference_errors():
         correlation_difference_test(good[:3], bad[:3], [1.0, math.nan, 2.0])
     with pytest.raises(InputError, match=r"threshold applies to variant 'wmt' and 'acc23' only"):
         correlation_difference_test(good[:5], bad[:5], human[:5], method="kendall", threshold=1.0)
+
+
+def test_permutation_test_rejects_acc23_tolerance_and_is_chunk_invariant(monkeypatch):
+    rng = np.random.default_rng(3)
+    human = rng.normal(size=40)
+    a, b = human + rng.normal(size=40), human + 2 * rng.normal(size=40)
+    with pytest.raises(InputError, match=r"threshold: the permutation test swaps z-scored .*got threshold=0\.5"):
+        significance.correlation_difference_test(a, b, human, method="kendall", variant="acc23", threshold=0.5,
+                                                 test="permutation", n_samples=10)
+    whole = significance.correlation_difference_test(a, b, human, test="permutation", n_samples=300, seed=5)
+    monkeypatch.setattr(significance, "_CHUNK", 7 * 40)  # 7 resamples per chunk before rounding
+    chunked = significance.correlation_difference_test(a, b, human, test="permutation", n_samples=300, seed=5)
+    assert chunked.p_value == whole.p_value

@@ -349,8 +349,9 @@ def _prefetched(items: Iterator[Any], timings: dict[str, float], key: str) -> It
     """Items of ``items``, produced one ahead on a background thread.
 
     Parsing (Arrow compute, which releases the GIL) then overlaps the
-    statistics and scoring of the previous chunk. At most two items are held
-    at once, so memory stays bounded. Time spent producing items is added to
+    statistics and scoring of the previous chunk. At most three items are alive
+    at once (one being used, one queued, one being parsed), so memory stays
+    bounded. Time spent producing items is added to
     ``timings[key]``; an exception in the producer is raised here, in order.
     """
     box: queue.Queue = queue.Queue(maxsize=1)
@@ -372,6 +373,10 @@ def _prefetched(items: Iterator[Any], timings: dict[str, float], key: str) -> It
                 box.put((item, None))
         except BaseException as exc:  # handed to the consumer, raised there
             box.put((end, exc))
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:  # left early: close the file on this thread, not at garbage collection
+                close()
 
     worker = threading.Thread(target=produce, name="bleustats-nbest-reader", daemon=True)
     worker.start()

@@ -280,6 +280,9 @@ def bleu_scores(
         Round the statistics and each precision to float32 before the logs,
         as sacreBLEU's paired bootstrap does (it sums float32 statistics);
         ``False`` (the default) computes in float64 like every other score.
+        The sums are exact here and rounded once, so the two agree bit for bit
+        while every summed count is below 2**24 (sacreBLEU's own float32
+        summation starts to round above that, e.g. past ~16.7M tokens).
 
     Returns
     -------

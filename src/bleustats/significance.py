@@ -616,7 +616,9 @@ def paired_approximate_randomization(
     if n_conf:
         (sums_s,) = _bootstrap_sums(rng, n_conf, (sy,))
         sys_mean, sys_ci = estimate_ci(_scores(sums_s, float32=f32, **sc))
-        fresh = rng if label == "generator" else np.random.default_rng(label)
+        # a fresh stream from the same seed (a Generator, which has no seed to restart, continues)
+        fresh = rng if isinstance(seed, np.random.Generator) else np.random.default_rng(
+            seed if isinstance(seed, np.random.SeedSequence) else label)
         (sums_b,) = _bootstrap_sums(fresh, n_conf, (bl,))
         bl_mean, bl_ci = estimate_ci(_scores(sums_b, float32=f32, **sc))
         extra += f"|bs:{n_conf}"
@@ -854,6 +856,12 @@ def correlation_difference_test(
     a, b, h = _grid(metric_a, metric_b, human, level, system, item)
     if method == "kendall":
         kendall_tau([0.0, 1.0], [0.0, 1.0], variant=variant, threshold=threshold)  # checks threshold
+        if test == "permutation" and variant == "acc23" and threshold > 0:
+            raise InputError(
+                f"threshold: the permutation test swaps z-scored metric scores, so acc23's tie tolerance "
+                f"(in each metric's own units) has no common scale; got threshold={threshold!r}. Use "
+                "test='bootstrap', or threshold=0."
+            )
     rng, label = _rng(seed)
     corr = lambda m, hh: _grid_corr(m, hh, grouping, method, variant, float(threshold))  # noqa: E731
     r_a = float(corr(a[None], h[None])[0])
@@ -861,6 +869,11 @@ def correlation_difference_test(
     delta = r_a - r_b
     s, u = a.shape
     step = max(1, _CHUNK // max(1, s * u))
+    if test == "permutation":
+        # boolean draws use 32 random bits at a time and drop the rest at the end of a call:
+        # chunks of a multiple of 32 draws keep the numbers those of one big draw
+        g = 32 // math.gcd(s * u, 32)
+        step = max(g, step // g * g)
     deltas = []
     if test == "bootstrap":
         for start in range(0, n_samples, step):
