@@ -2,8 +2,10 @@
 """Paired significance tests: bleustats from cached statistics vs ``sacrebleu --paired-bs / --paired-ar``.
 
 Data (``python benchmarks/generate.py`` writes it): 10,000 segments; baseline
-``hyp.10000.txt``, system ``ref3.10000.txt`` (a reference stream used as a second,
-stronger "system"), references ``ref0/ref1/ref2.10000.txt``; tokenize ``none``.
+``hyp.10000.txt``; system ``sys_mix.10000.txt``, written here: the baseline with every
+1,000th line replaced by that line of ``ref3.10000.txt``, a slightly better system, so the
+p-value (about 0.08) is not at its floor and the p-value check means something;
+references ``ref0/ref1/ref2.10000.txt``; tokenize ``none``.
 
 Every run is a fresh subprocess; tools alternate; the median of ``--repeats`` (>= 3) runs
 is reported.
@@ -48,11 +50,28 @@ SIZE = 10_000
 TESTS = {"bs": ("--paired-bs", 1000), "ar": ("--paired-ar", 10000)}
 
 
+MIX_EVERY = 1000
+
+
 def files(data: str) -> tuple[str, str, list[str]]:
     base = os.path.join(data, f"hyp.{SIZE}.txt")
-    system = os.path.join(data, f"ref3.{SIZE}.txt")
+    system = os.path.join(data, f"sys_mix.{SIZE}.txt")
     refs = [os.path.join(data, f"ref{k}.{SIZE}.txt") for k in range(3)]
     return base, system, refs
+
+
+def write_system(data: str) -> None:
+    """The system file: the baseline with every MIX_EVERY-th line taken from ref3 (deterministic)."""
+    base, system, _ = files(data)
+    with open(base, encoding="utf-8") as fh:
+        lines = fh.read().split("\n")[:-1]
+    with open(os.path.join(data, f"ref3.{SIZE}.txt"), encoding="utf-8") as fh:
+        better = fh.read().split("\n")[:-1]
+    mixed = [better[i] if i % MIX_EVERY == 0 else line for i, line in enumerate(lines)]
+    tmp = system + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(mixed) + "\n")
+    os.replace(tmp, system)
 
 
 def worker(test: str, data: str) -> dict:
@@ -149,7 +168,7 @@ def render(meta: dict, tasks: dict) -> str:
     md = ["# Paired significance tests: bleustats vs sacreBLEU 2.6 on the same files", "",
           f"Started {meta['started']} on {meta['cpu']} ({meta['cpu_count']} logical CPUs), Python "
           f"{meta['python']}; {SIZE:,} segments, 3 references, tokenize none; baseline hyp.{SIZE}.txt, "
-          f"system ref3.{SIZE}.txt. Median of {meta['repeats']} runs per tool, each in a fresh process, "
+          f"system sys_mix.{SIZE}.txt (the baseline with every {MIX_EVERY:,}th line from ref3). Median of {meta['repeats']} runs per tool, each in a fresh process, "
           "tools alternating. bleustats `e2e` reads the files, computes the statistics of both systems "
           "and runs the test; `cached` is the test alone on the statistics table. The p-value equals "
           "sacreBLEU's and scores, means and intervals agree within 1e-9 (checked every run).", "",
@@ -176,9 +195,11 @@ def main(argv=None) -> int:
         return 0
     if a.repeats < 3:
         ap.error("--repeats must be >= 3 (the median of at least three runs is reported)")
-    for path in files(a.data)[2] + list(files(a.data)[:2]):
+    base, _, refs = files(a.data)
+    for path in [base, *refs, os.path.join(a.data, f"ref3.{SIZE}.txt")]:
         if not os.path.exists(path):
             ap.error(f"{path} is missing: run python benchmarks/generate.py --sizes {SIZE} --refs 4")
+    write_system(a.data)
     import sacrebleu
 
     import bleustats
