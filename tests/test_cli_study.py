@@ -66,7 +66,8 @@ def test_study_sweeps_and_plot(tables, tmp_path, capsys):
     assert pd.read_csv(out / "sweep_max_order.csv")["value"].unique().tolist() == [1, 2, 3, 4]
     assert (out / "figure2.png").read_bytes()[:4] == b"\x89PNG"
     by_theta = pd.read_csv(out / "sweep_threshold.csv")
-    assert set(by_theta["refs"]) == {"w≥-1", "w≥0.5"}
+    # one label across θ (θ is the sweep's x axis), so Figure 2(A) draws one line per metric
+    assert set(by_theta["refs"]) == {"w≥θ"} and sorted(by_theta["value"].unique()) == [-1.0, 0.5]
 
 
 def test_study_input_errors(tables, tmp_path, capsys):

@@ -306,6 +306,8 @@ def test_pair_without_shared_segments(corpus):
     (pd.DataFrame({"system": ["A"], "seg_id": ["x"], "score": [1.0]}), r"seg_id \(want integers, got (object|str)\)"),
     (pd.DataFrame({"system": ["A"], "seg_id": [0], "score": ["good"]}), r"score \(want numbers, got (object|str)\)"),
     (pd.DataFrame({"system": ["A"], "seg_id": [0], "score": [np.nan]}), r"no rating with a score \(1 NaN"),
+    (pd.DataFrame({"system": ["A", "B"], "seg_id": [0, 0], "score": [np.inf, 1.0]}),
+     r"human: score \(1 infinite value\(s\)\)"),
     ([("A", 0, 1.0)], r"human must be a pandas DataFrame or Arrow table"),
 ])
 def test_bad_human_tables(corpus, human, match):

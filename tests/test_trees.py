@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import os
 import sys
+import warnings
 
-import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -127,7 +127,6 @@ def test_parallel_batch_equals_serial(monkeypatch):
     assert np.array_equal(par, ser)
     assert np.allclose(ser, [reference_tree_kernel(parse_tree(x), parse_tree(y), 0.7) for x, y in zip(left, right)],
                        rtol=1e-12)
-    assert numba.get_num_threads() >= 1
 
 
 def test_encoding_does_not_depend_on_tree_order():
@@ -239,5 +238,23 @@ def test_option_errors():
 
 def test_no_overflow_warning_for_moderate_trees():
     t = "(S " + " ".join("(A (B x) (C y))" for _ in range(50)) + ")"
-    k = tree_kernel(t, t, lam=1.0, normalize=False)
-    assert math.isfinite(k) and k > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any RuntimeWarning (overflow, invalid) fails the test
+        k = tree_kernel(t, t, lam=1.0, normalize=False)
+        assert math.isfinite(k) and k > 0
+        assert tree_kernel(t, t, lam=1.0) == 1.0
+
+
+def _balanced(depth):
+    return "(X a)" if depth == 0 else f"(X {_balanced(depth - 1)} {_balanced(depth - 1)})"
+
+
+def test_normalized_kernel_of_huge_fragment_counts_is_exact_or_an_error():
+    # K(t, t) of a balanced tree of depth 9 is finite but K(a,a)*K(b,b) overflows: still 1.0, not 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tree_kernel(_balanced(9), _balanced(9), lam=1.0) == 1.0
+    # at depth 11 K itself overflows float64: a clear error, not a silent 0
+    with pytest.raises(InputError, match=r"lam: the kernel of a tree with itself overflows float64 at lam=1\.0"):
+        tree_kernel(_balanced(11), _balanced(11), lam=1.0)
+    assert tree_kernel(_balanced(11), _balanced(11), lam=0.4) == pytest.approx(1.0)

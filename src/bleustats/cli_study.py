@@ -185,11 +185,12 @@ def _view_stats(hyps, refs, view: str, theta: float, options: dict, err: TextIO)
     return compute_stats(hyps, refs, ref_view="threshold", weight_threshold=theta, **options)
 
 
-def _metrics_of(stats_by_view: dict, names: list[str], args: argparse.Namespace, max_order: int | None = None):
+def _metrics_of(stats_by_view: dict, names: list[str], args: argparse.Namespace, max_order: int | None = None,
+                threshold_label: str | None = None):
     out = []
     for name in names:
         for view, st in stats_by_view.items():
-            refs = f"w≥{args.threshold:g}" if view == "threshold" else view
+            refs = (threshold_label or f"w≥{args.threshold:g}") if view == "threshold" else view
             if name == "sbleu":
                 out.append(study.sentence_mean_metric(st, args.sentence_variant, refs=refs, max_order=max_order))
             else:
@@ -269,7 +270,8 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
                 def at(theta: float) -> list:
                     st = _view_stats(hyps, refs, "threshold", theta, options, err)
                     at_args = argparse.Namespace(**{**vars(args), "threshold": theta})
-                    return _metrics_of({"threshold": st}, names, at_args)
+                    # one label across θ, so the sweep draws one line per metric (the θ is the x axis)
+                    return _metrics_of({"threshold": st}, names, at_args, threshold_label="w≥θ")
                 frame = study.sweep(param, args.thresholds, at, human, unit_size=args.unit_size, progress=bar,
                                     **sweep_opts)
             if bar is not None:

@@ -458,6 +458,10 @@ def _human_frame(human: Any) -> "pd.DataFrame":
         problems.append(f"score (want numbers, got {human['score'].dtype})")
     if "system" in human.columns and human["system"].isna().any():
         problems.append(f"system ({int(human['system'].isna().sum())} missing value(s))")
+    if "score" in human.columns and pd.api.types.is_numeric_dtype(human["score"]) \
+            and np.isinf(human["score"].to_numpy(dtype=np.float64)).any():
+        # NaN means "not rated" and is dropped and counted; an infinity is a broken score
+        problems.append(f"score ({int(np.isinf(human['score'].to_numpy(dtype=np.float64)).sum())} infinite value(s))")
     if problems:
         raise InputError("human: " + "; ".join(problems) + ". Give one row per rating with columns "
                          f"{', '.join(HUMAN_COLUMNS)} (several raters of a cell are averaged).")

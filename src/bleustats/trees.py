@@ -440,9 +440,14 @@ def tree_kernels(
         return k
     kaa = _pair_kernels(batch, a, a, lam)
     kbb = _pair_kernels(batch, b, b, lam)
+    if not (np.isfinite(kaa).all() and np.isfinite(kbb).all()):
+        raise InputError(f"lam: the kernel of a tree with itself overflows float64 at lam={lam!r} (large, "
+                         "repetitive trees count astronomically many shared fragments); use a smaller lam "
+                         "(e.g. 0.4) to down-weight large fragments.")
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = k / np.sqrt(kaa * kbb)
-    return np.where(np.isfinite(out), out, 0.0)
+        # divide twice: kaa * kbb can overflow where each root cannot
+        out = k / np.sqrt(kaa) / np.sqrt(kbb)
+    return np.where((kaa > 0) & (kbb > 0), out, 0.0)  # a tree with no production shares nothing
 
 
 def tree_kernel(a: TreeLike, b: TreeLike, *, lam: float = DEFAULT_LAMBDA, normalize: bool = True) -> float:
