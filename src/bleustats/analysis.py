@@ -1328,10 +1328,12 @@ def r_squared(metric: Sequence[float], human: Sequence[float]) -> float:
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
+    # a constant side: correlation undefined. Tested on the values themselves: the mean of equal
+    # values can differ from them in the last bit, which would leave rounding noise to correlate
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
     dx, dy = x - x.mean(), y - y.mean()
     sx, sy = float(np.abs(dx).max()), float(np.abs(dy).max())
-    if sx == 0.0 or sy == 0.0:  # a constant side: correlation undefined
-        return float("nan")
     dx, dy = dx / sx, dy / sy  # scaled first, so tiny spreads do not underflow to 0
     sxx, syy = float(dx @ dx), float(dy @ dy)
     return max(-1.0, min(1.0, float(dx @ dy) / math.sqrt(sxx * syy)))
