@@ -513,6 +513,9 @@ def tool_applicable(tool, tok, size, args, avail) -> str | None:
                 "(definition differs for tokenize=none)")
     if tool == "nltk" and size > args.nltk_max_size:
         return f"skipped: size > --nltk-max-size {args.nltk_max_size} (pure Python, slow)"
+    if tool == "bleuscore-1t" and size > args.variant_max_size:
+        return (f"skipped: size > --variant-max-size {args.variant_max_size} (the one-thread "
+                "variant of bleuscore; bleuscore itself runs)")
     if tool == "sacrebleu-mojo" and not os.path.exists(args.mojo_python):
         return f"unavailable: {args.mojo_python} missing (needs Python >= 3.12; --setup-mojo)"
     if tool in BLEUSTATS_TOOLS and not avail["bleustats"][0]:
@@ -654,6 +657,16 @@ def main_driver(args) -> int:
                         tr, merged_from=os.path.basename(args.merge_from),
                         merged_invocation=old.get("meta", {}).get("started"))
 
+    out_json = os.path.join(args.results, args.name + ".json")
+    previous, invocations = {}, []
+    if args.resume and os.path.exists(out_json):
+        with open(out_json) as f:
+            old = json.load(f)
+        invocations = old["meta"].get("invocations") or [old["meta"].get("started")]
+        for t in old.get("tasks", []):
+            previous[(t["size"], t["tok"], t["refs"], json.dumps(t["files"]))] = t
+        print(f"--resume: {len(previous)} configuration(s) in {out_json}", flush=True)
+
     ref_cache_path = os.path.join(args.results, "sacrebleu_reference_scores.json")
     ref_cache = {}
     if os.path.exists(ref_cache_path):
@@ -674,6 +687,8 @@ def main_driver(args) -> int:
         "versions": _versions(args.mojo_python),
         "bleustats_source_hash_at_start": _bleustats_hash(),
         "repeats": args.repeats,
+        "cap_s": args.cap_s,
+        "cap_ratio": args.cap_ratio,
         "tolerance": TOL,
         "sacrebleu_chunk": args.sacrebleu_chunk,
         "bleustats_available": avail,
@@ -681,11 +696,11 @@ def main_driver(args) -> int:
         "definition_notes": DEFINITION_NOTES,
         "method": __doc__.split("Usage::")[0].strip(),
     }
+    meta["invocations"] = invocations + [meta["started"]]
     print(f"CPU: {meta['cpu_model']} x{meta['nproc']}; versions: "
           f"{ {k: v for k, v in meta['versions'].items() if not k.endswith('info')} }", flush=True)
 
     tasks = []
-    out_json = os.path.join(args.results, args.name + ".json")
     for size in args.sizes:
         for nrefs in args.refs:
             for tok in args.tok:
@@ -696,6 +711,7 @@ def main_driver(args) -> int:
                 if ref is not None and ref.get("sig") != sig:
                     ref = None
                 task = {"size": size, "tok": tok, "refs": nrefs, "files": sig, "tools": {}}
+                prev = previous.get((size, tok, nrefs, json.dumps(sig)), {"tools": {}})
                 runnable = []
                 for tool in tools:
                     why = tool_applicable(tool, tok, size, args, avail)
@@ -704,6 +720,8 @@ def main_driver(args) -> int:
                     else:
                         runnable.append(tool)
                         task["tools"][tool] = {"runs": []}
+                done = {(tool, r["repeat"]): r for tool, tr in prev["tools"].items()
+                        for r in tr.get("runs", []) if "error" not in r}  # a failed run runs again
                 # make sure sacreBLEU's reference comes first if it is not cached
                 if ref is None and "sacrebleu" not in runnable:
                     print(f"[{key}] computing sacreBLEU reference score", flush=True)
@@ -712,14 +730,20 @@ def main_driver(args) -> int:
                         raise SystemExit(f"sacreBLEU reference failed: {r['error']}")
                     ref = {k: r[k] for k in ("score", "counts", "totals", "sys_len", "ref_len")}
                 for rep in range(args.repeats):
-                    k = rep % max(len(runnable), 1)
-                    order = runnable[k:] + runnable[:k]
+                    live = [t for t in runnable if "capped" not in task["tools"][t]]
+                    k = rep % max(len(live), 1)
+                    order = live[k:] + live[:k]
                     if ref is None and "sacrebleu" in order:  # reference first on a cold cache
                         order.remove("sacrebleu")
                         order.insert(0, "sacrebleu")
                     for tool in order:
-                        r = run_one(tool, tok, size, nrefs, args)
-                        r["repeat"] = rep
+                        r = done.get((tool, rep))
+                        if r is not None:
+                            r = dict(r, resumed=True)
+                        else:
+                            r = run_one(tool, tok, size, nrefs, args)
+                            r["repeat"] = rep
+                            r["started_invocation"] = meta["started"]
                         if tool == "sacrebleu" and ref is None and "error" not in r:
                             ref = {k2: r[k2] for k2 in ("score", "counts", "totals", "sys_len",
                                                         "ref_len")}
@@ -730,7 +754,11 @@ def main_driver(args) -> int:
                             f"compute {r['stages']['compute']:.3f}s rss {r['maxrss_mb']:.0f}MB "
                             f"score {r.get('score', float('nan')):.6f} "
                             f"diff {r.get('diff', float('nan')):.2e}")
-                        print(f"[{key}] rep {rep} {tool:15s} {msg}", flush=True)
+                        print(f"[{key}] rep {rep} {tool:15s} {msg}{' (resumed)' if r.get('resumed') else ''}",
+                              flush=True)
+                        # every run is on disk at once, so an interrupted suite resumes here
+                        _write(out_json, meta, tasks + [dict(task, partial=True, reference=ref)])
+                    _cap(task, rep, args)
                 if ref is not None:
                     ref_cache[key] = dict(ref, sig=sig)
                     with open(ref_cache_path, "w") as f:
@@ -752,6 +780,28 @@ def main_driver(args) -> int:
         f.write(md)
     print(md)
     return 0
+
+
+def _cap(task, rep, args):
+    """Stop repeating a peer whose run is long and far from bleustats' (``--cap-s``).
+
+    Repeats are there to decide close calls; a peer that took more than ``--cap-s`` seconds
+    and at least ``--cap-ratio`` times bleustats' slowest run so far is not a close call,
+    so it keeps the runs it has (marked) and the others go on.
+    """
+    if args.cap_s is None:
+        return
+    ours = [r["wall"] for r in task["tools"].get("bleustats", {}).get("runs", []) if "error" not in r]
+    if not ours:
+        return
+    for tool, tr in task["tools"].items():
+        if tool in BLEUSTATS_TOOLS or "runs" not in tr or "capped" in tr:
+            continue
+        walls = [r["wall"] for r in tr["runs"] if "error" not in r]
+        if walls and min(walls) > args.cap_s and min(walls) >= args.cap_ratio * max(ours):
+            tr["capped"] = (f"{len(walls)} run(s): each took > --cap-s {args.cap_s:g} s and >= "
+                            f"{args.cap_ratio:g}x bleustats' slowest run; stopped after repeat {rep}")
+            print(f"  {tool}: capped ({tr['capped']})", flush=True)
 
 
 def _write(path, meta, tasks):
@@ -877,6 +927,11 @@ def render_md(meta, tasks) -> str:
                 rw, rc = _ratio(s, base, "wall", mark), _ratio(s, base, "compute", mark)
             if s.get("explained"):
                 notes.append(f"‡ {tool}: {s['explained']}")
+            if tr.get("capped"):
+                notes.append(f"{tool}: {tr['capped']}")
+            resumed = sum(1 for r in tr.get("runs", []) if r.get("resumed"))
+            if resumed:
+                notes.append(f"{tool}: {resumed} of its runs are from an earlier invocation (--resume)")
             if tr.get("merged_from"):
                 notes.append(f"† {tool}: runs merged from {tr['merged_from']} "
                              f"(invocation {tr.get('merged_invocation')})")
@@ -949,6 +1004,15 @@ def parse(argv=None):
                     help="create the Python 3.12 venv for sacrebleu-mojo and exit")
     ap.add_argument("--sacrebleu-chunk", type=int, default=100_000)
     ap.add_argument("--nltk-max-size", type=int, default=100_000)
+    ap.add_argument("--variant-max-size", type=int, default=100_000,
+                    help="largest size for bleuscore-1t (one-thread variant)")
+    ap.add_argument("--resume", action="store_true",
+                    help="reuse the runs already in <results>/<name>.json (same files, same repeat "
+                         "index): an interrupted run goes on where it stopped")
+    ap.add_argument("--cap-s", type=float, default=None,
+                    help="a peer whose runs all take longer than this many seconds, and at least "
+                         "--cap-ratio times bleustats' slowest, is not repeated (marked in the output)")
+    ap.add_argument("--cap-ratio", type=float, default=5.0)
     ap.add_argument("--timeout", type=int, default=3600, help="per-run timeout (s)")
     ap.add_argument("--merge-from", default=None,
                     help="copy runs of tools not measured now from an earlier results JSON")

@@ -292,6 +292,29 @@ def prefix_file(nbest, n, folder):
     return path
 
 
+def _sig(path):
+    st = os.stat(path)
+    return [os.path.basename(path), st.st_size, int(st.st_mtime)]
+
+
+def _capped(runs, a) -> dict:
+    """Peers not to repeat (``--cap-s``): every run longer than cap_s and >= cap_ratio x bleustats'.
+
+    Repeats decide close calls; a peer this far from bleustats is not one, so it keeps the
+    runs it has (marked in the output) and the others go on.
+    """
+    if a.cap_s is None:
+        return {}
+    ours = [r["wall"] for r in runs if r["tool"] == "bleustats" and "wall" in r]
+    out = {}
+    for tool in {r["tool"] for r in runs} - {"bleustats"}:
+        walls = [r["wall"] for r in runs if r["tool"] == tool and "wall" in r]
+        if ours and walls and min(walls) > a.cap_s and min(walls) >= a.cap_ratio * max(ours):
+            out[tool] = (f"each took > --cap-s {a.cap_s:g} s and >= {a.cap_ratio:g}x "
+                         "bleustats' slowest run, so it was not repeated")
+    return out
+
+
 def max_diff(a, b):
     """Largest |a - b| over the entries both have (None: excluded from the comparison)."""
     d = [abs(x - y) for x, y in zip(a, b) if x is not None and y is not None]
@@ -370,6 +393,9 @@ def render_md(info, runs, n_prefix):
             f"{s.get('parse_wait', 0):.2f} | {s.get('tokenize', 0) + s.get('encode', 0):.2f} | {s.get('kernel', 0):.2f} | {s.get('scoring', 0):.2f} | "
             f"{s.get('other', 0):.2f} | {r.get('warmup', 0):.2f} | {r['peak_rss_mb']:.0f} | "
             f"{ratio} | {diffs} | {r['load_before']:.1f}/{r['load_after']:.1f} |")
+    md += [""] + [f"- {r['tool']}: {r['n_ok']} run(s) ({r['capped']})" for r in runs if r.get("capped")]
+    md += [f"- {r['tool']}: {r['resumed']} of its runs from an earlier invocation (--resume)"
+           for r in runs if r.get("resumed")]
     md += ["", f"max abs diff: scores of the first {info.get('check_rows', CHECK_ROWS):,} entries vs bleustats' "
            "same-definition variant (sacrebleu:exp for sacreBLEU, chen-cherry:1 for fast-bleu and NLTK "
            f"method 1); a difference above {TOL:g} fails the run. NLTK: the entries where "
@@ -394,6 +420,12 @@ def main(argv=None):
     ap.add_argument("--skip-full", action="store_true", help="do not run bleustats on the full file")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--out", default=os.path.join(RESULTS, "kbest"))
+    ap.add_argument("--resume", action="store_true",
+                    help="reuse the runs in <out>.partial.json (same n-best file): an interrupted run goes on")
+    ap.add_argument("--cap-s", type=float, default=None,
+                    help="a peer whose runs all take longer than this, and >= --cap-ratio x bleustats', "
+                         "is not repeated (marked in the output)")
+    ap.add_argument("--cap-ratio", type=float, default=5.0)
     ap.add_argument("--render", metavar="JSON", help="only re-render the Markdown of a results JSON")
     a = ap.parse_args(argv)
     if a.render:
@@ -424,15 +456,34 @@ def main(argv=None):
         jobs = [("bleustats", prefix, n_prefix)] + [(p, prefix, n_prefix) for p in a.peers]
         if a.entries is None and not a.skip_full and n_prefix < n_full:
             jobs.append(("bleustats", a.nbest, n_full))
+        partial = a.out + ".partial.json"  # every run lands here at once; --resume reads it back
+        done = {}
+        if a.resume and os.path.exists(partial):
+            with open(partial) as fh:
+                old = json.load(fh)
+            if old.get("data") == _sig(a.nbest):
+                done = {(r["tool"], r["n"], r["repeat"]): r for r in old["runs"] if "wall" in r}
+            print(f"--resume: {len(done)} run(s) in {partial}", file=sys.stderr, flush=True)
+        capped = {}
         for rep in range(a.repeats):
-            k = rep % len(jobs)
-            for tool, path, n in jobs[k:] + jobs[:k]:
-                load = os.getloadavg()[0]
-                print(f"[rep {rep}] running {tool} on {n:,} entries ...", file=sys.stderr, flush=True)
-                res = run_tool(tool, path, refs, a.timeout, a.check_rows)
-                res.update(tool=tool, n=n, repeat=rep, load_before=load, load_after=os.getloadavg()[0])
+            live = [j for j in jobs if j[0] not in capped]
+            k = rep % len(live)
+            for tool, path, n in live[k:] + live[:k]:
+                if (tool, n, rep) in done:
+                    res = dict(done[(tool, n, rep)], resumed=True)
+                else:
+                    load = os.getloadavg()[0]
+                    print(f"[rep {rep}] running {tool} on {n:,} entries ...", file=sys.stderr, flush=True)
+                    res = run_tool(tool, path, refs, a.timeout, a.check_rows)
+                    res.update(tool=tool, n=n, repeat=rep, load_before=load, load_after=os.getloadavg()[0],
+                               started_invocation=started)
                 runs.append(res)
-                print(f"  {tool}: {res.get('wall', res.get('error'))}", file=sys.stderr, flush=True)
+                print(f"  {tool}: {res.get('wall', res.get('error'))}{' (resumed)' if res.get('resumed') else ''}",
+                      file=sys.stderr, flush=True)
+                with open(partial + ".tmp", "w") as fh:
+                    json.dump({"data": _sig(a.nbest), "runs": runs}, fh)
+                os.replace(partial + ".tmp", partial)
+            capped.update(_capped(runs, a))
     # agreement: every peer run against the bleustats run of the same repeat and prefix
     failures = []
     for r in runs:
@@ -456,6 +507,10 @@ def main(argv=None):
     for r in runs:
         r.pop("check", None)
     summary = summarize(runs)
+    for row in summary:
+        if row["tool"] in capped:
+            row["capped"] = capped[row["tool"]]
+        row["resumed"] = sum(1 for r in runs if r["tool"] == row["tool"] and r["n"] == row["n"] and r.get("resumed"))
     import numpy, numba, pyarrow, sacrebleu  # noqa: E401
 
     info = {"started": started, "python": platform.python_version(), "platform": platform.platform(),
@@ -463,7 +518,7 @@ def main(argv=None):
             "versions": {"numpy": numpy.__version__, "numba": numba.__version__, "pyarrow": pyarrow.__version__,
                          "sacrebleu": sacrebleu.__version__},
             "data": os.path.basename(a.nbest), "entries_full": n_full, "entries_prefix": n_prefix,
-            "entries_option": a.entries, "repeats": a.repeats, "check_rows": a.check_rows, "tolerance": TOL,
+            "entries_option": a.entries, "repeats": a.repeats, "cap_s": a.cap_s, "cap_ratio": a.cap_ratio, "check_rows": a.check_rows, "tolerance": TOL,
             "numba_threads": numba.get_num_threads(), "same_definition": SAME_DEFINITION,
             "agreement_failures": failures, "variants": VARIANTS}
     try:
@@ -486,6 +541,7 @@ def main(argv=None):
         md += ["", "**Agreement check FAILED:**", *[f"- {f}" for f in failures]]
     with open(a.out + ".md", "w") as fh:
         fh.write("\n".join(md) + "\n")
+    os.remove(a.out + ".partial.json")  # the run is complete: a later --resume starts afresh
     print("\n".join(md))
     if failures:
         print("agreement check failed:\n  " + "\n  ".join(failures), file=sys.stderr)

@@ -28,6 +28,17 @@ which this script reads back, checks and summarises:
 ΔBLEU is not a peer task: only the first author's 2019 fork of sacreBLEU has it (skipped,
 as the issue says). A task a peer does not have is marked n/a with the reason.
 
+Repeats and the cap: every tool runs --repeats times (median reported), except that in core
+and kbest a peer whose every run took more than --cap-s seconds (full run: 300) and at
+least --cap-ratio (5) times bleustats' slowest run is not repeated: repeats decide close
+calls, and a 10-minute run 40x slower than bleustats is not one.  Such cells are marked §
+with their run count; --cap-s 0 repeats everything (the full run then takes ~10 h).
+
+Interruptions: the drivers run in the order significance, study, floor, kbest, core; core
+and kbest write every run to disk as it finishes and --resume reuses them, so a run of
+several hours can be spread over several sittings of the same command (each run keeps its
+time stamp; the report lists the invocations).
+
 Gate: a disagreement (or a failed run) in any task fails the suite: the results are still
 written, with the failures listed, and the exit status is 1.
 
@@ -39,7 +50,9 @@ per task, one bar per tool).
 Usage::
 
     python benchmarks/run.py --quick      # 10k only, n-best prefix 10k, study 100 assignments, bs only
-    python benchmarks/run.py              # everything (hours: 1M sizes, 3 repeats)
+    python benchmarks/run.py              # everything (hours: 1M sizes, 3 repeats, --cap-s 300)
+    python benchmarks/run.py --resume     # go on after an interruption (every finished run is kept)
+    python benchmarks/run.py --report     # suite.md / .png of what an unfinished run has so far
     python benchmarks/run.py --sizes 10000 100000 --repeats 3 --tasks core kbest
 """
 
@@ -61,6 +74,8 @@ DATA = os.path.join(HERE, "data")
 sys.path.insert(0, HERE)
 TOL = 1e-9
 TASKS = ["core", "kbest", "significance", "study", "floor"]
+RUN_ORDER = ["significance", "study", "floor", "kbest", "core"]
+RESUMABLE = {"core", "kbest"}  # drivers that keep every run on disk and take --resume
 TOOLS = ["bleustats", "bleustats-cli", "sacrebleu", "sacrebleu-cached", "sacrebleu-mojo", "bleuscore",
          "bleuscore-1t", "nltk", "fast-bleu"]
 QUICK_CORE_TOOLS = ["sacrebleu", "sacrebleu-mojo", "bleuscore", "bleustats"]
@@ -120,6 +135,10 @@ def environment() -> dict:
 
 # --------------------------------------------------------------------------- plan
 
+def _capped_est(a, one, ours) -> bool:
+    return bool(a.cap_s) and one > a.cap_s and one >= a.cap_ratio * ours
+
+
 def plan(a) -> list[dict]:
     """The driver invocations of this run (with their estimated seconds)."""
     py = sys.executable
@@ -131,6 +150,8 @@ def plan(a) -> list[dict]:
                "--repeats", str(a.repeats_core)]
         if a.core_refs:
             cmd += ["--refs", *map(str, a.core_refs)]
+        if a.cap_s:
+            cmd += ["--cap-s", f"{a.cap_s:g}", "--cap-ratio", f"{a.cap_ratio:g}"]
         if a.core_tools:
             cmd += ["--tools", *a.core_tools]
         elif q:
@@ -140,21 +161,28 @@ def plan(a) -> list[dict]:
         for size in a.sizes:
             k = size / 10_000
             for t in tools:
-                if t == "nltk" and size > 100_000:
+                if (t == "nltk" or t == "bleuscore-1t") and size > 100_000:
                     continue
                 cols = [i for i, nr in enumerate((1, 1, 4, 4)) if nr in (a.core_refs or (1, 4))]
-                est += sum(x * k + EST_CORE_OVERHEAD.get(t, 1.0) * (x > 0) for i, x in enumerate(EST_CORE[t])
-                           if i in cols)
-        steps.append({"task": "core", "cmd": cmd, "json": "suite_core.json", "est": est * a.repeats_core})
+                for i in cols:
+                    one = EST_CORE[t][i] * k + EST_CORE_OVERHEAD.get(t, 1.0) * (EST_CORE[t][i] > 0)
+                    est += one * (1 if _capped_est(a, one, EST_CORE["bleustats"][i] * k) else a.repeats_core)
+        steps.append({"task": "core", "cmd": cmd, "json": "suite_core.json", "est": est})
     if "kbest" in a.tasks:
         cmd = [py, os.path.join(HERE, "bench_kbest.py"), "--out", os.path.join(a.results, "suite_kbest"),
                "--repeats", str(a.repeats_kbest), "--entries", str(a.kbest_entries),
                "--timeout", str(a.timeout)]
         if a.kbest_peers:
             cmd += ["--peers", *a.kbest_peers]
-        est = sum(r * a.kbest_entries / 1000 + 2.0 for t, r in EST_KBEST.items()
-                  if t == "bleustats" or t in (a.kbest_peers or EST_KBEST)) + 3.0
-        steps.append({"task": "kbest", "cmd": cmd, "json": "suite_kbest.json", "est": est * a.repeats_kbest})
+        if a.cap_s:
+            cmd += ["--cap-s", f"{a.cap_s:g}", "--cap-ratio", f"{a.cap_ratio:g}"]
+        est = 3.0 * a.repeats_kbest
+        for t, r in EST_KBEST.items():
+            if t == "bleustats" or t in (a.kbest_peers or EST_KBEST):
+                one = r * a.kbest_entries / 1000 + 2.0
+                est += one * (1 if _capped_est(a, one, EST_KBEST["bleustats"] * a.kbest_entries / 1000)
+                              else a.repeats_kbest)
+        steps.append({"task": "kbest", "cmd": cmd, "json": "suite_kbest.json", "est": est})
     if "significance" in a.tasks:
         cmd = [py, os.path.join(HERE, "bench_significance.py"), "--tests", *a.sig_tests,
                "--repeats", str(a.repeats_sig), "--out", os.path.join(a.results, "suite_significance")]
@@ -174,6 +202,8 @@ def plan(a) -> list[dict]:
                "--repeats", str(max(3, a.repeats)), "--out", os.path.join(a.results, "suite_floor")]
         steps.append({"task": "floor", "cmd": cmd, "json": "suite_floor.json",
                       "est": 3 + 1.2 * a.floor_size / 10_000 * max(3, a.repeats)})
+    # the short tasks first, so an interrupted full run (see --resume) has them all
+    steps.sort(key=lambda s: RUN_ORDER.index(s["task"]))
     return steps
 
 
@@ -213,7 +243,7 @@ def read_core(js) -> tuple[list[dict], list[str]]:
             row["tools"][tool] = {"seconds": s["wall"], "e2e": s["e2e"], "compute": s["compute"],
                                   "first_call": s["first_call"], "import": s["import"],
                                   "rss_mb": s["maxrss_mb"], "agree": agree, "n": s["n_ok"],
-                                  "score": s.get("score")}
+                                  "score": s.get("score"), "capped": tr.get("capped")}
         for peer, why in excluded.items():
             row["tools"].setdefault(peer, {"na": why})
         rows.append(row)
@@ -246,7 +276,7 @@ def read_kbest(js, rc) -> tuple[list[dict], list[str]]:
         else:
             agree = "timing only (13a tokens, add-one smoothing: a different definition)"
         row["tools"][r["tool"]] = {"seconds": r["wall"], "rss_mb": r["peak_rss_mb"], "agree": agree,
-                                   "n": r.get("n_ok"), "warmup": r.get("warmup"), "stages": r.get("stages")}
+                                   "n": r.get("n_ok"), "capped": r.get("capped"), "warmup": r.get("warmup"), "stages": r.get("stages")}
     for row in rows.values():
         for peer in PEERS:
             if peer not in row["tools"] and ("kbest", peer) in NA:
@@ -345,8 +375,18 @@ def render(meta, rows, fails, elapsed) -> str:
             f"{v.get('sacrebleu-mojo')} (Python {v.get('sacrebleu-mojo_python')}), bleuscore {v.get('bleuscore')}, "
             f"NLTK {v.get('nltk')}, fast-bleu {v.get('fast-bleu')}, numpy {v.get('numpy')}, numba {v.get('numba')}, "
             f"Python {env['python']}")
-    L = [f"# Benchmark suite ({'quick' if meta['quick'] else 'full'})", "",
-         f"Started {meta['started']}, finished {meta.get('finished')} ({elapsed:.0f} s in all) on {machine}; "
+    inv = meta.get("invocations") or [meta["started"]]
+    unfinished = meta.get("unfinished") or []
+    L = [f"# Benchmark suite ({'quick' if meta['quick'] else 'full'}"
+         f"{', INCOMPLETE' if unfinished else ''})", ""]
+    if unfinished:
+        L += [f"**Not finished yet: {', '.join(unfinished)}** (core: only its finished configurations are "
+              "shown). `python benchmarks/run.py " + " ".join(meta["argv"][1:]) + " --resume` goes on.", ""]
+    if len(inv) > 1:
+        L += [f"Run in {len(inv)} invocations (`--resume`), started {', '.join(inv)}; every run keeps "
+              "its own time stamp in the drivers' JSON.", ""]
+    L += [f"Started {meta['started']}, finished {meta.get('finished')} ({elapsed:.0f} s "
+          f"{'of driver time, each driver counted once' if len(inv) > 1 else 'in all'}) on {machine}; "
          f"{env['platform']}. Load average at start: {', '.join(f'{x:.2f}' for x in env['loadavg_at_start'])} "
          "(shared machine: other work inflates wall times).", "", vers + ".", "",
          f"Command: `{' '.join(meta['argv'])}`. Drivers and their own outputs: " +
@@ -373,7 +413,7 @@ def render(meta, rows, fails, elapsed) -> str:
             return "error"
         else:
             base = r["tools"].get("bleustats", {}).get("seconds")
-            txt = _s(c["seconds"]) + ("*" if c.get("extrapolated") else "")
+            txt = _s(c["seconds"]) + ("*" if c.get("extrapolated") else "") + ("§" if c.get("capped") else "")
             if t != "bleustats" and base and c.get("seconds"):
                 txt += f" ({_ratio(c['seconds'] / base)})"
             return txt
@@ -396,13 +436,16 @@ def render(meta, rows, fails, elapsed) -> str:
     L += ["## Summary", "",
           "Seconds per task (median of the runs; the metric of each task is in its own table below); "
           "in brackets the peer's time / bleustats' time (> 1: bleustats faster). * = extrapolated. "
+          + (f"§ = not repeated: every run of that peer took more than {meta['cap_s']:g} s and at least "
+             f"{meta['cap_ratio']:g}× bleustats' slowest run (`--cap-s`), so its median is of fewer runs. "
+             if meta.get("cap_s") else "") +
           "n/a [k]: the peer does not have the task, reason k below.", ""]
     L += summary_table()
     L.append("")
     L += [f"{k}. {why}" for why, k in sorted(notes.items(), key=lambda x: x[1])]
     L += ["", *[f"- **{k}**: {why}" for k, why in SKIPPED_TASKS.items()], ""]
     L += ["## README snippet", "", f"Measured {date} on {machine} ({'`--quick`' if meta['quick'] else 'full run'}; "
-          f"{vers}). `python benchmarks/run.py{' --quick' if meta['quick'] else ''}` reproduces it.", ""]
+          f"{vers}). `python {' '.join(meta['argv'])}` reproduces it.", ""]
     L += summary_table()
     L.append("")
     L += [f"{k}. {why}" for why, k in sorted(notes.items(), key=lambda x: x[1])]
@@ -460,7 +503,7 @@ def render(meta, rows, fails, elapsed) -> str:
                                  ([c["note"]] if c.get("note") else []))
                 rss = f"{c['rss_mb']:.0f}" if c.get("rss_mb") else "—"
                 L.append(f"| {r['label']} | {t} | {_s(c['seconds'])}{'*' if c.get('extrapolated') else ''} | "
-                         f"{ratio} | {c.get('n', '')} | {rss} | {note} |")
+                         f"{ratio} | {c.get('n', '')}{'§' if c.get('capped') else ''} | {rss} | {note} |")
         L.append("")
         for (t, why), labels in na_lines.items():
             where = "all of these tasks" if len(labels) == len(trs) else ", ".join(labels)
@@ -470,7 +513,8 @@ def render(meta, rows, fails, elapsed) -> str:
     L += ["## Timings of the drivers", "", "| driver | estimated s | took s | exit |", "|---|---:|---:|---:|"]
     for s in meta["steps"]:
         L.append(f"| {' '.join(os.path.basename(x) if i < 2 else x for i, x in enumerate(s['cmd'][1:]))} | "
-                 f"{s['est']:.0f} | {s.get('took', 0):.0f} | {s.get('rc')} |")
+                 f"{s['est']:.0f} | {s.get('took', 0):.0f}{' (earlier invocation)' if s.get('resumed') else ''} | "
+                 f"{'unfinished' if s.get('unfinished') else s.get('rc')} |")
     L.append("")
     return "\n".join(L)
 
@@ -539,6 +583,16 @@ def parse(argv=None):
                     help="n-best entries scored by every tool (default: the whole file; --quick 10,000)")
     ap.add_argument("--timeout", type=int, default=6 * 3600, help="per-run timeout of bench_kbest (s)")
     ap.add_argument("--results", default=RESULTS, help="(bench_study.py always writes to benchmarks/results)")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on with an interrupted run of the same command: drivers that finished are not "
+                         "run again, core and kbest reuse the runs they have on disk")
+    ap.add_argument("--report", action="store_true",
+                    help="run nothing: write suite.json / .md / .png from what an interrupted run of the same "
+                         "command has on disk (finished drivers, core's finished configurations)")
+    ap.add_argument("--cap-s", type=float, default=None,
+                    help="core / kbest: a peer whose runs all take longer than this and >= --cap-ratio x "
+                         "bleustats' is not repeated (marked in the output); default 300 (--quick: off); 0: off")
+    ap.add_argument("--cap-ratio", type=float, default=5.0)
     ap.add_argument("--estimate", action="store_true", help="print the plan and its estimated time, then exit")
     ap.add_argument("--render", metavar="JSON", help="re-write suite.md / suite.png of a suite.json and exit")
     a = ap.parse_args(argv)
@@ -558,7 +612,18 @@ def parse(argv=None):
         a.kbest_entries = 10_000 if q else 1_000_000
     a.study_assignments, a.study_bootstrap, a.study_naive_units = (100, 100, 4) if q else (1000, 1000, 24)
     a.floor_size = max(a.sizes)
+    if a.cap_s is None:
+        a.cap_s = None if q else 300.0
+    if a.report:
+        a.resume = True
     return a
+
+
+def _dump(obj, path):
+    """Write JSON whole or not at all (a killed run leaves the previous file)."""
+    with open(path + ".tmp", "w") as fh:
+        json.dump(obj, fh, indent=1, ensure_ascii=False, default=str)
+    os.replace(path + ".tmp", path)
 
 
 def write_outputs(out, folder):
@@ -587,23 +652,68 @@ def main(argv=None) -> int:
     if a.estimate:
         return 0
     t_all = time.perf_counter()
-    meta = {"started": _dt.datetime.now().isoformat(timespec="seconds"), "argv": ["benchmarks/run.py"] + (
-        argv if argv is not None else sys.argv[1:]), "quick": a.quick, "sizes": a.sizes, "repeats": a.repeats,
-        "tolerance": TOL, "env": environment(), "steps": steps}
+    now = _dt.datetime.now().isoformat(timespec="seconds")
+    argv_ = [x for x in (argv if argv is not None else sys.argv[1:]) if x not in ("--resume", "--report")]
+    state_path = os.path.join(a.results, "suite_state.json")
+    state = {"argv": argv_, "invocations": [], "done": {}}
+    if a.resume and os.path.exists(state_path):
+        with open(state_path) as fh:
+            old = json.load(fh)
+        if old.get("argv") != argv_:
+            print(f"--resume: {state_path} is of another command ({' '.join(old.get('argv', []))}); "
+                  "starting afresh", flush=True)
+        else:
+            state = old
+    if a.report and not state["invocations"]:
+        raise SystemExit(f"--report: no run of this command in {state_path}")
+    if not a.report:
+        state["invocations"].append({"started": now, "env": environment()})
+    meta = {"started": state["invocations"][0]["started"], "argv": ["benchmarks/run.py"] + argv_,
+            "quick": a.quick, "sizes": a.sizes, "repeats": a.repeats, "cap_s": a.cap_s, "cap_ratio": a.cap_ratio,
+            "tolerance": TOL, "env": state["invocations"][-1]["env"], "steps": steps,
+            "invocations": [i["started"] for i in state["invocations"]]}
+    if not a.report:
+        _dump(state, state_path)
     print(f"CPU {meta['env']['cpu_model']} x{meta['env']['nproc']}, numba threads {meta['env']['numba_threads']}",
           flush=True)
     ref_path = os.path.join(a.results, "sacrebleu_reference_scores.json")
-    rows, fails, outputs, study_js = [], [], {}, []
+    rows, fails, outputs, study_js, unfinished = [], [], {}, [], []
     for s in steps:
-        print(f"\n=== {s['task']}: {' '.join(s['cmd'][1:])}", flush=True)
-        t = time.perf_counter()
-        p = subprocess.run(s["cmd"], cwd=os.path.dirname(HERE))
-        s["took"], s["rc"] = time.perf_counter() - t, p.returncode
-        print(f"=== {s['task']} took {s['took']:.1f} s (estimated {s['est']:.0f} s), exit {p.returncode}", flush=True)
+        key = " ".join(s["cmd"][1:])
         path = os.path.join(s.get("dir", a.results), s["json"])
-        if not os.path.exists(path) or os.path.getmtime(path) < time.time() - s["took"] - 5:
-            fails.append(f"{s['task']}: {os.path.basename(path)} not written (exit {p.returncode})")
+        prev = state["done"].get(key)
+        if prev is not None and prev["rc"] == 0 and os.path.exists(path):
+            s.update(took=prev["took"], rc=0, finished=prev["finished"], resumed=True)
+            print(f"\n=== {s['task']}: done by an earlier invocation ({prev['finished']}), not run again", flush=True)
+        elif a.report:
+            s["unfinished"] = True
+            unfinished.append(s["task"])
+            if s["task"] != "core" or not os.path.exists(path):
+                continue
+            with open(path) as fh:  # core keeps every finished configuration on disk
+                js = json.load(fh)
+            if js["meta"].get("invocations", [""])[0] < meta["started"]:
+                continue  # an older run's file
+            js["tasks"] = [t for t in js["tasks"] if not t.get("partial")]
+            r, f = read_core(js)
+            rows += r
+            fails += f
             continue
+        else:
+            cmd = s["cmd"] + (["--resume"] if a.resume and s["task"] in RESUMABLE else [])
+            print(f"\n=== {s['task']}: {' '.join(cmd[1:])}", flush=True)
+            t = time.perf_counter()
+            p = subprocess.run(cmd, cwd=os.path.dirname(HERE))
+            s["took"], s["rc"] = time.perf_counter() - t, p.returncode
+            s["finished"] = _dt.datetime.now().isoformat(timespec="seconds")
+            state["done"][key] = {k: s[k] for k in ("took", "rc", "finished")}
+            _dump(state, state_path)
+            print(f"=== {s['task']} took {s['took']:.1f} s (estimated {s['est']:.0f} s), exit {s['rc']}",
+                  flush=True)
+            if not os.path.exists(path) or os.path.getmtime(path) < time.time() - s["took"] - 5:
+                fails.append(f"{s['task']}: {os.path.basename(path)} not written (exit {s['rc']})")
+                continue
+        p = subprocess.CompletedProcess(s["cmd"], s["rc"])
         with open(path) as fh:
             js = json.load(fh)
         outputs.setdefault(s["task"], []).append({"file": s["json"], "exit": p.returncode, "result": js})
@@ -639,10 +749,10 @@ def main(argv=None) -> int:
     rows.sort(key=lambda r: order[r["task"]])
     elapsed = time.perf_counter() - t_all
     meta["finished"] = _dt.datetime.now().isoformat(timespec="seconds")
-    meta["elapsed_s"] = elapsed
+    meta["elapsed_s"] = sum(s["took"] for s in steps if "took" in s) if len(state["invocations"]) > 1 or a.report else elapsed
+    meta["unfinished"] = unfinished
     out = {"meta": meta, "summary": rows, "failures": fails, "tasks": outputs}
-    with open(os.path.join(a.results, "suite.json"), "w") as fh:
-        json.dump(out, fh, indent=1, ensure_ascii=False, default=str)
+    _dump(out, os.path.join(a.results, "suite.json"))
     try:
         write_outputs(out, a.results)
     except Exception as exc:  # noqa: BLE001
