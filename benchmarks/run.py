@@ -445,7 +445,9 @@ def render(meta, rows, fails, elapsed) -> str:
     L += [f"{k}. {why}" for why, k in sorted(notes.items(), key=lambda x: x[1])]
     L += ["", *[f"- **{k}**: {why}" for k, why in SKIPPED_TASKS.items()], ""]
     L += ["## README snippet", "", f"Measured {date} on {machine} ({'`--quick`' if meta['quick'] else 'full run'}; "
-          f"{vers}). `python {' '.join(meta['argv'])}` reproduces it.", ""]
+          f"{vers}). `python {' '.join(meta['argv'])}` reproduces it." +
+          (f" Incomplete: {', '.join(unfinished)} not finished (core: the finished configurations are shown); "
+           f"`python {' '.join(meta['argv'])} --resume` goes on." if unfinished else ""), ""]
     L += summary_table()
     L.append("")
     L += [f"{k}. {why}" for why, k in sorted(notes.items(), key=lambda x: x[1])]
