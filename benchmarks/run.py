@@ -381,12 +381,14 @@ def render(meta, rows, fails, elapsed) -> str:
          f"{', INCOMPLETE' if unfinished else ''})", ""]
     if unfinished:
         L += [f"**Not finished yet: {', '.join(unfinished)}** (core: only its finished configurations are "
-              "shown). `python benchmarks/run.py " + " ".join(meta["argv"][1:]) + " --resume` goes on.", ""]
+              f"shown). `python {' '.join(meta['argv'] + ['--resume'])}` goes on.", ""]
     if len(inv) > 1:
         L += [f"Run in {len(inv)} invocations (`--resume`), started {', '.join(inv)}; every run keeps "
               "its own time stamp in the drivers' JSON.", ""]
-    L += [f"Started {meta['started']}, finished {meta.get('finished')} ({elapsed:.0f} s "
-          f"{'of driver time, each driver counted once' if len(inv) > 1 else 'in all'}) on {machine}; "
+    when = (f"report written {meta.get('finished')} ({elapsed:.0f} s in the finished drivers)" if unfinished else
+            f"finished {meta.get('finished')} ({elapsed:.0f} s "
+            f"{'of driver time, each driver counted once' if len(inv) > 1 else 'in all'})")
+    L += [f"Started {meta['started']}, {when} on {machine}; "
          f"{env['platform']}. Load average at start: {', '.join(f'{x:.2f}' for x in env['loadavg_at_start'])} "
          "(shared machine: other work inflates wall times).", "", vers + ".", "",
          f"Command: `{' '.join(meta['argv'])}`. Drivers and their own outputs: " +
