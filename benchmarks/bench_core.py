@@ -782,6 +782,12 @@ def main_driver(args) -> int:
     return 0
 
 
+def cap_applies(walls, ours, cap_s, cap_ratio) -> bool:
+    """The ``--cap-s`` rule, shared by the drivers and run.py's estimate: stop repeating a peer
+    when every run of it took more than cap_s seconds and >= cap_ratio x bleustats' slowest."""
+    return bool(cap_s) and bool(walls) and bool(ours) and min(walls) > cap_s and min(walls) >= cap_ratio * max(ours)
+
+
 def _cap(task, rep, args):
     """Stop repeating a peer whose run is long and far from bleustats' (``--cap-s``).
 
@@ -798,7 +804,7 @@ def _cap(task, rep, args):
         if tool in BLEUSTATS_TOOLS or "runs" not in tr or "capped" in tr:
             continue
         walls = [r["wall"] for r in tr["runs"] if "error" not in r]
-        if walls and min(walls) > args.cap_s and min(walls) >= args.cap_ratio * max(ours):
+        if cap_applies(walls, ours, args.cap_s, args.cap_ratio):
             tr["capped"] = (f"{len(walls)} run(s): each took > --cap-s {args.cap_s:g} s and >= "
                             f"{args.cap_ratio:g}x bleustats' slowest run; stopped after repeat {rep}")
             print(f"  {tool}: capped ({tr['capped']})", flush=True)

@@ -303,13 +303,15 @@ def _capped(runs, a) -> dict:
     Repeats decide close calls; a peer this far from bleustats is not one, so it keeps the
     runs it has (marked in the output) and the others go on.
     """
+    from bench_core import cap_applies
+
     if a.cap_s is None:
         return {}
     ours = [r["wall"] for r in runs if r["tool"] == "bleustats" and "wall" in r]
     out = {}
     for tool in {r["tool"] for r in runs} - {"bleustats"}:
         walls = [r["wall"] for r in runs if r["tool"] == tool and "wall" in r]
-        if ours and walls and min(walls) > a.cap_s and min(walls) >= a.cap_ratio * max(ours):
+        if cap_applies(walls, ours, a.cap_s, a.cap_ratio):
             out[tool] = (f"each took > --cap-s {a.cap_s:g} s and >= {a.cap_ratio:g}x "
                          "bleustats' slowest run, so it was not repeated")
     return out

@@ -136,7 +136,9 @@ def environment() -> dict:
 # --------------------------------------------------------------------------- plan
 
 def _capped_est(a, one, ours) -> bool:
-    return bool(a.cap_s) and one > a.cap_s and one >= a.cap_ratio * ours
+    from bench_core import cap_applies
+
+    return cap_applies([one], [ours], a.cap_s, a.cap_ratio)
 
 
 def plan(a) -> list[dict]:
