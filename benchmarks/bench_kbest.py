@@ -55,6 +55,8 @@ import sys
 import tempfile
 import time
 
+import bench_core  # the --cap-s rule and file signatures, shared with the corpus driver
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
 RESULTS = os.path.join(HERE, "results")
@@ -292,26 +294,19 @@ def prefix_file(nbest, n, folder):
     return path
 
 
-def _sig(path):
-    st = os.stat(path)
-    return [os.path.basename(path), st.st_size, int(st.st_mtime)]
-
-
 def _capped(runs, a) -> dict:
     """Peers not to repeat (``--cap-s``): every run longer than cap_s and >= cap_ratio x bleustats'.
 
     Repeats decide close calls; a peer this far from bleustats is not one, so it keeps the
     runs it has (marked in the output) and the others go on.
     """
-    from bench_core import cap_applies
-
     if a.cap_s is None:
         return {}
     ours = [r["wall"] for r in runs if r["tool"] == "bleustats" and "wall" in r]
     out = {}
     for tool in {r["tool"] for r in runs} - {"bleustats"}:
         walls = [r["wall"] for r in runs if r["tool"] == tool and "wall" in r]
-        if cap_applies(walls, ours, a.cap_s, a.cap_ratio):
+        if bench_core.cap_applies(walls, ours, a.cap_s, a.cap_ratio):
             out[tool] = (f"each took > --cap-s {a.cap_s:g} s and >= {a.cap_ratio:g}x "
                          "bleustats' slowest run, so it was not repeated")
     return out
@@ -463,7 +458,7 @@ def main(argv=None):
         if a.resume and os.path.exists(partial):
             with open(partial) as fh:
                 old = json.load(fh)
-            if old.get("data") == _sig(a.nbest):
+            if old.get("data") == bench_core._sig([a.nbest]):
                 done = {(r["tool"], r["n"], r["repeat"]): r for r in old["runs"] if "wall" in r}
             print(f"--resume: {len(done)} run(s) in {partial}", file=sys.stderr, flush=True)
         capped = {}
@@ -483,7 +478,7 @@ def main(argv=None):
                 print(f"  {tool}: {res.get('wall', res.get('error'))}{' (resumed)' if res.get('resumed') else ''}",
                       file=sys.stderr, flush=True)
                 with open(partial + ".tmp", "w") as fh:
-                    json.dump({"data": _sig(a.nbest), "runs": runs}, fh)
+                    json.dump({"data": bench_core._sig([a.nbest]), "runs": runs}, fh)
                 os.replace(partial + ".tmp", partial)
             capped.update(_capped(runs, a))
     # agreement: every peer run against the bleustats run of the same repeat and prefix

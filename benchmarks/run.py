@@ -355,6 +355,33 @@ def read_floor(js, ref_cache) -> tuple[list[dict], list[str]]:
     return [row], fails
 
 
+def read_step(s, js, rc, ref_path, study_js) -> tuple[list[dict], list[str]]:
+    """Summary rows and failures of one driver's JSON (study: collected, read together later)."""
+    try:
+        if s["task"] == "core":
+            r, f = read_core(js)
+            if rc:
+                f.append(f"bench_core.py exited with status {rc}")
+        elif s["task"] == "kbest":
+            r, f = read_kbest(js, rc)
+        elif s["task"] == "significance":
+            r, f = read_significance(js, rc)
+        elif s["task"] == "study":
+            study_js.append(js)
+            r, f = [], ([] if rc == 0 else [f"bench_study.py exited with status {rc}"])
+        else:
+            ref_cache = {}
+            if os.path.exists(ref_path):
+                with open(ref_path) as fh:
+                    ref_cache = json.load(fh)
+            r, f = read_floor(js, ref_cache)
+            if rc:
+                f.append(f"bench_floor.py exited with status {rc}")
+    except Exception as exc:  # noqa: BLE001 - a malformed result is a failed task
+        r, f = [], [f"{s['task']}: could not read {s['json']}: {type(exc).__name__}: {exc}"]
+    return r, f
+
+
 # --------------------------------------------------------------------------- rendering
 
 def _s(x):
@@ -701,7 +728,7 @@ def main(argv=None) -> int:
             if js["meta"].get("invocations", [""])[0] < meta["started"]:
                 continue  # an older run's file
             js["tasks"] = [t for t in js["tasks"] if not t.get("partial")]
-            r, f = read_core(js)
+            r, f = read_step(s, js, 0, ref_path, study_js)
             rows += r
             fails += f
             continue
@@ -719,32 +746,10 @@ def main(argv=None) -> int:
             if not os.path.exists(path) or os.path.getmtime(path) < time.time() - s["took"] - 5:
                 fails.append(f"{s['task']}: {os.path.basename(path)} not written (exit {s['rc']})")
                 continue
-        p = subprocess.CompletedProcess(s["cmd"], s["rc"])
         with open(path) as fh:
             js = json.load(fh)
-        outputs.setdefault(s["task"], []).append({"file": s["json"], "exit": p.returncode, "result": js})
-        try:
-            if s["task"] == "core":
-                r, f = read_core(js)
-                if p.returncode:
-                    f.append(f"bench_core.py exited with status {p.returncode}")
-            elif s["task"] == "kbest":
-                r, f = read_kbest(js, p.returncode)
-            elif s["task"] == "significance":
-                r, f = read_significance(js, p.returncode)
-            elif s["task"] == "study":
-                study_js.append(js)
-                r, f = [], ([] if p.returncode == 0 else [f"bench_study.py exited with status {p.returncode}"])
-            else:
-                ref_cache = {}
-                if os.path.exists(ref_path):
-                    with open(ref_path) as fh:
-                        ref_cache = json.load(fh)
-                r, f = read_floor(js, ref_cache)
-                if p.returncode:
-                    f.append(f"bench_floor.py exited with status {p.returncode}")
-        except Exception as exc:  # noqa: BLE001 - a malformed result is a failed task
-            r, f = [], [f"{s['task']}: could not read {s['json']}: {type(exc).__name__}: {exc}"]
+        outputs.setdefault(s["task"], []).append({"file": s["json"], "exit": s["rc"], "result": js})
+        r, f = read_step(s, js, s["rc"], ref_path, study_js)
         rows += r
         fails += f
     if study_js:
