@@ -107,7 +107,7 @@ def main(argv=None) -> int:
     import pyarrow as pa
 
     import bleustats
-    from bleustats import stats as bstats
+    from bleustats.engine.encode import encode_segments, list_buffers
 
     hyps = _lines(hyp_path)
     streams = [_lines(p) for p in ref_paths]
@@ -116,12 +116,13 @@ def main(argv=None) -> int:
     hyp_ptr = np.arange(n + 1, dtype=np.int64)
     ref_ptr = np.arange(0, a.refs * n + 1, a.refs, dtype=np.int64)
     h_arr, r_arr = pa.array(hyps, pa.string()), pa.array(refs, pa.string())
-    bstats._encode(h_arr[:2], r_arr[:2 * a.refs], hyp_ptr[:3], ref_ptr[:3])  # JIT warm-up
+    encode_segments(h_arr[:2], r_arr[:2 * a.refs], hyp_ptr[:3], ref_ptr[:3], tokenize="none",
+                    lowercase=False)  # JIT warm-up
     t = time.perf_counter()
-    hyp_ids, ref_ids = bstats._encode(h_arr, r_arr, hyp_ptr, ref_ptr)
+    hyp_ids, ref_ids = encode_segments(h_arr, r_arr, hyp_ptr, ref_ptr, tokenize="none", lowercase=False)
     t_encode = time.perf_counter() - t
-    hv, ho = bstats._list_buffers(hyp_ids)
-    rv, ro = bstats._list_buffers(ref_ids)
+    hv, ho = list_buffers(hyp_ids)
+    rv, ro = list_buffers(ref_ids)
     # the list arrays view one flat id buffer with absolute offsets: the bytes the kernel
     # reads are the slices the offsets cover (copies, so each is its own contiguous array)
     hv = np.ascontiguousarray(hv[ho[0]:ho[-1]])

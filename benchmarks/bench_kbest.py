@@ -5,7 +5,7 @@ Data: ``python benchmarks/generate.py --sizes --nbest 2000x500`` writes
 reference files. Every tool runs in a fresh subprocess (peak RSS is that
 process's), reads the n-best file itself and scores every entry:
 
-  bleustats         bleustats.kbest.score_nbest, tokenize none, variants bleu+1, lin-och,
+  bleustats         bleustats.tools.kbest.score_nbest, tokenize none, variants bleu+1, lin-och,
                     nakov:bp-smoothed,pc-grounded, sacrebleu:exp, chen-cherry:3; JIT warm-up
                     on a toy list timed separately; stages parse / encode / kernel / scoring
   sacrebleu         sacrebleu.sentence_bleu-equivalent BLEU(tokenize='none',
@@ -97,7 +97,7 @@ def _parse_nbest(path):
 
 def w_bleustats(nbest, refs):
     t0 = time.perf_counter()
-    from bleustats import kbest
+    from bleustats.tools import kbest
     import numba
 
     t_import = time.perf_counter() - t0
@@ -109,10 +109,10 @@ def w_bleustats(nbest, refs):
         with open(ref, "w") as fh:
             fh.write("a b c d\n")
         t = time.perf_counter()
-        kbest.score_nbest(toy, [ref], tokenize="none", metrics=VARIANTS)
+        kbest.score_nbest(toy, [ref], tokenize="none", variants=VARIANTS)
         warm = time.perf_counter() - t
     t = time.perf_counter()
-    res = kbest.score_nbest(nbest, refs, tokenize="none", metrics=VARIANTS, max_order=4)
+    res = kbest.score_nbest(nbest, refs, tokenize="none", variants=VARIANTS, max_ngram_order=4)
     wall = time.perf_counter() - t
     # scores of the first rows for the agreement check (second pass on a prefix only)
     with tempfile.TemporaryDirectory() as d:
@@ -120,7 +120,7 @@ def w_bleustats(nbest, refs):
         with open(nbest, encoding="utf-8") as fh, open(head, "w", encoding="utf-8") as out:
             for _ in range(CHECK_ROWS):
                 out.write(fh.readline())
-        kbest.score_nbest(head, refs, tokenize="none", metrics=["sacrebleu:exp", "chen-cherry:1"],
+        kbest.score_nbest(head, refs, tokenize="none", variants=["sacrebleu:exp", "chen-cherry:1"],
                           output=os.path.join(d, "o.parquet"), keep_stats=False)
         import pyarrow.parquet as pq
 

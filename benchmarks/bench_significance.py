@@ -81,7 +81,7 @@ def worker(test: str, data: str) -> dict:
     import pyarrow as pa
 
     from bleustats import compute_stats, significance
-    from bleustats.io import read_lines
+    from bleustats.engine.io import read_lines
 
     t_import = time.perf_counter() - t0
 

@@ -93,7 +93,7 @@ def naive_sample(hyps, refs, weights, pairs, n_units, seed, unit_size, n_assignm
     """sacreBLEU on a sample of the study's own units; returns seconds per unit and a check."""
     from sacrebleu.metrics import BLEU
 
-    from bleustats.resample import unit_partitions
+    from bleustats.meta.resample import unit_partitions
 
     bleu = BLEU()
     sent = BLEU(effective_order=True)
@@ -153,9 +153,9 @@ def main(argv=None) -> int:
     import scipy
 
     import bleustats
-    from bleustats import study
-    from bleustats.scoring import corpus_score
-    from bleustats.stats import compute_stats
+    from bleustats.engine.stats import compute_stats
+    from bleustats.meta import report, study
+    from bleustats.metrics.bleu import corpus_score
 
     t = time.perf_counter()
     hyp_df, ref_df, human_df, pairs, hyps, refs, weights = make_data()
@@ -193,7 +193,7 @@ def main(argv=None) -> int:
     naive_total = naive["seconds_per_unit"] * total_units
     # sanity: sacreBLEU's BLEU of the first sampled unit equals bleustats' on the same rows
     part, _ = np.random.SeedSequence(args.seed).spawn(2)
-    from bleustats.resample import unit_partitions
+    from bleustats.meta.resample import unit_partitions
     seg0 = unit_partitions(N_SEG, args.unit_size, seed=part.spawn(len(pairs))[0])[0][0]
     st = stats["all"]
     rows = np.flatnonzero((st.column("system") == pairs[0][0]) & np.isin(st.column("seg_id"), seg0))
@@ -219,7 +219,7 @@ def main(argv=None) -> int:
                   "ratio_vs_study": naive_total / best,
                   "ratio_vs_statistics_metrics_study": naive_total / (t_stats + t_metrics + best)},
         "check_first_unit_bleu": check,
-        "summary": study._records(result.summary),
+        "summary": report.records(result.summary),
     }
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, f"{args.name}.json"), "w", encoding="utf-8") as fh:

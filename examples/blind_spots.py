@@ -34,8 +34,9 @@ import numpy as np
 import pandas as pd
 
 import bleustats
-from bleustats import analysis
-from bleustats.tokenize import tokenize_lines
+from bleustats.tokenizers import tokenize_lines
+from bleustats.tools import blind_spots
+from bleustats.tools.outliers import leave_one_out_r2
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,20 +78,20 @@ def section(title: str) -> None:
 
 def table1() -> None:
     section("Table 1 (paper) recomputed")
-    seg = analysis.segment_bigrams(TABLE1_HYP, TABLE1_REFS, lowercase=True)
+    seg = blind_spots.segment_bigrams(TABLE1_HYP, TABLE1_REFS, lowercase=True)
     print(f"matches {seg.matches} over totals {seg.totals}; precisions "
           f"{[round(p, 2) for p in seg.precisions]}")
     print(f"k = {seg.hyp_len}, b = {seg.bigram_matches}, chunks = {seg.n_chunks}, "
           f"permutations = {round(10 ** seg.log10_permutations):,}")
     print("chunks: " + " | ".join(" ".join(c) for c in seg.chunks))
-    p = analysis.permute_chunks(TABLE1_HYP, TABLE1_REFS, lowercase=True, n=1000, seed=0)
+    p = blind_spots.permute_chunks(TABLE1_HYP, TABLE1_REFS, lowercase=True, n=1000, seed=0)
     print(f"1000 random permutations (seed 0): {int(p.lowered.sum())} lower a match count, "
           f"{int(p.raised.sum())} raise one; sentence BLEU {p.original_score:.2f} -> min "
           f"{p.scores.min():.2f}, max {p.scores.max():.2f}")
     if p.raised.any():
         r = int(np.flatnonzero(p.raised)[0])
         print(f"  e.g. '{p.texts[r]}' has matches {p.matches[r].tolist()}")
-    d = analysis.reference_draw(TABLE1_HYP, TABLE1_REFS, lowercase=True, seed=0)
+    d = blind_spots.reference_draw(TABLE1_HYP, TABLE1_REFS, lowercase=True, seed=0)
     print(f"reference draw (seed 0): '{d.text}'")
     print(f"  matches {d.matches}, references used {d.references_used}, sentence BLEU "
           f"{d.score:.4f} vs original {d.original_score:.4f}")
@@ -104,7 +105,7 @@ def corpus_reports(data: Path, docs: Path, permutations: int, seed: int) -> None
         for system in systems:
             hyp = outputs[outputs["system"] == system].sort_values("seg_id")
             t0 = time.perf_counter()
-            rep = analysis.corpus_report(hyp["text"].tolist(), [by_seg[s] for s in hyp["seg_id"]],
+            rep = blind_spots.corpus_report(hyp["text"].tolist(), [by_seg[s] for s in hyp["seg_id"]],
                                          permutations=permutations, seed=seed)
             reports[system] = rep
             s, c = rep.summary(), rep.check.summary()
@@ -121,14 +122,14 @@ def corpus_reports(data: Path, docs: Path, permutations: int, seed: int) -> None
             print(rep.by_length(bin_width=10).to_string(index=False, float_format="%.2f"))
             print(f"signature: {rep.signature}")
         path = docs / f"blind_spots_{pair}.png"
-        analysis.plot_permutation_counts(
+        blind_spots.plot_permutation_counts(
             reports, path, title=f"WMT21 {pair}, {len(refs_used)} reference{'s' * (len(refs_used) > 1)}: "
                                  "chunk permutations scoring >= the sentence")
         print(f"\nwrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     # fewer references, more permutations: one en-de system against ref-A alone
     outputs, _, by_seg, _ = load(data, "en-de", ["ref-A"])
     hyp = outputs[outputs["system"] == "Online-W"].sort_values("seg_id")
-    s = analysis.corpus_report(hyp["text"].tolist(), [by_seg[i] for i in hyp["seg_id"]]).summary()
+    s = blind_spots.corpus_report(hyp["text"].tolist(), [by_seg[i] for i in hyp["seg_id"]]).summary()
     print(f"\nen-de Online-W against ref-A alone: mean log10 permutations "
           f"{s['mean_log10_permutations']:.2f}, median {s['median_log10_permutations']:.2f}, "
           f"max {s['max_log10_permutations']:.2f}")
@@ -141,7 +142,7 @@ def reference_draws(data: Path, seed: int) -> None:
     hyp = outputs[outputs["system"] == system].sort_values("seg_id")
     section(f"Reference draws (paper, 3.2): WMT21 en-de {system}, all sentences")
     t0 = time.perf_counter()
-    draws = analysis.reference_draws(hyp["text"].tolist(), [by_seg[s] for s in hyp["seg_id"]], seed=seed)
+    draws = blind_spots.reference_draws(hyp["text"].tolist(), [by_seg[s] for s in hyp["seg_id"]], seed=seed)
     found = [d for d in draws if d.found]
     same = sum(abs(d.score - d.original_score) < 1e-9 for d in found)
     multi = sum(len(d.references_used) > 1 for d in found)
@@ -179,7 +180,7 @@ def outliers(data: Path) -> None:
                                         refs[refs["seg_id"].isin(rated)].rename(columns={"ref": "ref_id"})
                                         .assign(weight=1.0)[["seg_id", "ref_id", "weight", "text"]])
         bleu = bleustats.corpus_scores(stats, by="system").set_index("system")["score"]
-        res = analysis.leave_one_out_r2(bleu.to_dict(), mqm_mean.to_dict(), flag_top=1)
+        res = leave_one_out_r2(bleu.to_dict(), mqm_mean.to_dict(), flag_top=1)
         print(f"### {pair}: {len(bleu)} systems, {len(rated)} MQM-rated segments, references "
               f"{', '.join(refs_used)}")
         print(f"R² (Pearson) over all systems: {res.r2:.3f} (r = {res.r:+.3f}); flagged: "

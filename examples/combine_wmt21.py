@@ -53,8 +53,8 @@ import numpy as np
 import pandas as pd
 
 import bleustats
-from bleustats import combine
-from bleustats.correlation import pearson, segment_correlation, system_correlation
+from bleustats.meta import combine
+from bleustats.meta.correlation import pearson, segment_correlation, system_correlation
 from bleustats.significance import correlation_difference_test, williams_test
 
 ROOT = Path(__file__).resolve().parents[1]

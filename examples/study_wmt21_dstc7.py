@@ -56,8 +56,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bleustats.stats import compute_stats
-from bleustats.study import PAPER_UNIT_SIZES, corpus_metric, correlation_study, plot_sweeps, sentence_mean_metric, sweep
+from bleustats.engine.stats import compute_stats
+from bleustats.meta.report import plot_sweeps
+from bleustats.meta.study import PAPER_UNIT_SIZES, corpus_metric, correlation_study, sentence_mean_metric, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 MAJOR = -5.0  # MQM of one major error: the thresholded view keeps references with at least this score
@@ -207,12 +208,12 @@ def figure2(data: Path, png: Path, args, log) -> str:
         "threshold": sweep("threshold", [-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0], at_theta, human, unit_size=100,
                            **opts),
         "unit_size": sweep("unit_size", PAPER_UNIT_SIZES, metrics_for(all_view), human, **opts),
-        "max_order": sweep("max_order", [1, 2, 3, 4],
-                           lambda n: [corpus_metric(views["all"][0], max_order=n, name="BLEU", refs="all"),
-                                      sentence_mean_metric(views["all"][0], max_order=n, refs="all"),
-                                      corpus_metric(views["all"][1], metric="delta_bleu", max_order=n,
-                                                    name="ΔBLEU", refs="all")],
-                           human, unit_size=100, **opts),
+        "max_ngram_order": sweep("max_ngram_order", [1, 2, 3, 4],
+                                 lambda n: [corpus_metric(views["all"][0], max_ngram_order=n, name="BLEU", refs="all"),
+                                            sentence_mean_metric(views["all"][0], max_ngram_order=n, refs="all"),
+                                            corpus_metric(views["all"][1], metric="delta_bleu", max_ngram_order=n,
+                                                          name="ΔBLEU", refs="all")],
+                                 human, unit_size=100, **opts),
     }
     for frame in panels.values():  # one line per metric across θ (its refs label changes with θ)
         frame["label"] = frame["metric"]

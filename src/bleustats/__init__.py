@@ -5,63 +5,89 @@ columns, and a numba kernel emits per-hypothesis sufficient statistics once;
 corpus BLEU, ΔBLEU and sentence scores of any subset or grouping are then sums
 and small formulas over that table.
 
+The package reads the way data flows, one floor per sub-package, each
+importing only from the floors below it: :mod:`~bleustats.tokenizers` →
+:mod:`~bleustats.engine` (encode, kernels, statistics, io, schemas) →
+:mod:`~bleustats.metrics` (statistics → scores) → :mod:`~bleustats.meta`
+(resampling, correlation, significance, studies, combination) →
+:mod:`~bleustats.tools` (k-best, blind spots, outliers, trees) →
+:mod:`~bleustats.cli`. The names below load their module on first use, so
+``import bleustats`` itself imports no numpy, numba, pandas or scipy.
+
 >>> import bleustats
 >>> round(bleustats.corpus_bleu(["the cat sat on the mat"], [["the cat is on the mat"]]).score, 4)
 37.9918
 """
 
-from ._version import __version__
-from .combine import (break_ties, component_scores, cross_validate, fit_pairwise, normalize_scores,
-                      uniform_combination)
-from .compat import corpus_bleu, corpus_bleu_files, sentence_bleu
-from .correlation import (fisher_z_interval, kendall_tau, pearson, segment_correlation, spearman,
-                          system_correlation)
-from .results import BLEUScore, Signature
-from .scoring import bleu_from_sums, corpus_score, corpus_scores, sentence_scores
-from .significance import (correlation_difference_test, paired_approximate_randomization, paired_bootstrap,
-                           williams_test)
-from .stats import StatsTable, compute_stats, compute_stats_files, load_stats
-from .study import StudyResult, corpus_metric, correlation_study, mean_metric, sentence_mean_metric, sweep
-from .trees import discotk_light, tree_kernel, tree_kernels
+from __future__ import annotations
 
-__all__ = [
-    "__version__",
-    "BLEUScore",
-    "Signature",
-    "StatsTable",
-    "StudyResult",
-    "bleu_from_sums",
-    "break_ties",
-    "component_scores",
-    "compute_stats",
-    "compute_stats_files",
-    "corpus_bleu",
-    "corpus_bleu_files",
-    "corpus_metric",
-    "corpus_score",
-    "corpus_scores",
-    "correlation_difference_test",
-    "correlation_study",
-    "cross_validate",
-    "discotk_light",
-    "fisher_z_interval",
-    "fit_pairwise",
-    "kendall_tau",
-    "load_stats",
-    "mean_metric",
-    "normalize_scores",
-    "paired_approximate_randomization",
-    "paired_bootstrap",
-    "pearson",
-    "segment_correlation",
-    "sentence_bleu",
-    "sentence_mean_metric",
-    "sentence_scores",
-    "spearman",
-    "sweep",
-    "system_correlation",
-    "tree_kernel",
-    "tree_kernels",
-    "uniform_combination",
-    "williams_test",
-]
+import importlib
+from typing import Any
+
+from . import _legacy
+from ._version import __version__
+
+_legacy.install()
+
+#: public name -> the module that defines it (imported on first use)
+_EXPORTS = {
+    "InputError": "errors",
+    "SchemaError": "errors",
+    "BLEUScore": "metrics.results",
+    "Signature": "metrics.results",
+    "StatsTable": "engine.stats",
+    "compute_stats": "engine.stats",
+    "compute_stats_files": "engine.stats",
+    "load_stats": "engine.stats",
+    "bleu_from_sums": "metrics.bleu",
+    "corpus_bleu": "metrics.bleu",
+    "corpus_bleu_files": "metrics.bleu",
+    "corpus_score": "metrics.bleu",
+    "corpus_scores": "metrics.bleu",
+    "sentence_bleu": "metrics.bleu",
+    "sentence_scores": "metrics.bleu",
+    "fisher_z_interval": "meta.correlation",
+    "kendall_tau": "meta.correlation",
+    "pearson": "meta.correlation",
+    "segment_correlation": "meta.correlation",
+    "spearman": "meta.correlation",
+    "system_correlation": "meta.correlation",
+    "paired_approximate_randomization": "meta.paired",
+    "paired_bootstrap": "meta.paired",
+    "correlation_difference_test": "meta.compare",
+    "williams_test": "meta.compare",
+    "StudyResult": "meta.study",
+    "corpus_metric": "meta.study",
+    "correlation_study": "meta.study",
+    "mean_metric": "meta.study",
+    "sentence_mean_metric": "meta.study",
+    "sweep": "meta.study",
+    "break_ties": "meta.combine",
+    "component_scores": "meta.combine",
+    "cross_validate": "meta.combine",
+    "fit_pairwise": "meta.combine",
+    "normalize_scores": "meta.combine",
+    "uniform_combination": "meta.combine",
+    "discotk_light": "tools.trees",
+    "tree_kernel": "tools.trees",
+    "tree_kernels": "tools.trees",
+}
+
+#: sub-packages and public modules reachable as attributes (``bleustats.metrics.BLEU``)
+_SUBMODULES = ("cli", "compat", "engine", "errors", "meta", "metrics", "significance", "tokenizers", "tools")
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'bleustats' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS, *_SUBMODULES})

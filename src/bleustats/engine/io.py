@@ -1,0 +1,622 @@
+"""Inputs in every form a user has them → the long-form Arrow tables; safe writes.
+
+Hypotheses become a ``hypotheses`` table (``seg_id``, ``system``, ``text``) and
+references a ``references`` table (``seg_id``, ``ref_id``, ``weight``,
+``text``), both validated against ``data_schemas/``. Accepted forms:
+
+* Python lists: ``hypotheses: list[str]``; ``references`` as sacreBLEU-style
+  streams (``K`` lists, each as long as the hypotheses, ``None`` = no reference
+  for that segment) or as one list of references per segment (any length;
+  items ``str`` or ``(str, weight)``); ``ref_weights`` of the same shape.
+* pandas DataFrames and Arrow tables in long form.
+* Files: plain text (one segment per line, sacreBLEU's convention, ``.gz``
+  too), and TSV / JSONL / Parquet tables in long form.
+
+Segments of list inputs are numbered ``seg_id = 0, 1, ...`` in input order.
+
+Examples
+--------
+>>> refs = as_references_table([["a b", "c"], ["a", None]], n_hyp=2)
+>>> refs.to_pydict()
+{'seg_id': [0, 0, 1], 'ref_id': ['0', '1', '0'], 'weight': [1.0, 1.0, 1.0], 'text': ['a b', 'a', 'c']}
+>>> as_references_table([["x", ("y", 0.5)], []], n_hyp=2, layout="segments").to_pydict()["weight"]
+[1.0, 0.5]
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+from pathlib import Path
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from . import schemas
+
+if TYPE_CHECKING:  # pandas is imported only when a DataFrame is used
+    import pandas as pd
+
+__all__ = [
+    "REFERENCE_LAYOUTS",
+    "TABLE_SUFFIXES",
+    "as_hypotheses_table",
+    "as_references_table",
+    "is_table",
+    "iter_line_chunks",
+    "lines_table",
+    "read_lines",
+    "read_table",
+    "read_weights",
+    "streams_table",
+    "to_arrow",
+    "write_atomic",
+]
+
+#: How list references are laid out: sacreBLEU streams or one list per segment.
+REFERENCE_LAYOUTS = ("auto", "streams", "segments")
+#: File suffixes read as long-form tables by :func:`read_table`.
+TABLE_SUFFIXES = (".tsv", ".jsonl", ".parquet")
+
+
+def is_table(obj: Any) -> bool:
+    """True for a pyarrow Table or a pandas DataFrame (without importing pandas)."""
+    if isinstance(obj, pa.Table):
+        return True
+    pd = sys.modules.get("pandas")  # an object can only be a DataFrame if pandas is loaded
+    return pd is not None and isinstance(obj, pd.DataFrame)
+
+
+def to_arrow(obj: pd.DataFrame | pa.Table) -> pa.Table:
+    """A pandas DataFrame as an Arrow table (index dropped); an Arrow table as is."""
+    if isinstance(obj, pa.Table):
+        return obj
+    return pa.Table.from_pandas(obj, preserve_index=False)
+
+
+def _check_str_list(values: Sequence[Any], what: str, allow_none: bool = False) -> None:
+    for i, v in enumerate(values):
+        if isinstance(v, str) or (allow_none and v is None):
+            continue
+        raise InputError(
+            f"{what}[{i}] must be a str{' or None' if allow_none else ''}; got "
+            f"{type(v).__name__} {v!r:.60}."
+        )
+
+
+def as_hypotheses_table(
+    hypotheses: Sequence[str] | pd.DataFrame | pa.Table,
+    *,
+    system: str | None = None,
+) -> pa.Table:
+    """Return ``hypotheses`` as a validated long-form hypotheses table.
+
+    Parameters
+    ----------
+    hypotheses : list of str, pandas.DataFrame or pyarrow.Table
+        One string per segment, or a long-form table with columns ``seg_id``,
+        ``text`` and optionally ``system``.
+    system : str, optional
+        System name given to list input (default ``'hyp'``).
+
+    Examples
+    --------
+    >>> as_hypotheses_table(["a b", "c"], system="sysA").to_pydict()
+    {'seg_id': [0, 1], 'system': ['sysA', 'sysA'], 'text': ['a b', 'c']}
+    """
+    if is_table(hypotheses):
+        return schemas.validate(to_arrow(hypotheses), "hypotheses", param="hypotheses")
+    if isinstance(hypotheses, (pa.Array, pa.ChunkedArray)):
+        if not (pa.types.is_string(hypotheses.type) or pa.types.is_large_string(hypotheses.type)):
+            raise InputError(f"hypotheses: an Arrow array must hold strings; got {hypotheses.type}.")
+        if hypotheses.null_count:
+            raise InputError(f"hypotheses: {hypotheses.null_count} null value(s); every segment needs a string.")
+        lines = hypotheses.combine_chunks() if isinstance(hypotheses, pa.ChunkedArray) else hypotheses
+        return lines_table(lines, system=system or "hyp")
+    if isinstance(hypotheses, (str, bytes)):
+        raise InputError(
+            "hypotheses must be a list of strings (one per segment) or a long-form table; "
+            f"got a single {type(hypotheses).__name__}. Wrap it in a list: [hypothesis]."
+        )
+    hypotheses = list(hypotheses)
+    _check_str_list(hypotheses, "hypotheses")
+    n = len(hypotheses)
+    return pa.table(
+        {
+            "seg_id": pa.array(np.arange(n, dtype=np.int64)),
+            "system": pa.array([system or "hyp"] * n, pa.string()),
+            "text": pa.array(hypotheses, pa.string()),
+        },
+        schema=schemas.arrow_schema("hypotheses"),
+    )
+
+
+def _weight(value: Any, where: str) -> float:
+    """One reference weight: a real number in [-1, 1] (not NaN, not a bool or a string)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{where} must be a number in [-1, 1]; got {type(value).__name__} {value!r:.40}.")
+    value = float(value)
+    if not -1.0 <= value <= 1.0:  # also rejects NaN
+        raise InputError(
+            f"{where} must be in [-1, 1] (ΔBLEU reference weights); got {value!r}. Rescale the human "
+            "scores to [-1, 1] first."
+        )
+    return value
+
+
+def _weight_array(values: Any, n: int, where: str) -> np.ndarray:
+    """A whole stream of weights: n real numbers in [-1, 1]; errors give the index."""
+    arr = np.asarray(values)
+    if arr.shape != (n,):
+        raise InputError(f"{where} must hold one weight per reference line ({n}); got shape {arr.shape}.")
+    has_bool = isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in values)
+    if arr.dtype.kind not in "iuf" or has_bool:
+        bad = next((i for i, v in enumerate(values) if isinstance(v, (bool, np.bool_)) or
+                    not isinstance(v, (int, float, np.integer, np.floating))), 0)
+        _weight(values[bad], f"{where}[{bad}]")
+    arr = arr.astype(np.float64)
+    bad = np.flatnonzero(~((arr >= -1.0) & (arr <= 1.0)))
+    if len(bad):
+        _weight(arr[bad[0]].item(), f"{where}[{bad[0]}]")
+    return arr
+
+
+def _split_item(item: Any, where: str) -> tuple[Any, Any]:
+    """A per-segment reference item is 'text' or ('text', weight)."""
+    if isinstance(item, tuple):
+        if len(item) != 2:
+            raise InputError(f"{where} must be a str or a (text, weight) pair; got a {len(item)}-tuple.")
+        return item[0], item[1]
+    return item, None
+
+
+def as_references_table(
+    references: Sequence[Sequence[Any]] | pd.DataFrame | pa.Table,
+    ref_weights: Sequence[Sequence[float]] | None = None,
+    *,
+    n_hyp: int | None = None,
+    layout: str = "auto",
+) -> pa.Table:
+    """Return ``references`` (and ``ref_weights``) as a validated long-form table.
+
+    Parameters
+    ----------
+    references : list of lists, pandas.DataFrame or pyarrow.Table
+        sacreBLEU-style streams (``references[k][i]`` = k-th reference of
+        segment i, ``None`` for none), one list per segment
+        (``references[i]`` = all references of segment i, each a str or a
+        ``(text, weight)`` pair), or a long-form table.
+    ref_weights : list of lists of float, optional
+        Same shape as ``references``; absent means every weight is 1.
+    n_hyp : int, optional
+        Number of hypothesis segments, used to tell the list layouts apart and
+        to check their lengths.
+    layout : {'auto', 'streams', 'segments'}
+        ``'auto'`` reads K lists that are each ``n_hyp`` long as streams (what
+        sacreBLEU does, also when ``K == n_hyp``), otherwise ``n_hyp`` lists as
+        per-segment lists.
+
+    Returns
+    -------
+    pyarrow.Table
+        Schema ``references``; rows ordered by segment, then by reference.
+    """
+    if layout not in REFERENCE_LAYOUTS:
+        raise InputError(
+            f"references_layout must be one of {', '.join(map(repr, REFERENCE_LAYOUTS))}; got {layout!r}."
+        )
+    if is_table(references):
+        table = to_arrow(references)
+        if ref_weights is not None:
+            raise InputError(
+                "ref_weights must be None when references is a table; put the weights in its "
+                "'weight' column instead."
+            )
+        return schemas.validate(table, "references", param="references")
+    if isinstance(references, (str, bytes)):
+        raise InputError(
+            "references must be a list of reference streams (list of lists of str) or a "
+            f"long-form table; got a single {type(references).__name__}. For one reference "
+            "stream write [refs]."
+        )
+    references = list(references)
+    if references and all(isinstance(r, (pa.Array, pa.ChunkedArray)) for r in references):
+        if n_hyp is None:
+            raise InputError("references: Arrow reference streams need list or Arrow hypotheses.")
+        streams = [r.combine_chunks() if isinstance(r, pa.ChunkedArray) else r for r in references]
+        for k, r in enumerate(streams):
+            if not (pa.types.is_string(r.type) or pa.types.is_large_string(r.type)):
+                raise InputError(f"references[{k}]: an Arrow reference stream must hold strings; got {r.type}.")
+        weights = None
+        if ref_weights is not None:
+            if len(ref_weights) != len(streams):
+                raise InputError(f"ref_weights must have one list per reference stream ({len(streams)}); "
+                                 f"got {len(ref_weights)}.")
+            weights = [_weight_array(w, len(r), f"ref_weights[{k}]") for k, (w, r) in enumerate(zip(ref_weights, streams))]
+        return streams_table(streams, weights, n_hyp=n_hyp)
+    references = [list(r) if not isinstance(r, (str, bytes)) else r for r in references]
+    for k, r in enumerate(references):
+        if isinstance(r, (str, bytes)):
+            raise InputError(
+                f"references[{k}] must be a list (a reference stream or one segment's references); "
+                f"got {type(r).__name__} {r!r:.60}. sacreBLEU-style input is a list of streams: "
+                "[[ref_seg1, ref_seg2, ...]]."
+            )
+    if layout == "auto":
+        lengths = [len(r) for r in references]
+        if n_hyp is None or (lengths and all(x == n_hyp for x in lengths)):
+            layout = "streams"
+        elif any(x == n_hyp for x in lengths) or len(references) != n_hyp:
+            # some lists look like streams, or there are not n_hyp per-segment lists:
+            # read as streams so the length check below names the short one
+            layout = "streams"
+        else:
+            layout = "segments"
+    if ref_weights is not None:
+        ref_weights = [list(w) for w in ref_weights]
+        if len(ref_weights) != len(references) or any(
+            len(w) != len(r) for w, r in zip(ref_weights, references)
+        ):
+            shape_r = [len(r) for r in references][:5]
+            shape_w = [len(w) for w in ref_weights][:5]
+            raise InputError(
+                "ref_weights must have the same shape as references: "
+                f"{len(references)} lists of lengths {shape_r}{'...' if len(references) > 5 else ''}; "
+                f"got {len(ref_weights)} lists of lengths {shape_w}{'...' if len(ref_weights) > 5 else ''}."
+            )
+    seg, rid, wts, txt = [], [], [], []
+    if layout == "streams":
+        if n_hyp is not None:
+            for k, stream in enumerate(references):
+                if len(stream) != n_hyp:
+                    raise InputError(
+                        f"references[{k}] has {len(stream)} lines but there are {n_hyp} hypotheses; "
+                        "every reference stream must be as long as the hypotheses (use None for a "
+                        "missing reference). If references holds one list of references per segment, "
+                        "pass references_layout='segments'."
+                    )
+        for k, stream in enumerate(references):
+            _check_str_list(stream, f"references[{k}]", allow_none=True)
+            w = ref_weights[k] if ref_weights is not None else None
+            for i, text in enumerate(stream):
+                if text is None:
+                    continue
+                seg.append(i)
+                rid.append(str(k))
+                wts.append(1.0 if w is None else _weight(w[i], f"ref_weights[{k}][{i}]"))
+                txt.append(text)
+    else:
+        if n_hyp is not None and len(references) != n_hyp:
+            raise InputError(
+                f"references has {len(references)} per-segment lists but there are {n_hyp} "
+                "hypotheses; give one list of references per hypothesis segment."
+            )
+        for i, refs in enumerate(references):
+            for k, item in enumerate(refs):
+                text, weight = _split_item(item, f"references[{i}][{k}]")
+                if not isinstance(text, str):
+                    raise InputError(
+                        f"references[{i}][{k}] must be a str; got {type(text).__name__} {text!r:.60}."
+                    )
+                if ref_weights is not None:
+                    if isinstance(item, tuple):
+                        raise InputError(
+                            f"references[{i}][{k}] has a weight and ref_weights is given too; use one."
+                        )
+                    weight = _weight(ref_weights[i][k], f"ref_weights[{i}][{k}]")
+                elif isinstance(item, tuple):
+                    weight = _weight(weight, f"the weight of references[{i}][{k}]")
+                seg.append(i)
+                rid.append(str(k))
+                wts.append(1.0 if weight is None else weight)
+                txt.append(text)
+    order = np.argsort(np.asarray(seg, np.int64), kind="stable")
+    weight_arr = pa.array(np.asarray(wts, dtype=np.float64)[order])
+    table = pa.table(
+        {
+            "seg_id": pa.array(np.asarray(seg, np.int64)[order]),
+            "ref_id": pa.array(rid, pa.string()).take(pa.array(order)),
+            "weight": weight_arr,
+            "text": pa.array(txt, pa.string()).take(pa.array(order)),
+        }
+    )
+    return schemas.validate(table, "references", param="references")
+
+
+def _open_bytes(path: Path) -> bytes:
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as fh:
+                return fh.read()
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file; check the path.") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, expected a text file.") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc}).") from None
+
+
+def _decode(data: bytes, where: str, first_line: int = 1) -> str:
+    """UTF-8 text of ``data``; an error names the line (``data`` starts at ``first_line``) and byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + first_line
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        raise InputError(
+            f"{where}: not valid UTF-8 at line {line}, byte {col} ({exc.reason}); re-encode it as "
+            "UTF-8 (e.g. iconv -f latin1 -t utf-8)."
+        ) from None
+
+
+def read_lines(path: str | os.PathLike) -> pa.Array:
+    """Read a plain-text file (UTF-8, one segment per line) as an Arrow string array.
+
+    Lines are split on ``'\\n'`` only, as sacreBLEU reads files; a final
+    newline does not start another segment. ``.gz`` files are decompressed.
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable, or is not valid UTF-8 (the
+        message gives the line and byte).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "h.txt")
+    >>> _ = open(p, "w", encoding="utf-8").write("a b\\nc\\n")
+    >>> read_lines(p).to_pylist()
+    ['a b', 'c']
+    """
+    path = Path(path)
+    return _bytes_to_lines(_open_bytes(path), str(path), 1)
+
+
+def read_weights(path: str | os.PathLike, *, n: int, ref_path: str | os.PathLike | None = None) -> np.ndarray:
+    """Read one reference weight per line (floats in [-1, 1]) from a text file.
+
+    Raises
+    ------
+    InputError
+        Naming the file and line of a value that is not a number, and the
+        counts when the file does not have ``n`` lines.
+    """
+    lines = read_lines(path).to_pylist()
+    for_ref = f" (weights of {ref_path})" if ref_path is not None else ""
+    if len(lines) != n:
+        raise InputError(
+            f"{path}{for_ref}: has {len(lines)} weights but the reference file has {n} lines; "
+            "give exactly one weight per reference line."
+        )
+    out = np.empty(n, np.float64)
+    for i, text in enumerate(lines):
+        try:
+            value = float(text)
+        except ValueError:
+            raise InputError(
+                f"{path}{for_ref}: line {i + 1} is {text!r}, not a number; each line must hold one "
+                "weight in [-1, 1]."
+            ) from None
+        out[i] = _weight(value, f"{path}{for_ref}: line {i + 1}")
+    return out
+
+
+def lines_table(lines: pa.Array, *, system: str = "hyp", first: int = 0) -> pa.Table:
+    """Hypotheses table of one system from its lines (``seg_id`` = ``first`` + line index)."""
+    n = len(lines)
+    return pa.Table.from_arrays(
+        [pa.array(np.arange(first, first + n, dtype=np.int64)),
+         pa.array(np.repeat(np.array([system], dtype=object), n), pa.string()),
+         lines.cast(pa.string())],
+        schema=schemas.arrow_schema("hypotheses"),
+    )
+
+
+def streams_table(
+    streams: Sequence[pa.Array],
+    weights: Sequence[np.ndarray] | None,
+    *,
+    n_hyp: int,
+    names: Sequence[str] | None = None,
+    first: int = 0,
+) -> pa.Table:
+    """References table from K reference streams read as Arrow arrays (files).
+
+    Every stream must have ``n_hyp`` lines; the error names the stream (file).
+    Rows are stream-major, so each segment's first row is its first stream's
+    reference; texts are not copied.
+    """
+    names = list(names) if names is not None else [f"references[{k}]" for k in range(len(streams))]
+    for k, stream in enumerate(streams):
+        if len(stream) != n_hyp:
+            raise InputError(
+                f"{names[k]}: has {len(stream)} lines but the hypotheses have {n_hyp}; every "
+                "reference file must have one line per hypothesis line."
+            )
+    seg = np.tile(np.arange(first, first + n_hyp, dtype=np.int64), len(streams))
+    rid = pa.DictionaryArray.from_arrays(
+        pa.array(np.repeat(np.arange(len(streams), dtype=np.int32), n_hyp)),
+        pa.array([str(k) for k in range(len(streams))]),
+    ).cast(pa.string())
+    w = (np.ones(n_hyp * len(streams)) if weights is None
+         else np.concatenate([np.asarray(x, np.float64) for x in weights]) if len(streams) else np.ones(0))
+    text = pa.chunked_array([s.cast(pa.string()) for s in streams], type=pa.string())
+    table = pa.table({"seg_id": seg, "ref_id": rid, "weight": w, "text": text})
+    return schemas.validate(table, "references", param=", ".join(names))
+
+
+def _bytes_to_lines(data: bytes, where: str, first_line: int) -> pa.Array:
+    """Lines of ``data`` (each ending in '\\n', or the file's last line) as an Arrow string array."""
+    if not data:
+        return pa.array([], pa.string())
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    # one large_binary value viewing the bytes (no copy), split on '\n' by Arrow
+    whole = pa.Array.from_buffers(pa.large_binary(), 1, [None, pa.array([0, end], pa.int64()).buffers()[1],
+                                                         pa.py_buffer(data)])
+    lines = pc.split_pattern(whole, b"\n").flatten()
+    try:
+        lines = lines.cast(pa.large_string())  # validates UTF-8
+    except pa.ArrowInvalid:
+        _decode(data, where, first_line)  # raises, naming the line and byte
+        raise
+    return lines.cast(pa.string()) if end < 2**31 else lines
+
+
+def iter_line_chunks(paths: Sequence[str | os.PathLike], chunk_lines: int = 100_000,
+                     block_bytes: int = 1 << 24):
+    """Read several line-aligned text files together, ``chunk_lines`` lines at a time.
+
+    Yields ``(first_line_index, [array per file])`` with the same number of
+    lines from every file, so memory stays bounded however large the files
+    are. ``.gz`` files are decompressed on the fly.
+
+    Raises
+    ------
+    InputError
+        If a file is missing, not UTF-8 (naming the line), or the files do
+        not have the same number of lines (naming each count).
+    """
+    import numpy as np
+
+    paths = [Path(p) for p in paths]
+    handles = []
+    try:
+        for p in paths:
+            try:
+                handles.append(gzip.open(p, "rb") if p.suffix == ".gz" else open(p, "rb"))
+            except FileNotFoundError:
+                raise InputError(f"{p}: no such file; check the path.") from None
+            except IsADirectoryError:
+                raise InputError(f"{p}: is a directory, expected a text file.") from None
+        pending = [b""] * len(paths)   # bytes read but not yet handed out
+        done = [False] * len(paths)
+        first = 0
+        while True:
+            chunk = []
+            for k, fh in enumerate(handles):
+                buf = pending[k]
+                newlines = np.flatnonzero(np.frombuffer(buf, np.uint8) == 10)
+                while len(newlines) < chunk_lines and not done[k]:
+                    block = fh.read(block_bytes)
+                    if not block:
+                        done[k] = True
+                        break
+                    start = len(buf)
+                    buf += block
+                    more = np.flatnonzero(np.frombuffer(block, np.uint8) == 10) + start
+                    newlines = np.concatenate([newlines, more])
+                if len(newlines) >= chunk_lines:
+                    cut = int(newlines[chunk_lines - 1]) + 1
+                    take, pending[k] = buf[:cut], buf[cut:]
+                else:  # end of file: the rest, with or without a final newline
+                    take, pending[k] = buf, b""
+                chunk.append(_bytes_to_lines(take, str(paths[k]), first + 1))
+            counts = [len(c) for c in chunk]
+            if len(set(counts)) > 1:
+                total = [first + c for c in counts]
+                raise InputError(
+                    "the files do not have the same number of lines: "
+                    + ", ".join(f"{p} has {'at least ' if c == chunk_lines else ''}{t}"
+                                for p, c, t in zip(paths, counts, total))
+                    + "; every reference file needs one line per hypothesis line."
+                )
+            if counts and counts[0] == 0:
+                return
+            yield first, chunk
+            first += counts[0] if counts else 0
+            if counts and counts[0] < chunk_lines:
+                return
+    finally:
+        for fh in handles:
+            fh.close()
+
+
+def read_table(path: str | os.PathLike, name: str) -> pa.Table:
+    """Read a long-form table from TSV, JSONL or Parquet and validate it.
+
+    Parameters
+    ----------
+    path : path-like
+        ``.tsv`` (header row, TAB separated, no quoting), ``.jsonl`` (one JSON
+        object per line) or ``.parquet``.
+    name : {'hypotheses', 'references'}
+        Which schema to validate against.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        raise InputError(
+            f"{path}: unknown table format {suffix!r}; expected one of {', '.join(TABLE_SUFFIXES)}."
+        )
+    if suffix == ".parquet":
+        if path.is_dir():
+            raise InputError(f"{path}: is a directory, expected a Parquet file.")
+        if not path.exists():
+            raise InputError(f"{path}: no such file; check the path.")
+    try:
+        if suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(path)
+        else:
+            data = _open_bytes(path)
+            text = _decode(data, str(path))  # names the line of a bad byte
+            if suffix == ".jsonl":
+                from io import StringIO
+
+                import pandas as pd
+
+                df = pd.read_json(StringIO(text), lines=True, dtype=False)
+                table = pa.Table.from_pandas(df, preserve_index=False)
+            else:
+                # Arrow's reader: no quoting, texts stay strings, and a row with another
+                # number of fields (a TAB inside a text) is an error naming the row
+                import pyarrow.csv as pacsv
+
+                strings = {c: pa.string() for c in ("system", "ref_id", "text")}
+                table = pacsv.read_csv(
+                    pa.py_buffer(data),
+                    parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False),
+                    convert_options=pacsv.ConvertOptions(column_types=strings, null_values=[],
+                                                         strings_can_be_null=False),
+                )
+    except InputError:
+        raise
+    except (ValueError, pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: cannot be read as {suffix[1:].upper()} ({exc}).") from None
+    return schemas.validate(table, name, param=str(path))
+
+
+def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
+    """Write a file whole or not at all.
+
+    ``write(tmp_path)`` writes to a temporary file in the destination's folder,
+    which then replaces ``path`` in one rename; on any error the temporary file
+    is removed and ``path`` is left as it was.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}; nothing was written", str(path)) from None
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}; nothing was written",
+                          str(path)) from None
+        raise

@@ -1,0 +1,783 @@
+r"""Scores from statistics: corpus BLEU / ΔBLEU of any subset or grouping, sentence scores.
+
+Plain numpy over a :class:`~bleustats.engine.stats.StatsTable`; no n-gram is
+recomputed. A corpus score is the score of the column sums; grouped scores sum
+per group in one pass; sentence scores apply the same formula row by row.
+
+BLEU (Papineni et al., 2002) from summed statistics, with :math:`c` the
+hypothesis length, :math:`r` the reference length and :math:`p_n` the smoothed
+precisions:
+
+.. math::
+
+    \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot
+        \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_n\Big),
+    \qquad \mathrm{BP} = \begin{cases} 1 & c \ge r \\ e^{1 - r/c} & 0 < c < r \\ 0 & c = 0 \end{cases}
+
+with sacreBLEU's exact semantics: no matches at all gives 0; orders from the
+first with :math:`\mathrm{total}_n = 0` on count as precision 0 (log floored at
+:math:`-9999999999`); ``use_effective_order`` sets :math:`N'` to the last order
+with a non-zero total; smoothing ``none``, ``floor`` (zero precisions become
+:math:`k/\mathrm{total}_n`, k = 0.1), ``add-k`` (k = 1 added to matches and
+totals for n ≥ 2) and ``exp`` (the i-th zero precision becomes
+:math:`1/(2^i\,\mathrm{total}_n)`; the default).
+
+ΔBLEU (Galley et al., 2015) uses the weighted ``wmatch_n`` / ``wtotal_n`` in
+place of ``match_n`` / ``total_n``; a negative summed numerator of an order is
+clamped to 0 before smoothing (as the first author's implementation does).
+
+Examples
+--------
+>>> from bleustats.engine.stats import compute_stats
+>>> st = compute_stats(["the cat sat on the mat", "a dog"], [["the cat is on the mat", "a dog barks"]])
+>>> round(corpus_score(st).score, 4)
+34.8449
+>>> corpus_scores(st, by="seg_id")["score"].round(2).tolist()  # "a dog" has no 3-gram: 0
+[37.99, 0.0]
+>>> corpus_scores(st, by="seg_id", use_effective_order=True)["score"].round(2).tolist()
+[37.99, 60.65]
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validate import check_choice, describe_ids
+from ..engine.stats import StatsTable, compute_stats, compute_stats_files
+from ..errors import InputError
+from .results import BLEUScore, Signature
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "METRICS",
+    "REF_LENGTHS",
+    "SMOOTH_DEFAULTS",
+    "SMOOTH_METHODS",
+    "bleu_from_sums",
+    "bleu_scores",
+    "check_delta_defined",
+    "check_scoring_options",
+    "corpus_bleu",
+    "corpus_bleu_files",
+    "corpus_score",
+    "corpus_scores",
+    "count_columns",
+    "score_signature",
+    "sentence_bleu",
+    "sentence_scores",
+    "statistics_matrix",
+]
+
+#: Smoothing methods and their default value (sacreBLEU's ``BLEU.SMOOTH_DEFAULTS``).
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+SMOOTH_METHODS = tuple(SMOOTH_DEFAULTS)
+#: Metrics computable from a statistics table.
+METRICS = ("bleu", "delta_bleu")
+#: Reference-length choices for the brevity penalty.
+REF_LENGTHS = ("closest", "shortest", "average")
+
+_LOG_FLOOR = -9999999999.0  # sacreBLEU's my_log(0)
+# column-name prefixes of each metric's numerators and denominators
+_PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}
+
+
+def check_scoring_options(*, metric: str = "bleu", smooth_method: str = "exp", smooth_value: Any = None,
+                          ref_length: str = "closest") -> float | None:
+    """Validate the scoring options; return the smoothing value in effect (its default when None).
+
+    Examples
+    --------
+    >>> check_scoring_options(smooth_method="floor"), check_scoring_options(smooth_method="exp")
+    (0.1, None)
+    """
+    check_choice("metric", metric, METRICS)
+    check_choice("smooth_method", smooth_method, SMOOTH_METHODS)
+    check_choice("ref_length", ref_length, REF_LENGTHS)
+    if smooth_value is None:
+        return SMOOTH_DEFAULTS[smooth_method]
+    if isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float, np.number)) or not np.isfinite(
+        smooth_value
+    ):
+        raise InputError(f"smooth_value must be a finite number or None; got {smooth_value!r}.")
+    return smooth_value
+
+
+def _as_sums(correct: ArrayLike, total: ArrayLike, sys_len: ArrayLike, ref_len: ArrayLike
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The four inputs of the formula as float64 arrays, checked once (shapes, no NaN or infinity)."""
+    arrays = {name: np.asarray(a, dtype=np.float64) for name, a in
+              (("correct", correct), ("total", total), ("sys_len", sys_len), ("ref_len", ref_len))}
+    c, t = arrays["correct"], arrays["total"]
+    if c.shape != t.shape or c.ndim < 1:
+        raise ValueError(f"correct and total must have the same shape (..., N); got {c.shape} and {t.shape}. "
+                         "Pass one row of N per-order sums for each score.")
+    for name, a in arrays.items():
+        if not np.isfinite(a).all():
+            bad = int((~np.isfinite(a)).sum())
+            raise ValueError(f"{name} must hold finite numbers; got {bad} NaN or infinite value(s), e.g. "
+                             f"{float(a[~np.isfinite(a)].flat[0])!r}. Statistics are counts: drop or recompute "
+                             "the rows that produced them.")
+    return c, t, arrays["sys_len"], arrays["ref_len"]
+
+
+def _brevity_penalty(sys_len: NDArray[np.float64], ref_len: NDArray[np.float64]) -> NDArray[np.float64]:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where(sys_len >= ref_len, 1.0,
+                        np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0))
+
+
+def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
+          ref_len: NDArray[np.float64], k: float | None, smooth_method: str, use_effective_order: bool,
+          dtype: type = np.float64) -> dict[str, np.ndarray]:
+    """The general vectorized formula; statistics and precisions are rounded to ``dtype``.
+
+    ``dtype=np.float32`` reproduces sacreBLEU's bootstrap, which sums
+    ``np.array(stats, dtype='float32')``: ``100. * correct / total`` then stays
+    in float32 (NumPy 2's scalar rules); logs, means and the brevity penalty are
+    float64 in both.
+    """
+    n_order = correct.shape[-1]
+    c = correct.astype(dtype)  # copies: add-k must not touch the caller's arrays
+    t = total.astype(dtype)
+    any_match = (c != 0).any(axis=-1)
+    bp = _brevity_penalty(sys_len, ref_len)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if smooth_method == "add-k":
+            c[..., 1:] += dtype(k)
+            t[..., 1:] += dtype(k)
+        # sacreBLEU stops at the first order with total 0: later orders keep precision 0
+        valid = np.cumprod(t > 0, axis=-1).astype(bool)
+        zero = valid & (c == 0)
+        t_safe = np.where(t > 0, t, dtype(1))
+        prec = np.where(c > 0, dtype(100.0) * c / t_safe, dtype(0))
+        if smooth_method == "exp":
+            doublings = np.cumsum(zero, axis=-1)
+            prec = np.where(zero, dtype(100.0) / (np.exp2(doublings).astype(dtype) * t_safe), prec)
+        elif smooth_method == "floor":
+            prec = np.where(zero, dtype(100.0 * k) / t_safe, prec)
+        prec = np.where(valid, prec, dtype(0)).astype(np.float64)
+        if use_effective_order:
+            n_valid = valid.sum(axis=-1)
+            eff = np.where(n_valid > 0, n_valid, n_order)
+        else:
+            eff = np.full(valid.shape[:-1], n_order)
+        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _LOG_FLOOR)
+        logs = np.where(np.arange(n_order) < eff[..., None], logs, 0.0)
+        # left-to-right sum, as sacreBLEU's Python sum()
+        acc = np.zeros(logs.shape[:-1])
+        for i in range(n_order):
+            acc = acc + logs[..., i]
+        score = bp * np.exp(acc / eff)
+    return {"score": np.where(any_match, score, 0.0), "precisions": prec, "bp": bp, "c": c, "t": t,
+            "any_match": any_match}
+
+
+def _bleu_exp(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
+              ref_len: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`_bleu`'s score for exp smoothing without effective order, bit for bit, in fewer passes.
+
+    No per-order masks are needed: a row with no match, a negative numerator or
+    a zero total at any order scores 0 (sacreBLEU floors the log of that
+    order's precision at -9999999999, so the geometric mean underflows to 0);
+    every other row goes through the same float operations, in the same order,
+    as :func:`_bleu`. Kept for the study, which scores (assignments × units)
+    blocks of every pair and metric (the ``bench_study`` benchmark's hot path).
+    """
+    n_order = correct.shape[-1]
+    ok = (correct != 0).any(axis=-1) & (total > 0).all(axis=-1) & (correct >= 0).all(axis=-1)
+    acc = np.zeros(correct.shape[:-1])
+    zeros = np.zeros(correct.shape[:-1], dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in range(n_order):
+            c, t = correct[..., i], total[..., i]
+            z = c == 0
+            zeros += z
+            prec = np.where(z, 100.0 / (np.exp2(zeros) * t), 100.0 * c / t)
+            acc = acc + np.log(prec)
+        score = _brevity_penalty(sys_len, ref_len) * np.exp(acc / n_order)
+    return np.where(ok, score, 0.0)
+
+
+def bleu_from_sums(
+    correct: ArrayLike,
+    total: ArrayLike,
+    sys_len: ArrayLike,
+    ref_len: ArrayLike,
+    *,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+) -> dict[str, np.ndarray]:
+    r"""Vectorized sacreBLEU ``BLEU.compute_bleu`` over rows of summed statistics.
+
+    .. math::
+
+        \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot
+            \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_n\Big),
+        \qquad p_n = \frac{\mathrm{correct}_n}{\mathrm{total}_n}
+        \ \text{(smoothed as in the module docstring)}
+
+    Parameters
+    ----------
+    correct, total : array_like, shape (..., N)
+        Per-order numerators and denominators (ints for BLEU, floats for ΔBLEU).
+    sys_len, ref_len : array_like, shape (...)
+        Hypothesis and reference lengths.
+    smooth_method : {'exp', 'none', 'floor', 'add-k'}
+    smooth_value : float, optional
+        ``k`` of ``floor`` (default 0.1) and ``add-k`` (default 1).
+    use_effective_order : bool
+        Average only up to the last order with a non-zero total.
+
+    Returns
+    -------
+    dict
+        ``score`` (0–100), ``precisions`` (..., N), ``bp``, and ``counts`` /
+        ``totals`` as sacreBLEU reports them (``add-k`` included).
+
+    Raises
+    ------
+    ValueError
+        An unknown smoothing, ``correct`` and ``total`` of different shapes,
+        or a NaN or infinite input (never silently scored 0).
+
+    See Also
+    --------
+    bleu_scores : the scores alone, faster for exp smoothing.
+
+    Examples
+    --------
+    >>> out = bleu_from_sums([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
+    >>> round(float(out["score"][0]), 6), out["precisions"][0].round(3).tolist()
+    (37.991784, [83.333, 60.0, 25.0, 16.667])
+    """
+    k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
+    correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
+    out = _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)
+    any_match = out["any_match"][..., None]
+    return {"score": out["score"], "precisions": np.where(any_match, out["precisions"], 0.0), "bp": out["bp"],
+            "counts": np.where(any_match, out["c"], correct), "totals": np.where(any_match, out["t"], total)}
+
+
+def bleu_scores(
+    correct: ArrayLike,
+    total: ArrayLike,
+    sys_len: ArrayLike,
+    ref_len: ArrayLike,
+    *,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+    float32: bool = False,
+) -> NDArray[np.float64]:
+    r"""BLEU of every row of summed statistics: ``bleu_from_sums(...)['score']``, bit for bit.
+
+    The same formula as :func:`bleu_from_sums` (sacreBLEU semantics), returning
+    the scores only; exp smoothing without effective order (the default) takes a
+    leaner path with identical bits. This is what resampling uses: one call
+    scores every resample, unit or bootstrap row :math:`b`,
+
+    .. math::
+
+        s_b = 100 \cdot \mathrm{BP}(c_b, r_b) \cdot
+            \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_{b,n}\Big).
+
+    Parameters
+    ----------
+    correct, total, sys_len, ref_len, smooth_method, smooth_value, use_effective_order
+        As in :func:`bleu_from_sums`.
+    float32 : bool
+        Round the statistics and each precision to float32 before the logs,
+        as sacreBLEU's paired bootstrap does (it sums float32 statistics);
+        ``False`` (the default) computes in float64 like every other score.
+        The sums are exact here and rounded once, so the two agree bit for bit
+        while every summed count is below 2**24 (sacreBLEU's own float32
+        summation starts to round above that, e.g. past ~16.7M tokens).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (...)
+        Scores in [0, 100].
+
+    Examples
+    --------
+    >>> bleu_scores([[5, 3, 1, 0], [2, 0, 0, 0]], [[6, 5, 4, 3], [2, 1, 0, 0]], [6, 2], [6, 3]).round(4).tolist()
+    [37.9918, 0.0]
+    >>> exact = bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
+    >>> sacre = bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6], float32=True)  # sacreBLEU's bootstrap
+    >>> f"{exact[0]:.10f}", f"{sacre[0]:.10f}"
+    ('37.9917842826', '37.9917842101')
+    """
+    k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
+    correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
+    if float32:
+        return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, np.float32)["score"]
+    if smooth_method == "exp" and not use_effective_order:
+        return _bleu_exp(correct, total, sys_len, ref_len)
+    return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)["score"]
+
+
+def count_columns(metric: str, max_ngram_order: int) -> tuple[list[str], list[str]]:
+    """Names of the numerator and denominator columns of ``metric`` for orders 1..N.
+
+    Examples
+    --------
+    >>> count_columns("delta_bleu", 2)
+    (['wmatch_1', 'wmatch_2'], ['wtotal_1', 'wtotal_2'])
+    """
+    num, den = _PREFIXES[check_choice("metric", metric, METRICS)]
+    orders = range(1, max_ngram_order + 1)
+    return [f"{num}_{i}" for i in orders], [f"{den}_{i}" for i in orders]
+
+
+def check_delta_defined(stats: StatsTable, rows: np.ndarray | None = None) -> None:
+    r"""Raise unless every row (of ``rows``) has a reference of positive weight (ΔBLEU's denominator).
+
+    ΔBLEU divides by :math:`\max_j w_j`; a segment whose references all have
+    weight <= 0 has no ΔBLEU, and is named in the error.
+    """
+    wmax = stats.column("ref_weight_max")
+    bad = wmax <= 0 if rows is None else np.zeros(len(wmax), bool)
+    if rows is not None:
+        bad[rows] = wmax[rows] <= 0
+    if bad.any():
+        seg = np.unique(stats.column("seg_id")[bad])
+        raise InputError(
+            f"delta_bleu: {len(seg)} segment(s) have no reference with a positive weight "
+            f"(seg_id {describe_ids(seg)}); ΔBLEU's denominator needs max_j w_j > 0. Give each segment a "
+            "positively weighted reference or leave those segments out."
+        )
+
+
+def statistics_matrix(stats: StatsTable, *, metric: str = "bleu", ref_length: str = "closest"
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The per-row inputs of the BLEU formula: ``(correct (n, N), total (n, N), hyp_len, ref_len)``.
+
+    ``metric='delta_bleu'`` gives the weighted ``wmatch`` / ``wtotal`` columns;
+    ``ref_length`` picks the reference-length column of the brevity penalty.
+
+    Examples
+    --------
+    >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none", max_ngram_order=2)
+    >>> correct, total, hyp_len, ref_len = statistics_matrix(st)
+    >>> correct.tolist(), total.tolist(), hyp_len.tolist(), ref_len.tolist()
+    ([[2, 1]], [[3, 2]], [3], [3])
+    """
+    check_choice("ref_length", ref_length, REF_LENGTHS)
+    nums, dens = count_columns(metric, stats.max_ngram_order)
+    correct = np.stack([stats.column(c) for c in nums], axis=-1)
+    total = np.stack([stats.column(c) for c in dens], axis=-1)
+    return correct, total, stats.column("hyp_len"), stats.column(f"ref_len_{ref_length}")
+
+
+def _rows(stats: StatsTable, rows: Any) -> np.ndarray | None:
+    if rows is None:
+        return None
+    rows = np.asarray(rows)
+    if rows.size == 0 and rows.dtype != bool:
+        return np.zeros(0, np.int64)
+    if rows.dtype == bool:
+        if rows.shape != (len(stats),):
+            raise InputError(f"rows: a boolean mask needs {len(stats)} entries (one per row); got shape {rows.shape}.")
+        return np.flatnonzero(rows)
+    if not np.issubdtype(rows.dtype, np.integer):
+        raise InputError(f"rows must be a boolean mask or an integer index array; got dtype {rows.dtype}.")
+    if rows.size and (rows.min() < -len(stats) or rows.max() >= len(stats)):
+        raise InputError(
+            f"rows: indices must be in [-{len(stats)}, {len(stats)}) (negative counts from the end); "
+            f"got min {rows.min()}, max {rows.max()}.")
+    return rows
+
+
+def score_signature(stats: StatsTable, *, metric: str = "bleu", smooth_method: str = "exp",
+                    smooth_value: float | None = None, use_effective_order: bool = False,
+                    ref_length: str = "closest") -> Signature:
+    """The :class:`Signature` of a score computed from ``stats`` with these options.
+
+    Examples
+    --------
+    >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none")
+    >>> str(score_signature(st, smooth_method="floor"))
+    'nrefs:1|case:mixed|eff:no|tok:none|smooth:floor[0.10]|order:4|refs:all|w:uniform|metric:bleu|version:...'
+    """
+    k = check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                              ref_length=ref_length)
+    smooth = smooth_method if k is None else f"{smooth_method}[{k:.2f}]"
+    return Signature(
+        nrefs=stats.n_refs_label if len(stats) else "0",
+        tokenize=stats.tokenize,
+        lowercase=stats.lowercase,
+        smooth=smooth,
+        effective_order=use_effective_order,
+        max_ngram_order=stats.max_ngram_order,
+        ref_view=stats.ref_view,
+        weight_threshold=stats.weight_threshold,
+        weights=stats.weights,
+        metric=metric,
+        delta_definition=stats.delta_definition if metric == "delta_bleu" else None,
+        ref_length=ref_length,
+    )
+
+
+def _num(x: float | np.floating, integral: bool) -> int | float:
+    return int(x) if integral else float(x)
+
+
+def corpus_score(
+    stats: StatsTable,
+    *,
+    metric: str = "bleu",
+    rows: np.ndarray | Sequence[int] | Sequence[bool] | None = None,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+    ref_length: str = "closest",
+) -> BLEUScore:
+    r"""Corpus BLEU or ΔBLEU of all rows, or of a subset, from summed statistics.
+
+    Parameters
+    ----------
+    stats : StatsTable
+        From :func:`bleustats.compute_stats` or :func:`bleustats.load_stats`.
+    metric : {'bleu', 'delta_bleu'}
+        ΔBLEU sums ``wmatch_n`` / ``wtotal_n`` and clamps each order's summed
+        numerator at 0.
+    rows : boolean mask or index array, optional
+        Subset of rows (an index array may repeat rows, as a bootstrap does).
+    smooth_method, smooth_value, use_effective_order
+        As in :func:`bleu_from_sums` (sacreBLEU semantics).
+    ref_length : {'closest', 'shortest', 'average'}
+        Reference length used by the brevity penalty.
+
+    Returns
+    -------
+    BLEUScore
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> st = compute_stats(["the cat sat on the mat", "a dog"], [["the cat sat on the mat", "the dog"]])
+    >>> round(corpus_score(st, rows=[True, False]).score, 10)
+    100.0
+    """
+    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                          ref_length=ref_length)
+    rows = _rows(stats, rows)
+    if metric == "delta_bleu":
+        check_delta_defined(stats, rows)
+    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
+    if rows is not None:
+        correct, total, hyp_len, ref_len = correct[rows], total[rows], hyp_len[rows], ref_len[rows]
+    c_sum, t_sum = correct.sum(axis=0), total.sum(axis=0)
+    sys_len, r_len = hyp_len.sum(), ref_len.sum()
+    raw_c = c_sum
+    if metric == "delta_bleu":
+        c_sum = np.maximum(c_sum, 0.0)
+    out = bleu_from_sums(c_sum, t_sum, sys_len, r_len, smooth_method=smooth_method,
+                         smooth_value=smooth_value, use_effective_order=use_effective_order)
+    integral = metric == "bleu"
+    int_len = ref_length != "average"
+    num, den = _PREFIXES[metric]
+    return BLEUScore(
+        score=float(out["score"]),
+        counts=[_num(v, integral and float(v).is_integer()) for v in out["counts"]],
+        totals=[_num(v, integral and float(v).is_integer()) for v in out["totals"]],
+        precisions=[float(p) for p in out["precisions"]],
+        bp=float(out["bp"]),
+        sys_len=int(sys_len),
+        ref_len=_num(r_len, int_len),
+        signature=score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                                  use_effective_order=use_effective_order, ref_length=ref_length),
+        stats={num: [_num(v, integral) for v in raw_c], den: [_num(v, integral) for v in t_sum],
+               "hyp_len": int(sys_len), "ref_len": _num(r_len, int_len)},
+        name="ΔBLEU" if metric == "delta_bleu" else "BLEU",
+    )
+
+
+def corpus_scores(
+    stats: StatsTable,
+    *,
+    by: str | np.ndarray | Sequence[Any] = "system",
+    metric: str = "bleu",
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+    ref_length: str = "closest",
+) -> pd.DataFrame:
+    """Corpus BLEU or ΔBLEU per group, all groups in one vectorized pass.
+
+    Parameters
+    ----------
+    stats : StatsTable
+    by : str or array_like
+        A column of ``stats`` (default ``'system'``) or one label per row
+        (e.g. document ids).
+    metric, smooth_method, smooth_value, use_effective_order, ref_length
+        As in :func:`corpus_score`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (sorted by label): ``score``, ``bp``, ``sys_len``,
+        ``ref_len``, ``precision_1..N``, the summed numerators and totals.
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> import pandas as pd
+    >>> hyps = pd.DataFrame({"seg_id": [0, 0], "system": ["A", "B"], "text": ["a b c d e", "a x c d e"]})
+    >>> refs = pd.DataFrame({"seg_id": [0], "text": ["a b c d e"]})
+    >>> corpus_scores(compute_stats(hyps, refs), by="system")["score"].round(2).tolist()
+    [100.0, 42.73]
+    """
+    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                          ref_length=ref_length)
+    if metric == "delta_bleu":
+        check_delta_defined(stats)
+    if isinstance(by, str):
+        if by not in stats.table.column_names:
+            raise InputError(
+                f"by must be a column of the statistics table ({', '.join(stats.table.column_names)}) "
+                f"or one label per row; got {by!r}.")
+        labels = stats.column(by)
+        name = by
+    else:
+        labels = np.asarray(by)
+        name = "group"
+        if labels.shape != (len(stats),):
+            raise InputError(f"by: need one label per row ({len(stats)}); got shape {labels.shape}.")
+    keys, inv = np.unique(labels, return_inverse=True)
+    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
+    g = len(keys)
+
+    order = np.argsort(inv, kind="stable")
+    starts = np.searchsorted(inv[order], np.arange(g))
+
+    def gsum(x: np.ndarray) -> np.ndarray:
+        # sorted reduceat keeps integer sums exact (bincount would go through float64)
+        return np.add.reduceat(x[order], starts, axis=0) if len(x) else np.zeros((0,) + x.shape[1:], x.dtype)
+
+    c_sum, t_sum = gsum(correct), gsum(total)
+    sys_len, r_len = gsum(hyp_len), gsum(ref_len)
+    num, den = _PREFIXES[metric]
+    raw_c = c_sum
+    if metric == "delta_bleu":
+        c_sum = np.maximum(c_sum, 0.0)
+    out = bleu_from_sums(c_sum, t_sum, sys_len, r_len, smooth_method=smooth_method,
+                         smooth_value=smooth_value, use_effective_order=use_effective_order)
+    frame = {name: keys, "score": out["score"], "bp": out["bp"], "sys_len": sys_len, "ref_len": r_len}
+    for i in range(stats.max_ngram_order):
+        frame[f"precision_{i + 1}"] = out["precisions"][:, i]
+    for i in range(stats.max_ngram_order):
+        frame[f"{num}_{i + 1}"] = raw_c[:, i]
+    for i in range(stats.max_ngram_order):
+        frame[f"{den}_{i + 1}"] = t_sum[:, i]
+    import pandas as pd  # only needed here; keeps `import bleustats` light
+
+    df = pd.DataFrame(frame)
+    df.attrs["signature"] = str(score_signature(stats, metric=metric, smooth_method=smooth_method,
+                                                smooth_value=smooth_value, use_effective_order=use_effective_order,
+                                                ref_length=ref_length))
+    return df
+
+
+def sentence_scores(
+    stats: StatsTable,
+    *,
+    metric: str = "bleu",
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = True,
+    ref_length: str = "closest",
+) -> np.ndarray:
+    """Sentence-level BLEU or ΔBLEU of every row (0–100), vectorized.
+
+    Same formula as :func:`corpus_score` applied to each row alone; the
+    defaults are those of ``sacrebleu.sentence_bleu`` (``exp`` smoothing,
+    effective order). ΔBLEU clamps each row's numerators at 0.
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> st = compute_stats(["the cat sat", "a dog"], [["the cat sat", "the dog"]])
+    >>> sentence_scores(st).round(2).tolist()  # "a dog": p1 = 1/2, p2 = 1/(2*1) by exp smoothing
+    [100.0, 50.0]
+    """
+    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                          ref_length=ref_length)
+    if metric == "delta_bleu":
+        check_delta_defined(stats)
+    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
+    if metric == "delta_bleu":
+        correct = np.maximum(correct, 0.0)
+    return bleu_from_sums(correct, total, hyp_len, ref_len, smooth_method=smooth_method,
+                          smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
+
+
+# --------------------------------------------------------------------------- sacreBLEU's functions
+
+
+def _metric(metric: str | None, ref_weights: Any, stats: Any) -> str:
+    """Default metric: ΔBLEU when weights were given (ref_weights or (text, weight) items)."""
+    if metric is None:
+        return "delta_bleu" if ref_weights is not None or stats.weights == "custom" else "bleu"
+    return metric
+
+
+def corpus_bleu(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    force: bool = False,
+    lowercase: bool = False,
+    tokenize: str = "13a",
+    use_effective_order: bool = False,
+    *,
+    max_ngram_order: int = 4,
+    ref_weights: Sequence[Sequence[float]] | None = None,
+    metric: str | None = None,
+    ref_view: str = "all",
+    weight_threshold: float | None = None,
+    delta_definition: str = "paper",
+    ref_length: str = "closest",
+    references_layout: str = "auto",
+) -> BLEUScore:
+    r"""Corpus BLEU (or ΔBLEU) of hypotheses against one or more references.
+
+    .. math::
+
+        \mathrm{BLEU} = \mathrm{BP} \cdot \exp\Big(\frac{1}{N}\sum_{n=1}^{N} \log p_n\Big),
+        \quad p_n = \frac{\sum_s \mathrm{match}_n(s)}{\sum_s \mathrm{total}_n(s)},
+        \quad \mathrm{BP} = \min\big(1, e^{1 - r/c}\big)
+
+    ΔBLEU (Galley et al., 2015) replaces the counts with their weighted
+    versions (see :func:`bleustats.compute_stats`).
+
+    Parameters
+    ----------
+    hypotheses : list of str
+        One hypothesis per segment.
+    references : list of lists of str
+        sacreBLEU-style reference streams (``None`` for a missing reference),
+        or one list of references per segment (``references_layout``).
+    smooth_method, smooth_value, force, lowercase, tokenize, use_effective_order
+        As in ``sacrebleu.corpus_bleu`` (``force`` is accepted and ignored: no
+        tokenized-input warning is printed).
+    max_ngram_order : int
+        Largest n-gram order (default 4).
+    ref_weights : list of lists of float, optional
+        Human weights in [-1, 1], same shape as ``references``.
+    metric : {'bleu', 'delta_bleu'}, optional
+        Default: ``'delta_bleu'`` when weights are given (``ref_weights``, or
+        ``(text, weight)`` items), else ``'bleu'``.
+    ref_view, weight_threshold, delta_definition, references_layout
+        See :func:`bleustats.compute_stats`.
+    ref_length : {'closest', 'shortest', 'average'}
+        Reference length of the brevity penalty.
+
+    Returns
+    -------
+    BLEUScore
+    """
+    stats = compute_stats(
+        hypotheses, references, ref_weights=ref_weights, tokenize=tokenize, lowercase=lowercase,
+        max_ngram_order=max_ngram_order, ref_view=ref_view, weight_threshold=weight_threshold,
+        delta_definition=delta_definition, references_layout=references_layout,
+    )
+    return corpus_score(
+        stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
+        smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
+    )
+
+
+def sentence_bleu(
+    hypothesis: str,
+    references: Sequence[str],
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    lowercase: bool = False,
+    tokenize: str = "13a",
+    use_effective_order: bool = True,
+    *,
+    max_ngram_order: int = 4,
+    ref_weights: Sequence[float] | None = None,
+    metric: str | None = None,
+    ref_view: str = "all",
+    weight_threshold: float | None = None,
+    delta_definition: str = "paper",
+    ref_length: str = "closest",
+) -> BLEUScore:
+    """Sentence BLEU (or ΔBLEU) of one hypothesis against its references.
+
+    Same arguments and defaults as ``sacrebleu.sentence_bleu`` (effective
+    order on); ``ref_weights`` is one weight per reference.
+
+    Examples
+    --------
+    >>> round(sentence_bleu("the cat sat on the mat", ["the cat is on the mat"]).score, 4)
+    37.9918
+    >>> sentence_bleu("a a", ["a", "a a"], ref_weights=[1.0, -0.5], tokenize="none",
+    ...               max_ngram_order=1).counts
+    [1.0]
+    """
+    if not isinstance(hypothesis, str):
+        raise InputError(f"hypothesis must be a str; got {type(hypothesis).__name__}. "
+                            "For many hypotheses use corpus_bleu or sentence_scores.")
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise InputError(f"references must be a list of str (the hypothesis' references); got "
+                            f"{type(references).__name__}.")
+    refs = [list(references)]
+    weights = None if ref_weights is None else [list(ref_weights)]
+    stats = compute_stats(
+        [hypothesis], refs, ref_weights=weights, tokenize=tokenize, lowercase=lowercase,
+        max_ngram_order=max_ngram_order, ref_view=ref_view, weight_threshold=weight_threshold,
+        delta_definition=delta_definition, references_layout="segments",
+    )
+    return corpus_score(
+        stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
+        smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
+    )
+
+
+def corpus_bleu_files(
+    hypotheses_path: str | os.PathLike,
+    reference_paths: Sequence[str | os.PathLike],
+    *,
+    ref_weight_paths: Sequence[str | os.PathLike] | None = None,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    lowercase: bool = False,
+    tokenize: str = "13a",
+    use_effective_order: bool = False,
+    max_ngram_order: int = 4,
+    metric: str | None = None,
+    ref_view: str = "all",
+    weight_threshold: float | None = None,
+    delta_definition: str = "paper",
+    ref_length: str = "closest",
+) -> BLEUScore:
+    """Corpus BLEU of plain-text files (one segment per line), as the ``sacrebleu`` command reads them.
+
+    The files are streamed in chunks of lines (:func:`bleustats.compute_stats_files`),
+    so memory stays bounded. ``ref_weight_paths`` gives one file of weights per
+    reference file (one number per line). The result's ``stats`` carries the
+    per-stage timings under ``"timings"``.
+    """
+    stats = compute_stats_files(
+        hypotheses_path, reference_paths, ref_weight_paths=ref_weight_paths, tokenize=tokenize,
+        lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
+        weight_threshold=weight_threshold, delta_definition=delta_definition,
+    )
+    result = corpus_score(
+        stats, metric=_metric(metric, ref_weight_paths, stats), smooth_method=smooth_method,
+        smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
+    )
+    result.stats["timings"] = stats.timings
+    return result

@@ -1,0 +1,194 @@
+"""Score objects: the numbers, the statistics behind them, and a signature.
+
+:class:`BLEUScore` has sacreBLEU's attributes (``score`` on 0–100, ``counts``,
+``totals``, ``precisions``, ``bp``, ``sys_len``, ``ref_len``, ``ratio``,
+``format()``), so code written for ``sacrebleu.BLEUScore`` keeps working.
+
+Examples
+--------
+>>> sig = Signature(nrefs="1", tokenize="13a", lowercase=False, smooth="exp",
+...                 effective_order=False, max_ngram_order=4)
+>>> str(sig)
+'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:uniform|metric:bleu|version:bleustats-...'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .._version import __version__
+
+__all__ = ["BLEUScore", "Signature"]
+
+
+@dataclass(frozen=True)
+class Signature:
+    """How a number was made: sacreBLEU's ``key:value|...`` fields plus bleustats' own.
+
+    ``str(signature)`` gives the line. A field that is ``None`` is left out, so
+    the same class signs BLEU scores, resampling results and analyses; ``extra``
+    holds further ``(key, value)`` fields (a resampling's ``bs:1000``,
+    ``seed:0``, a study's ``M:100``), written after the metric's fields and
+    before the version.
+
+    Examples
+    --------
+    >>> sig = Signature(nrefs="1", tokenize="13a", lowercase=False, smooth="exp",
+    ...                 effective_order=False, max_ngram_order=4)
+    >>> str(sig.with_extra(bs=1000, seed=0))
+    'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:uniform|metric:bleu|bs:1000|seed:0|version:bleustats-...'
+    >>> sig.to_dict()["tok"], "order:4" in sig
+    ('13a', True)
+    """
+
+    nrefs: str | None = None
+    tokenize: str | None = None
+    lowercase: bool | None = None
+    smooth: str | None = None
+    effective_order: bool | None = None
+    max_ngram_order: int | None = None
+    ref_view: str | None = "all"
+    weight_threshold: float | None = None
+    weights: str | None = "uniform"
+    metric: str | None = "bleu"
+    delta_definition: str | None = None
+    ref_length: str | None = "closest"
+    extra: tuple[tuple[str, str], ...] = ()
+    version: str = __version__
+
+    @classmethod
+    def from_fields(cls, *pairs: tuple[str, Any], **fields: Any) -> Signature:
+        """A signature of only the given ``(key, value)`` fields (and the version).
+
+        Examples
+        --------
+        >>> str(Signature.from_fields(("study", "galley2015"), M=100))
+        'study:galley2015|M:100|version:bleustats-...'
+        """
+        return cls(ref_view=None, weights=None, metric=None, ref_length=None).with_extra(*pairs, **fields)
+
+    def fields(self) -> list[tuple[str, str]]:
+        """The ``(key, value)`` pairs of :meth:`__str__`, in order."""
+        out: list[tuple[str, str]] = []
+        if self.nrefs is not None:
+            out.append(("nrefs", str(self.nrefs)))
+        if self.lowercase is not None:
+            out.append(("case", "lc" if self.lowercase else "mixed"))
+        if self.effective_order is not None:
+            out.append(("eff", "yes" if self.effective_order else "no"))
+        if self.tokenize is not None:
+            out.append(("tok", self.tokenize))
+        if self.smooth is not None:
+            out.append(("smooth", self.smooth))
+        if self.max_ngram_order is not None:
+            out.append(("order", str(self.max_ngram_order)))
+        if self.ref_view is not None:
+            out.append(("refs", f"w>={self.weight_threshold:g}" if self.ref_view == "threshold" else self.ref_view))
+        if self.ref_length not in (None, "closest"):
+            out.append(("reflen", self.ref_length))
+        if self.weights is not None:
+            out.append(("w", self.weights))
+        if self.metric is not None:
+            out.append(("metric", self.metric))
+            if self.metric == "delta_bleu":
+                out.append(("delta", str(self.delta_definition)))
+        out.extend(self.extra)
+        out.append(("version", f"bleustats-{self.version}"))
+        return out
+
+    def __str__(self) -> str:
+        return "|".join(f"{k}:{v}" for k, v in self.fields())
+
+    def __contains__(self, text: str) -> bool:
+        """``'seed:0' in sig``: a substring test on the signature line."""
+        return text in str(self)
+
+    def with_extra(self, *pairs: tuple[str, Any], **fields: Any) -> Signature:
+        """This signature with more ``extra`` fields (pairs first, then keywords, in order)."""
+        more = tuple((str(k), str(v)) for k, v in (*pairs, *fields.items()))
+        return replace(self, extra=self.extra + more)
+
+    def to_dict(self) -> dict[str, str]:
+        """The fields as an ordered ``{key: value}`` dict."""
+        return dict(self.fields())
+
+
+@dataclass(frozen=True)
+class BLEUScore:
+    """A corpus or sentence BLEU / ΔBLEU score.
+
+    Attributes
+    ----------
+    score : float
+        On the 0–100 scale.
+    counts, totals : list
+        Per-order numerators and denominators as sacreBLEU reports them (for
+        ``add-k`` smoothing they include the added ``k`` for n ≥ 2, as in
+        sacreBLEU; ΔBLEU numerators are clamped at 0). The unsmoothed sums are
+        in ``stats``.
+    precisions : list of float
+        Per-order precisions on the 0–100 scale, after smoothing.
+    bp : float
+        Brevity penalty.
+    sys_len, ref_len : int or float
+        Summed hypothesis and reference lengths.
+    signature : Signature
+    stats : dict
+        Summed statistics behind the score (``match``, ``total`` or the
+        weighted ``wmatch``, ``wtotal`` lists, ``hyp_len``, ``ref_len``).
+    """
+
+    score: float
+    counts: list
+    totals: list
+    precisions: list
+    bp: float
+    sys_len: int | float
+    ref_len: int | float
+    signature: Signature | None = None
+    stats: dict = field(default_factory=dict)
+    name: str = "BLEU"
+
+    @property
+    def ratio(self) -> float:
+        """sys_len / ref_len (0 when ref_len is 0)."""
+        return self.sys_len / self.ref_len if self.ref_len else 0
+
+    @property
+    def prec_str(self) -> str:
+        return "/".join(f"{p:.1f}" for p in self.precisions)
+
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
+               is_json: bool = False) -> str:
+        """sacreBLEU's text line (or JSON with ``is_json=True``)."""
+        if is_json:
+            return json.dumps(self.to_dict(width), ensure_ascii=False)
+        if score_only:
+            return f"{self.score:.{width}f}"
+        sys_len = f"{self.sys_len:d}" if isinstance(self.sys_len, int) else f"{self.sys_len:g}"
+        ref_len = f"{self.ref_len:d}" if isinstance(self.ref_len, int) else f"{self.ref_len:g}"
+        sig = f"{signature} = " if signature else ""
+        return (f"{sig}{self.name} = {self.score:.{width}f} {self.prec_str} (BP = {self.bp:.3f} "
+                f"ratio = {self.ratio:.3f} hyp_len = {sys_len} ref_len = {ref_len})")
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def to_dict(self, width: int | None = None) -> dict[str, Any]:
+        """Plain-Python dict of every number and the signature (for JSON)."""
+        score = round(self.score, width) if width is not None else self.score
+        return {
+            "name": self.name,
+            "score": score,
+            "counts": [float(c) if isinstance(c, float) else int(c) for c in self.counts],
+            "totals": [float(t) if isinstance(t, float) else int(t) for t in self.totals],
+            "precisions": list(map(float, self.precisions)),
+            "bp": float(self.bp),
+            "sys_len": self.sys_len,
+            "ref_len": self.ref_len,
+            "ratio": float(self.ratio),
+            "signature": str(self.signature) if self.signature is not None else None,
+            "stats": self.stats,
+        }

@@ -1,0 +1,674 @@
+"""The command line, in process: ``bleustats.cli.main([...])`` with captured output.
+
+Scores equal sacreBLEU 2.6.0 (pinned) run on the same files with the same
+options; every expected number comes from sacreBLEU or from the library API on
+the same data. Exit codes: 0 ok, 1 error ('bleustats: error: ...' on stderr),
+2 usage.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import types
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import sacrebleu
+from sacrebleu.metrics import BLEU
+
+import bleustats
+from bleustats.metrics import bleu as scoring
+from bleustats.cli import main
+from bleustats.engine.stats import compute_stats, load_stats
+
+assert sacrebleu.__version__ == "2.6.0", "the oracle is pinned; expected numbers assume 2.6.0"
+
+pytestmark = pytest.mark.usefixtures("numba_one_thread")
+
+HYPS = [
+    'He said "hello" to the cat.',
+    "The cat sat on the mat , the mat .",
+    "Prices rose 3.5 % in 2015-2016 &amp; fell.",
+    "Grüße aus Köln – «schön»!",
+    "a a a a b",
+]
+REFS = [
+    [
+        'He said "hi" to the cat.',
+        "The cat is on the mat.",
+        "Prices rose 3.5 % in 2015 and fell.",
+        "Grüße aus Köln!",
+        "a a b",
+    ],
+    [
+        "He told the cat Hello.",
+        "A cat sat on a mat.",
+        "PRICES ROSE",
+        "Schöne Grüße aus Köln – «schön»!",
+        "a b a b",
+    ],
+]
+WEIGHTS = [[1.0, 0.8, 1.0, 0.5, 1.0], [-0.5, 0.3, 0.1, 1.0, 0.25]]
+
+
+def write(path, lines) -> str:
+    path.write_text("".join(f"{x}\n" for x in lines), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+    """hyp.txt, ref0.txt, ref1.txt and one weight file per reference file."""
+    return types.SimpleNamespace(
+        dir=tmp_path,
+        hyp=write(tmp_path / "hyp.txt", HYPS),
+        refs=[write(tmp_path / f"ref{k}.txt", r) for k, r in enumerate(REFS)],
+        weights=[write(tmp_path / f"w{k}.txt", map(repr, w)) for k, w in enumerate(WEIGHTS)],
+    )
+
+
+def run(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_results_go_to_the_current_stdout(capsys, files):
+    # results go to sys.stdout as it is when main() runs, not as it was at import
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = main(["score", "-i", files.hyp, files.refs[0], "-b"])
+    assert rc == 0
+    assert buf.getvalue() == f"{sacrebleu.corpus_bleu(HYPS, REFS[:1]).score:.2f}\n"
+    assert capsys.readouterr() == ("", "")
+
+
+def run_json(capsys, *argv):
+    rc, out, err = run(capsys, *argv, "--json")
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def assert_matches(ours: dict, theirs) -> None:
+    assert ours["counts"] == theirs.counts
+    assert ours["totals"] == theirs.totals
+    assert (ours["sys_len"], ours["ref_len"]) == (theirs.sys_len, theirs.ref_len)
+    assert ours["bp"] == pytest.approx(theirs.bp, abs=1e-12)
+    np.testing.assert_allclose(ours["precisions"], theirs.precisions, rtol=0, atol=1e-9)
+    assert ours["score"] == pytest.approx(theirs.score, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- score vs sacreBLEU
+
+OPTIONS = [
+    ([], {}),
+    (["-tok", "intl"], {"tokenize": "intl"}),
+    (["-tok", "none"], {"tokenize": "none"}),
+    (["-tok", "char"], {"tokenize": "char"}),
+    (["-lc"], {"lowercase": True}),
+    (["-s", "none"], {"smooth_method": "none"}),
+    (["-s", "floor"], {"smooth_method": "floor"}),
+    (["-s", "floor", "-sv", "0.3"], {"smooth_method": "floor", "smooth_value": 0.3}),
+    (["-s", "add-k", "-sv", "2"], {"smooth_method": "add-k", "smooth_value": 2}),
+    (["-eff"], {"effective_order": True}),
+    (["--max-ngram-order", "2"], {"max_ngram_order": 2}),
+    (
+        ["--max-ngram-order", "6", "-s", "floor", "-lc", "-tok", "intl"],
+        {"max_ngram_order": 6, "smooth_method": "floor", "lowercase": True, "tokenize": "intl"},
+    ),
+]
+
+
+@pytest.mark.parametrize("n_refs", [1, 2])
+@pytest.mark.parametrize(
+    "argv, kwargs", OPTIONS, ids=[" ".join(a) or "defaults" for a, _ in OPTIONS]
+)
+def test_score_text_files_match_sacrebleu(capsys, files, n_refs, argv, kwargs):
+    ours = run_json(capsys, "score", "-i", files.hyp, *files.refs[:n_refs], *argv, "-w", "12")
+    theirs = BLEU(**kwargs).corpus_score(HYPS, REFS[:n_refs])
+    assert_matches(ours, theirs)
+    assert ours["name"] == "BLEU"
+    assert f"nrefs:{n_refs}|" in ours["signature"]
+
+
+def test_score_text_output_and_width(capsys, files):
+    theirs = sacrebleu.corpus_bleu(HYPS, REFS)
+    rc, out, err = run(capsys, "score", "-i", files.hyp, *files.refs)
+    assert rc == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == theirs.format(width=2)
+    assert lines[1].startswith("  signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|order:4|")
+    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-w", "4")
+    assert out.splitlines()[0] == theirs.format(width=4)
+    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b")
+    assert out == f"{theirs.score:.2f}\n"
+    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b", "-w", "5")
+    assert out == f"{theirs.score:.5f}\n"
+    data = run_json(capsys, "score", "-i", files.hyp, *files.refs, "-w", "3")
+    assert data["score"] == round(theirs.score, 3)
+
+
+def test_score_from_stdin(capsys, files, monkeypatch):
+    data = "".join(f"{x}\r\n" for x in HYPS).encode("utf-8")  # CRLF on stdin too
+    monkeypatch.setattr("sys.stdin", types.SimpleNamespace(buffer=io.BytesIO(data)))
+    ours = run_json(capsys, "score", *files.refs, "-w", "12")
+    assert_matches(ours, sacrebleu.corpus_bleu(HYPS, REFS))
+
+
+def test_stdin_not_utf8(capsys, files, monkeypatch):
+    data = "ok\n\nGrüße\n".encode("latin-1")
+    monkeypatch.setattr("sys.stdin", types.SimpleNamespace(buffer=io.BytesIO(data)))
+    rc, out, err = run(capsys, "score", *files.refs)
+    assert rc == 1 and out == ""
+    assert err.startswith("bleustats: error: standard input: not valid UTF-8 at line 3")
+
+
+# --------------------------------------------------------------------------- ΔBLEU, tables, --by
+
+
+def test_ref_weights_print_bleu_and_delta_bleu(capsys, files):
+    argv = ["score", "-i", files.hyp, *files.refs, "--ref-weights", *files.weights]
+    bleu = bleustats.corpus_bleu(HYPS, REFS, ref_weights=WEIGHTS, metric="bleu")
+    delta = bleustats.corpus_bleu(HYPS, REFS, ref_weights=WEIGHTS, metric="delta_bleu")
+    assert delta.score != bleu.score
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == bleu.format(2) and lines[0] == sacrebleu.corpus_bleu(HYPS, REFS).format(
+        width=2
+    )
+    assert lines[2] == delta.format(2) and lines[2].startswith("ΔBLEU = ")
+    assert "metric:delta_bleu|delta:paper" in lines[3]
+    both = run_json(capsys, *argv, "-w", "12")
+    assert [d["name"] for d in both] == ["BLEU", "ΔBLEU"]
+    assert both[1]["score"] == pytest.approx(delta.score, abs=1e-9)
+    assert both[1]["stats"]["wmatch"] == delta.stats["wmatch"]
+    only = run_json(
+        capsys, *argv, "--metric", "delta_bleu", "--delta-definition", "galley2019", "-w", "12"
+    )
+    g2019 = bleustats.corpus_bleu(HYPS, REFS, ref_weights=WEIGHTS, delta_definition="galley2019")
+    assert only["name"] == "ΔBLEU" and only["score"] == pytest.approx(g2019.score, abs=1e-12)
+    thr = run_json(
+        capsys, *argv, "--metric", "bleu", "--ref-view", "threshold", "--weight-threshold", "0.2"
+    )
+    refs_thr = [[r if w >= 0.2 else None for r, w in zip(rs, ws)] for rs, ws in zip(REFS, WEIGHTS)]
+    assert thr["counts"] == sacrebleu.corpus_bleu(HYPS, refs_thr).counts
+    assert "refs:w>=0.2" in thr["signature"]
+
+
+def write_tsv(path, df: pd.DataFrame) -> str:
+    lines = ["\t".join(df.columns)] + [
+        "\t".join(str(v) for v in row) for row in df.itertuples(index=False)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+SYSTEMS = {
+    "sysB": HYPS,
+    "sysA": [" ".join(reversed(h.split())) for h in HYPS],
+    "sysC": [h.lower() for h in HYPS],
+}
+
+
+@pytest.fixture
+def tables(tmp_path):
+    rows = [(i, name, text) for name, hyps in SYSTEMS.items() for i, text in enumerate(hyps)]
+    rows = [rows[j] for j in np.random.default_rng(3).permutation(len(rows))]
+    hyps = pd.DataFrame(rows, columns=["seg_id", "system", "text"])
+    refs = pd.DataFrame(
+        [(i, f"r{k}", WEIGHTS[k][i], REFS[k][i]) for i in range(len(HYPS)) for k in range(2)],
+        columns=["seg_id", "ref_id", "weight", "text"],
+    )
+    return write_tsv(tmp_path / "hyps.tsv", hyps), write_tsv(tmp_path / "refs.tsv", refs)
+
+
+def test_long_form_tables_score_per_system(capsys, tables):
+    hyps, refs = tables
+    rc, out, err = run(capsys, "score", "-i", hyps, refs)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["system", "BLEU", "ΔBLEU"]  # the table's weights are not all 1
+    table = [ln.split() for ln in lines[1:4]]
+    assert [r[0] for r in table] == sorted(SYSTEMS)
+    for name, bleu, delta in table:
+        assert float(bleu) == pytest.approx(
+            sacrebleu.corpus_bleu(SYSTEMS[name], REFS).score, abs=0.005
+        )
+        want = bleustats.corpus_bleu(SYSTEMS[name], REFS, ref_weights=WEIGHTS).score
+        assert float(delta) == pytest.approx(want, abs=0.005)
+    assert lines[4].startswith("BLEU signature: nrefs:2|") and lines[5].startswith(
+        "ΔBLEU signature: "
+    )
+    data = run_json(capsys, "score", "-i", hyps, refs, "--metric", "bleu")
+    assert list(data) == ["bleu"]
+    for row in data["bleu"]["scores"]:
+        theirs = sacrebleu.corpus_bleu(SYSTEMS[row["system"]], REFS)
+        assert row["score"] == pytest.approx(theirs.score, abs=1e-8)
+        assert [row[f"match_{n}"] for n in range(1, 5)] == theirs.counts
+    rc, out, _ = run(capsys, "score", "-i", hyps, refs, "-b")
+    assert len(out.splitlines()) == 4  # header + 3 systems, no signatures
+
+
+def test_by_seg_id(capsys, files):
+    rc, out, err = run(capsys, "score", "-i", files.hyp, *files.refs, "--by", "seg_id", "-w", "4")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["seg_id", "BLEU"]
+    rows = [ln.split() for ln in lines[1 : 1 + len(HYPS)]]
+    assert [int(r[0]) for r in rows] == list(range(len(HYPS)))
+    for i, (_, score) in enumerate(rows):
+        theirs = sacrebleu.corpus_bleu([HYPS[i]], [[r[i]] for r in REFS])
+        assert score == f"{theirs.score:.4f}"
+    data = run_json(capsys, "score", "-i", files.hyp, *files.refs, "--by", "seg_id")
+    assert [r["seg_id"] for r in data["bleu"]["scores"]] == list(range(len(HYPS)))
+
+
+def test_by_unknown_column(capsys, files):
+    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], "--by", "document")
+    assert rc == 1 and out == ""
+    assert (
+        "bleustats: error: by must be a column of the statistics table" in err
+        and "'document'" in err
+    )
+
+
+# --------------------------------------------------------------------------- stats files
+
+
+def test_stats_then_score_from_stats(capsys, files):
+    out_path = files.dir / "out.parquet"
+    rc, out, err = run(
+        capsys,
+        "stats",
+        "-i",
+        files.hyp,
+        *files.refs,
+        "--ref-weights",
+        *files.weights,
+        "-o",
+        out_path,
+        "--max-ngram-order",
+        "3",
+    )
+    assert rc == 0 and out == "" and f"wrote {len(HYPS)} rows" in err
+    saved = load_stats(out_path)
+    direct = compute_stats(HYPS, REFS, ref_weights=WEIGHTS, max_ngram_order=3)
+    assert saved.table.equals(direct.table)
+    assert saved.max_order == 3 and saved.weights == "custom"
+    for metric in ("bleu", "delta_bleu"):
+        a = run_json(capsys, "score", "--from-stats", out_path, "-s", "floor", "--metric", metric)
+        b = run_json(
+            capsys,
+            "score",
+            "-i",
+            files.hyp,
+            *files.refs,
+            "--ref-weights",
+            *files.weights,
+            "--max-ngram-order",
+            "3",
+            "-s",
+            "floor",
+            "--metric",
+            metric,
+        )
+        assert a == b
+    rc, out_a, _ = run(capsys, "score", "--from-stats", out_path, "-s", "floor")
+    rc, out_b, _ = run(
+        capsys,
+        "score",
+        "-i",
+        files.hyp,
+        *files.refs,
+        "--ref-weights",
+        *files.weights,
+        "--max-ngram-order",
+        "3",
+        "-s",
+        "floor",
+    )
+    assert out_a == out_b and "ΔBLEU = " in out_a
+
+
+def test_save_stats(capsys, files):
+    path = files.dir / "saved.parquet"
+    direct = run_json(capsys, "score", "-i", files.hyp, *files.refs, "--save-stats", path)
+    assert load_stats(path).table.equals(compute_stats(HYPS, REFS).table)
+    assert run_json(capsys, "score", "--from-stats", path) == direct
+
+
+def test_from_stats_errors(capsys, files):
+    rc, _, err = run(capsys, "score", "--from-stats", files.hyp)
+    assert rc == 1 and "cannot be read as a Parquet statistics table" in err
+    plain = files.dir / "plain.parquet"
+    pd.DataFrame({"a": [1]}).to_parquet(plain)
+    rc, _, err = run(capsys, "score", "--from-stats", plain)
+    assert rc == 1 and "was not written by bleustats" in err
+    rc, _, err = run(capsys, "score", "--from-stats", plain, files.refs[0])
+    assert rc == 1 and "--from-stats: scores a saved table; drop REF and -i" in err
+
+
+def _failing_write_table(real):
+    """pq.write_table that writes half a file, then fails as a full disk does."""
+
+    def write_table(table, where, *args, **kwargs):
+        real(table, where, *args, **kwargs)
+        with open(where, "r+b") as fh:
+            size = fh.seek(0, 2)
+            fh.truncate(size // 2)
+        raise OSError(28, "No space left on device")
+
+    return write_table
+
+
+@pytest.mark.parametrize("command", ["stats", "save-stats"])
+@pytest.mark.parametrize("existing", [False, True], ids=["new", "existing"])
+def test_output_written_whole_or_not_at_all(capsys, files, monkeypatch, command, existing):
+    target = files.dir / "out" / "stats.parquet"
+    target.parent.mkdir()
+    if existing:
+        target.write_bytes(b"previous content")
+    monkeypatch.setattr(pq, "write_table", _failing_write_table(pq.write_table))
+    argv = ["stats", "-o", target] if command == "stats" else ["score", "--save-stats", target]
+    rc = main([str(a) for a in [*argv, "-i", files.hyp, *files.refs]])
+    out, err = capsys.readouterr()
+    assert rc == 1 and out == ""
+    # one line naming the path as given, the cause, and that nothing was written
+    assert err == (
+        f"bleustats: error: cannot write {target}: No space left on device; nothing was written\n"
+    ), err
+    if existing:
+        assert target.read_bytes() == b"previous content"
+    else:
+        assert not target.exists()
+    assert sorted(p.name for p in target.parent.iterdir()) == (
+        ["stats.parquet"] if existing else []
+    )
+
+
+def _write_error_target(files, monkeypatch, where):
+    if where == "missing_folder":
+        return files.dir / "no" / "such" / "folder" / "out.parquet"
+    monkeypatch.setattr(pq, "write_table", _failing_write_table(pq.write_table))
+    return files.dir / "out.parquet"
+
+
+@pytest.mark.parametrize("where", ["missing_folder", "disk_full"])
+def test_output_write_error_exit_code(capsys, files, monkeypatch, where):
+    # an OSError while writing is exit 1 with one error line, never a traceback
+    target = _write_error_target(files, monkeypatch, where)
+    rc, out, err = run(capsys, "stats", "-i", files.hyp, files.refs[0], "-o", target)
+    assert rc == 1 and out == ""
+    cause = "No such file or directory" if where == "missing_folder" else "No space left on device"
+    assert err == f"bleustats: error: cannot write {target}: {cause}; nothing was written\n", err
+    assert "Traceback" not in err
+    assert not target.exists()
+    if where == "disk_full":
+        assert list(target.parent.glob("*.tmp")) == []  # the temporary file is removed
+
+
+@pytest.mark.parametrize("where", ["missing_folder", "disk_full", "directory"])
+def test_output_write_error_names_the_output_path(capsys, files, monkeypatch, where):
+    # the -o path as given, never the hidden temporary file or no path at all
+    if where == "directory":
+        target = files.dir / "a_folder"
+        target.mkdir()
+    else:
+        target = _write_error_target(files, monkeypatch, where)
+    rc, _, err = run(capsys, "stats", "-i", files.hyp, files.refs[0], "-o", target)
+    assert rc == 1 and err.startswith(f"bleustats: error: cannot write {target}: "), err
+    assert err.count(str(target)) == 1 and ".tmp" not in err, err
+    assert err.endswith("; nothing was written\n"), err
+    if where == "directory":
+        assert target.is_dir() and list(target.iterdir()) == []
+        assert list(files.dir.glob(".a_folder.*")) == []
+
+
+def test_output_write_error_library(tmp_path):
+    # io.write_atomic: an OSError naming the requested path, the file left as it was
+    from bleustats.engine import io as bio
+
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+
+    def write(tmp):
+        with open(tmp, "w") as fh:
+            fh.write("half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError) as info:
+        bio.write_atomic(target, write)
+    assert str(info.value.strerror) == (
+        f"cannot write {target}: No space left on device; nothing was written"
+    )
+    assert info.value.errno == 28 and info.value.filename == str(target)
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+# --------------------------------------------------------------------------- errors and usage
+
+
+def test_errors_exit_1(capsys, files):
+    d = files.dir
+    short = write(d / "short.txt", REFS[0][:3])
+    bad = d / "latin1.txt"
+    bad.write_bytes("ok\nGrüße\n".encode("latin-1"))
+    bad_w = write(d / "bad_w.txt", ["1", "0.5", "x", "1", "1"])
+    out_of_range = write(d / "big_w.txt", ["1", "2", "1", "1", "1"])
+    cases = [
+        (["-i", d / "missing.txt", files.refs[0]], r"missing\.txt: no such file; check the path\."),
+        (["-i", files.hyp, d / "missing.txt"], r"missing\.txt: no such file; check the path\."),
+        (["-i", d, files.refs[0]], r"is a directory"),
+        (
+            ["-i", files.hyp, short],
+            (
+                r"the files do not have the same number of lines: \S*hyp\.txt has 5, \S*short\.txt "
+                r"has 3; every reference file needs one line per hypothesis line\."
+            ),
+        ),
+        (["-i", short, files.refs[0]], r"\S*short\.txt has 3, \S*ref0\.txt has 5;"),
+        (
+            ["-i", bad, files.refs[0]],
+            r"latin1\.txt: not valid UTF-8 at line 2, byte 2 \(invalid start byte\); "
+            r"re-encode it as UTF-8",
+        ),
+        (["-i", files.hyp, files.refs[0], bad], r"latin1\.txt: not valid UTF-8 at line 2"),
+        (
+            ["-i", files.hyp, *files.refs, "--ref-weights", files.weights[0]],
+            r"--ref-weights: need one weight file per reference file \(2\); got 1",
+        ),
+        (
+            ["-i", files.hyp, files.refs[0], "--ref-weights", bad_w],
+            r"bad_w\.txt \(weights of .*ref0\.txt\): line 3 is 'x', not a number",
+        ),
+        (
+            ["-i", files.hyp, files.refs[0], "--ref-weights", short],
+            r"short\.txt .*: has 3 weights but the reference file has 5 lines",
+        ),
+        (
+            ["-i", files.hyp, files.refs[0], "--ref-weights", out_of_range],
+            r"big_w\.txt \(weights of .*ref0\.txt\): line 2 must be in \[-1, 1\] "
+            r"\(ΔBLEU reference weights\); got 2\.0\. Rescale the human scores",
+        ),
+        (["-i", files.hyp], r"no references: give reference files"),
+        (
+            ["-i", files.hyp, files.refs[0], "--weight-threshold", "0.2"],
+            r"weight_threshold is only used with ref_view='threshold'",
+        ),
+        (
+            ["-i", files.hyp, files.refs[0], "--ref-view", "threshold"],
+            r"weight_threshold must be a finite number",
+        ),
+        (
+            [
+                "-i",
+                files.hyp,
+                files.refs[0],
+                "--metric",
+                "delta_bleu",
+                "--ref-weights",
+                write(d / "neg.txt", ["-1"] * 5),
+            ],
+            r"delta_bleu: 5 segment\(s\) have no reference with a positive weight",
+        ),
+    ]
+    for argv, match in cases:
+        rc, out, err = run(capsys, "score", *argv)
+        assert rc == 1, (argv, err)
+        assert out == ""
+        assert err.startswith("bleustats: error: "), err
+        assert "Traceback" not in err
+        assert re.search(match, err), (match, err)
+
+
+def test_out_of_range_weight_names_the_weight_file_and_line(capsys, files):
+    # the weight file and its line, not a row of the internal long table
+    bad = write(files.dir / "bad_w.txt", ["1", "1.5", "1", "1", "1"])
+    rc, out, err = run(
+        capsys, "score", "-i", files.hyp, *files.refs, "--ref-weights", files.weights[0], bad
+    )
+    assert rc == 1 and out == ""
+    assert err == (
+        f"bleustats: error: {bad} (weights of {files.refs[1]}): line 2 must be in [-1, 1] "
+        "(ΔBLEU reference weights); got 1.5. Rescale the human scores to [-1, 1] first.\n"
+    )
+
+
+def test_table_and_text_mixed(capsys, files, tables):
+    hyps, refs = tables
+    rc, _, err = run(capsys, "score", "-i", hyps, *files.refs)
+    assert rc == 1 and "with a hypotheses table give a references table" in err
+    rc, _, err = run(capsys, "score", "-i", files.hyp, refs, files.refs[0])
+    assert (
+        rc == 1
+        and "give either one references table or plain-text reference files, not a mix" in err
+    )
+    rc, _, err = run(capsys, "score", "-i", hyps, refs, "--ref-weights", files.weights[0])
+    assert rc == 1 and "'weight' column; drop --ref-weights" in err
+
+
+def test_table_schema_error(capsys, files):
+    bad = files.dir / "hyps.tsv"
+    bad.write_text("segment\tsys\ttext\nx\tA\ta\n", encoding="utf-8")
+    rc, _, err = run(
+        capsys,
+        "score",
+        "-i",
+        bad,
+        write_tsv(files.dir / "refs.tsv", pd.DataFrame({"seg_id": [0], "text": ["a"]})),
+    )
+    assert rc == 1
+    want = "hyps.tsv does not match the 'hypotheses' schema (1 problem):\n"
+    assert want + "  - seg_id: required column is missing\n" in err
+    assert err.endswith(
+        "\nEach column is described in data_schemas/hypotheses.json "
+        "(bleustats.engine.schemas.load_schema).\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "--bogus"],
+        ["score", "-tok", "zh"],
+        ["score", "-s", "laplace"],
+        ["score", "--max-ngram-order", "four"],
+        ["score", "-sv", "x"],
+        ["score", "--metric", "chrf"],
+        ["stats", "ref.txt"],  # -o is required
+        ["frobnicate"],
+        [],
+    ],
+)
+def test_usage_errors_exit_2(capsys, argv):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2 and out == ""
+    assert "usage: bleustats" in err and "error:" in err
+
+
+def test_usage_error_names_the_choices(capsys):
+    rc, _, err = run(capsys, "score", "-tok", "zh")
+    assert rc == 2 and "invalid choice: 'zh'" in err and "'13a'" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-w", "-1"], "argument -w/--width: must be >= 0; got -1"),
+        (["--max-ngram-order", "0"], "argument --max-ngram-order: must be from 1 to 32; got 0"),
+        (["--max-ngram-order", "-3"], "argument --max-ngram-order: must be from 1 to 32; got -3"),
+        (["--max-ngram-order", "33"], "argument --max-ngram-order: must be from 1 to 32; got 33"),
+    ],
+)
+def test_out_of_range_numbers_are_usage_errors(capsys, files, argv, message):
+    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], *argv)
+    assert rc == 2 and out == ""
+    assert "usage: bleustats" in err and f"bleustats: error: {message}\n" in err
+
+
+def test_max_ngram_order_above_the_limit_is_a_usage_error(capsys, files):
+    # 33 is refused by argparse (exit 2), not later by compute_stats (exit 1)
+    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], "--max-ngram-order", "33")
+    assert rc == 2 and out == "" and "usage: bleustats" in err
+    assert err.endswith(
+        "bleustats: error: argument --max-ngram-order: must be from 1 to 32; got 33\n"
+    )
+    assert "max_ngram_order must be" not in err
+    for order in ("1", "32"):  # the limits themselves are accepted
+        argv = ["-i", files.hyp, files.refs[0], "--max-ngram-order", order]
+        rc, out, err = run(capsys, "score", *argv)
+        assert rc == 0 and f"order:{order}|" in out, err
+
+
+def test_help_and_version(capsys):
+    rc, out, _ = run(capsys, "--version")
+    assert rc == 0 and out.strip() == f"bleustats {bleustats.__version__}"
+    rc, out, _ = run(capsys, "score", "--help")
+    assert rc == 0 and "--ref-weights" in out
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def test_demo(capsys):
+    rc, out, err = run(capsys, "demo")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["system", "BLEU", "ΔBLEU"]
+    rows = [ln.split() for ln in lines[1:9]]
+    assert len(rows) == 8 and len({r[0] for r in rows}) == 8
+    for name, bleu, delta in rows:
+        assert 0 < float(bleu) <= 100 and 0 < float(delta) <= 100
+    assert lines[9].startswith("BLEU signature: ") and lines[10].startswith("ΔBLEU signature: ")
+    assert len(lines) == 11
+    assert "# bundled sample" in err and "bleustats score -i" in err
+    # the same numbers as the library on the bundled tables
+    from bleustats.engine import io as bio
+    from bleustats import sample_data
+
+    paths = sample_data.paths()
+    st = compute_stats(
+        bio.read_table(paths["hypotheses"], "hypotheses"),
+        bio.read_table(paths["references"], "references"),
+    )
+    want = scoring.corpus_scores(st, by="system")
+    assert [r[0] for r in rows] == want["system"].tolist()
+    assert [r[1] for r in rows] == [f"{s:.2f}" for s in want["score"]]
+    data = run_json(capsys, "demo")
+    assert set(data) == {"bleu", "delta_bleu"} and len(data["delta_bleu"]["scores"]) == 8
+
+
+def test_analyze_subcommand_is_wired(capsys):
+    assert main(["analyze", "--help"]) == 0
+    assert "bigrams that match no reference" in capsys.readouterr().out
+
+
+def test_kbest_subcommand_is_wired(capsys):
+    assert main(["kbest", "--help"]) == 0
+    assert "--metric" in capsys.readouterr().out
