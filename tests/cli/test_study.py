@@ -55,7 +55,6 @@ def test_study_writes_results_folder(tables, tmp_path, capsys):
 
 
 def test_study_sweeps_and_plot(tables, tmp_path, capsys):
-    pytest.importorskip("matplotlib")
     out = tmp_path / "sweeps"
     code = main(_args(tables, out, "-m", "bleu", "-m", "delta_bleu", "--sweep", "unit_size", "--unit-sizes",
                       "1,2,7", "--sweep", "threshold", "--thresholds=-1,0.5", "--sweep", "max_ngram_order",

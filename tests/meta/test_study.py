@@ -390,7 +390,6 @@ def test_sweeps_and_plot(corpus, tmp_path):
     with pytest.raises(InputError, match="sweeping 'threshold' needs a callable"):
         sweep("threshold", [0.5], _metrics(stats), human)
     assert PAPER_UNIT_SIZES == (1, 2, 5, 10, 20, 50, 100)
-    pytest.importorskip("matplotlib")
     out = tmp_path / "figure2.png"
     fig = plot_sweeps({"threshold": by_theta, "unit_size": by_size, "max_ngram_order": by_order}, str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(fig.axes) == 3

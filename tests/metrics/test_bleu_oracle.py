@@ -176,6 +176,7 @@ def wmt_hyps(systems, names, seg_ids, streams):
     return hyps, [stream * len(names) for stream in streams]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pair", ["en-de", "zh-en"])
 @pytest.mark.parametrize("tok,lc", list(itertools.product(TOKENIZERS, (False, True))))
 def test_wmt21_real_data(pair, tok, lc):
@@ -202,6 +203,7 @@ def dstc7_corpus():
     return ids, refs, outputs
 
 
+@pytest.mark.slow
 def test_dstc7_up_to_1000_references():
     ids, refs, outputs = dstc7_corpus()
     assert max(len(refs[i]) for i in ids) >= 1000

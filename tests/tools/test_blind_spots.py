@@ -72,7 +72,7 @@ def test_table1_published_numbers():
 
 def test_table1_counts_equal_sacrebleu():
     # The oracle: sacreBLEU 2.6.0 (pinned in the test extra) counts the same matches and totals.
-    sacrebleu = pytest.importorskip("sacrebleu")
+    import sacrebleu
     ref = sacrebleu.sentence_bleu(TABLE1_HYP, TABLE1_REFS, lowercase=True)
     seg = segment_bigrams(TABLE1_HYP, TABLE1_REFS, lowercase=True)
     assert list(seg.matches) == ref.counts and list(seg.totals) == ref.totals
@@ -280,7 +280,6 @@ def test_plot_without_matplotlib_says_how_to_install(tmp_path, monkeypatch):
 
 
 def test_plot_writes_png(tmp_path):
-    pytest.importorskip("matplotlib")
     rep = corpus_report([TABLE1_HYP, "a b c"], [TABLE1_REFS, ["c b a"]], lowercase=True)
     path = tmp_path / "fig.png"
     blind_spots.plot_permutation_counts({"sys": rep, "other": rep}, path, title="t")
@@ -340,7 +339,7 @@ def test_empty_hypothesis_is_an_empty_result():
 # found by hypothesis: three equal tiny values whose float mean is not exactly them
 @example(xy=[(0.0, 0.0), (0.0, 1.2196643849577402e-29), (0.0, 1.2196643849577402e-29), (1.0, 1.2196643849577402e-29)])
 def test_r_squared_equals_scipy(xy):
-    scipy_stats = pytest.importorskip("scipy.stats")
+    import scipy.stats as scipy_stats
     x = np.array([a for a, _ in xy])
     y = np.array([b for _, b in xy])
     res = leave_one_out_r2(x, y)
@@ -425,7 +424,6 @@ def test_cli_text_and_json(files, capsys):
 
 
 def test_cli_plot(files, capsys):
-    pytest.importorskip("matplotlib")
     hyp, refs, tmp = files
     png = tmp / "out.png"
     args = _parser().parse_args(["analyze", *refs, "-i", hyp, "--plot", str(png), "--permutations", "0"])

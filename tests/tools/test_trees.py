@@ -132,6 +132,7 @@ def test_encoding_does_not_depend_on_tree_order():
     assert e1.productions == e2.productions
 
 
+@pytest.mark.big
 def test_deep_tree_needs_no_recursion():
     depth = 5000
     t = "(A " * depth + "x" + ")" * depth
@@ -246,6 +247,7 @@ def _balanced(depth):
     return "(X a)" if depth == 0 else f"(X {_balanced(depth - 1)} {_balanced(depth - 1)})"
 
 
+@pytest.mark.big
 def test_normalized_kernel_of_huge_fragment_counts_is_exact_or_an_error():
     # K(t, t) of a balanced tree of depth 9 is finite but K(a,a)*K(b,b) overflows: still 1.0, not 0.0
     with warnings.catch_warnings():
