@@ -24,7 +24,7 @@ It prints the tables quoted in ``docs/combination.md``. For each language pair
   after the paper's tie-breaking; system level: Pearson r of the mean score
   per system with the mean MQM.
 
-Correlations come from ``bleustats.correlation``. Significance
+Correlations come from ``bleustats.meta.correlation``. Significance
 (``bleustats.significance``), per language pair, for learned vs the best
 component, uniform vs the best component and learned vs uniform, where "best
 component" is the component with the highest correlation in that column of

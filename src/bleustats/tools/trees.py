@@ -5,7 +5,7 @@ into :class:`Tree` tuples, and a batch of them is flattened into arrays: one
 row per internal node with its production id (the node's label followed by
 its children's labels, one vocabulary for the whole batch), CSR lists of
 internal children, nodes in post-order. The numba kernel in
-``bleustats._tree_kernels`` then computes the subset-tree kernel of Collins &
+``bleustats.tools._tree_kernels`` then computes the subset-tree kernel of Collins &
 Duffy (2002) for every (hypothesis, reference) pair:
 
 .. math::
@@ -28,36 +28,10 @@ is ``(EDU word word ...)``. For example ``(Elaboration:NS (EDU the cat sat)
 representations named by Joty et al. (2014) from one RST tree, and
 :func:`discotk_light` averages their normalized kernels.
 
-What the papers were checked for, and what could not be checked: the five
-representation names and their structure below are **bleustats' own
-definitions, not verified against the papers**. The only text of Joty et al.
-(2014) [3]_ and Joty et al. (2017) [4]_ that could be read while checking
-(the abstract of [4]_ on its ACL Anthology, MIT Press and ar5iv
-pages, and the abstract of [3]_ as posted on arXiv) establishes only this much:
-
-* DiscoTK [3]_ compares the RST discourse tree of a translation with that of
-  its reference using convolution (tree) kernels, over five transformations or
-  augmentations of one base RST tree representation, and combines the five
-  kernel scores into one score (abstract).
-* The journal article [4]_ calls its kernel an *all-subtree* kernel (abstract).
-  Collins & Duffy [1]_ call the fragments they count (connected pieces made of
-  whole productions) "subtrees", so the name most likely denotes the kernel
-  implemented here (Moschitti's [2]_ "subset-tree" kernel), rather than the
-  partial-tree kernel or the kernel of complete subtrees; the article's own
-  definition of it was not reachable, and the kernel is kept as it is.
-* The article reports that every part of the RST tree matters and that
-  nuclearity matters more than relation type (abstract), which is consistent
-  with the ``.1`` variants below keeping nuclearity and dropping relations, but
-  does not define them.
-
-Which labels each representation keeps (relation, nuclearity, EDU, words),
-where the words attach, what exactly the ``.1`` variants change, and the decay
-:math:`\lambda` the papers used are not in the abstracts, and the body and
-figures of [3]_ and [4]_ could not be read, so none of that is claimed to
-follow the papers. The definitions below (one sentence each in
-:data:`DISCOTK_REPRESENTATIONS`) are what the tests pin down; compare them with
-the papers' figures before relying on scores being comparable to published
-DiscoTK numbers:
+The five representations are **bleustats' own definitions, not verified
+against the papers** (only their abstracts could be read; what they establish
+and what they leave open is in ``docs/discotk_trees.md``). One sentence each is
+in :data:`DISCOTK_REPRESENTATIONS`; the tests pin them down:
 
 ``DR-NOLEX``
     relation nodes, each child under a nuclearity node ``NUC`` or ``SAT``;
@@ -268,7 +242,7 @@ def format_tree(tree: Tree) -> str:
 
 @dataclass(frozen=True)
 class TreeBatch:
-    """Trees as flat arrays for the kernel (see ``bleustats._tree_kernels``).
+    """Trees as flat arrays for the kernel (see ``bleustats.tools._tree_kernels``).
 
     Attributes
     ----------
