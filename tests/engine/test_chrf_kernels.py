@@ -22,8 +22,12 @@ from hypothesis import strategies as st
 
 from bleustats.encode import string_buffers
 from bleustats.engine import _chrf_kernels as _k
-from bleustats.engine.chrf_stats import (chrf_column_names, chrf_metadata, chrf_options,
-                                         chrf_statistics)
+from bleustats.engine.chrf_stats import (
+    chrf_column_names,
+    chrf_metadata,
+    chrf_options,
+    chrf_statistics,
+)
 from bleustats.io import InputError
 from tests.twins import chrf as twin
 

@@ -28,11 +28,11 @@ from hypothesis import strategies as st
 sacrebleu = pytest.importorskip("sacrebleu")
 if sacrebleu.__version__ != "2.6.0":  # the expected numbers below are 2.6.0's
     pytest.skip(f"the oracle is sacreBLEU 2.6.0; found {sacrebleu.__version__}", allow_module_level=True)
-from sacrebleu.metrics import CHRF  # noqa: E402
+from sacrebleu.metrics import CHRF
 
-from bleustats.engine.chrf_stats import chrf_statistics  # noqa: E402
-from bleustats.metrics.chrf import CHRFScore, chrf_from_sums, corpus_chrf, sentence_chrf  # noqa: E402
-from tests.conftest import shared_path  # noqa: E402
+from bleustats.engine.chrf_stats import chrf_statistics
+from bleustats.metrics.chrf import CHRFScore, chrf_from_sums, corpus_chrf, sentence_chrf
+from tests.conftest import shared_path
 
 TOL = 1e-9
 
@@ -91,7 +91,7 @@ def random_corpus(seed: int, n_seg: int = 12, max_refs: int = 4):
 
 
 GRID = [
-    dict(word_order=w, char_order=c, beta=b, whitespace=ws, lowercase=lc, eps_smoothing=eps)
+    {"word_order": w, "char_order": c, "beta": b, "whitespace": ws, "lowercase": lc, "eps_smoothing": eps}
     for w in (0, 2) for c in (6, 3) for b in (1, 2, 3)
     for ws, lc, eps in ((False, False, False), (True, False, True), (False, True, True), (True, True, False))
 ]
@@ -154,8 +154,8 @@ def test_long_line():
 
 def test_corpus_and_sentence_functions_match_sacrebleu():
     hyps, streams = random_corpus(42)
-    for kwargs in (dict(), dict(word_order=2), dict(beta=3, remove_whitespace=False),
-                   dict(char_order=4, eps_smoothing=True), dict(beta=1, word_order=1)):
+    for kwargs in ({}, {"word_order": 2}, {"beta": 3, "remove_whitespace": False},
+                   {"char_order": 4, "eps_smoothing": True}, {"beta": 1, "word_order": 1}):
         want = sacrebleu.corpus_chrf(hyps, streams, **kwargs)
         got = corpus_chrf(hyps, streams, **kwargs)
         assert abs(got.score - want.score) <= TOL
@@ -178,7 +178,7 @@ def test_score_format_with_confidence_interval():
     want._mean, want._ci = 55.123, 1.5
     got = CHRFScore(want.score, 6, 0, 2, mean=55.123, ci=1.5)
     sig = "nrefs:1|bs:1000|version:2.6.0"
-    for kwargs in (dict(), dict(width=3), dict(signature=sig), dict(signature=sig, is_json=True)):
+    for kwargs in ({}, {"width": 3}, {"signature": sig}, {"signature": sig, "is_json": True}):
         assert got.format(**kwargs) == want.format(**kwargs)
 
 
@@ -198,9 +198,9 @@ def test_chrf_from_sums_does_not_mutate_and_broadcasts():
 def test_bad_compat_arguments():
     with pytest.raises(ValueError, match=r"remove_whitespace must be True or False .* got str 'no'"):
         corpus_chrf(["a"], [["a"]], remove_whitespace="no")
-    with pytest.raises(ValueError, match=r"hypothesis must be one str; got list"):
+    with pytest.raises(TypeError, match=r"hypothesis must be one str; got list"):
         sentence_chrf(["a"], ["a"])
-    with pytest.raises(ValueError, match=r"references must be a list of reference strings .* Wrap it"):
+    with pytest.raises(TypeError, match=r"references must be a list of reference strings .* Wrap it"):
         sentence_chrf("a", "a")
 
 
@@ -297,7 +297,7 @@ def wmt21(pair: str, system: str, ref_files: list[tuple[str, str]]):
     return hyps, streams
 
 
-@pytest.mark.parametrize("opts", [dict(word_order=2), dict(word_order=0, eps_smoothing=True, whitespace=True)],
+@pytest.mark.parametrize("opts", [{"word_order": 2}, {"word_order": 0, "eps_smoothing": True, "whitespace": True}],
                          ids=["chrF++", "chrF-eps-space"])
 def test_wmt21_zh_en(opts):
     hyps, streams = wmt21("zh-en", "Online-W", [("references.tsv", "ref-A"),

@@ -36,7 +36,11 @@ word keys never meet character keys. The open-addressing table only ever
 compares full keys: a clash of hash *slots* costs a probe, never a count. Only
 the hypothesis' n-grams are inserted; a reference n-gram whose prefix is not in
 the table cannot be in the hypothesis, so the walk over a reference stops
-there. Work and memory are linear in the lengths of the lines.
+there. Work and memory are linear in the lengths of the lines: a block's
+scratch is sized for its longest hypothesis of ``L`` code points, which can
+make at most ``L * (min(C, L) + 1 + W) + 2`` ids; each possible id costs 2 to 4
+table slots of 12 bytes plus 24 bytes of counters and work list (about 0.5 KB
+per code point for chrF++; a 1M-character line measured 1.8 s and ~0.6 GB).
 
 Scores
 ------
@@ -435,8 +439,8 @@ def _chrf_block(h0, h1, hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, r
     hcnt_w = np.empty(max_ids, np.int32)
     rcnt_c = np.empty(max_ids, np.int32)
     rcnt_w = np.empty(max_ids, np.int32)
-    touched = np.empty(max_ids, np.int64)
-    touched_order = np.empty(max_ids, np.int64)
+    touched = np.empty(max_ids, np.int32)
+    touched_order = np.empty(max_ids, np.int32)
     match = np.zeros(n_orders, np.int64)
     cur = np.zeros(3 * n_orders, np.int64)
 

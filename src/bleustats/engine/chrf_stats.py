@@ -23,8 +23,9 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -59,8 +60,8 @@ CHRF_DEFAULTS = {
 #: Below this many bytes of text (hypotheses plus their references) the kernel
 #: runs on the calling thread: starting the thread pool costs more than the work.
 _PARALLEL_MIN_BYTES = 200_000
-#: Largest value allowed for beta squared so that it converts to float64 exactly.
-_MAX_FACTOR = 2 ** 53
+#: Largest beta: beta squared (an int for int beta) must convert to float64 exactly.
+_MAX_BETA = 2 ** 26
 
 
 def _check_bool(value: Any, name: str) -> bool:
@@ -126,16 +127,16 @@ def chrf_options(
             "beta must be a finite non-negative number (recall counts beta times as much as "
             f"precision; sacreBLEU's default is 2); got {type(beta).__name__} {beta!r:.40}."
         )
-    if beta ** 2 > _MAX_FACTOR:
+    if beta > _MAX_BETA:
         raise ValueError(f"beta must be at most 2**26 so that beta**2 is exact in float64; got {beta!r}.")
-    return dict(
-        char_order=int(char_order),
-        word_order=int(word_order),
-        beta=beta.item() if isinstance(beta, np.generic) else beta,
-        lowercase=_check_bool(lowercase, "lowercase"),
-        whitespace=_check_bool(whitespace, "whitespace"),
-        eps_smoothing=_check_bool(eps_smoothing, "eps_smoothing"),
-    )
+    return {
+        "char_order": int(char_order),
+        "word_order": int(word_order),
+        "beta": beta.item() if isinstance(beta, np.generic) else beta,
+        "lowercase": _check_bool(lowercase, "lowercase"),
+        "whitespace": _check_bool(whitespace, "whitespace"),
+        "eps_smoothing": _check_bool(eps_smoothing, "eps_smoothing"),
+    }
 
 
 def chrf_column_names(char_order: int, word_order: int) -> list[str]:

@@ -25,14 +25,14 @@ chrF2++ = 59.15
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_options, chrf_statistics
-from ..io import InputError
 
 __all__ = ["CHRFScore", "chrf_from_sums", "corpus_chrf", "sentence_chrf"]
 
@@ -207,12 +207,13 @@ def _score_of(stats: NDArray[np.int64], opts: dict[str, Any]) -> CHRFScore:
 
 
 def _whitespace(remove_whitespace: Any) -> bool:
-    if not isinstance(remove_whitespace, (bool, np.bool_)):
-        raise ValueError(
-            "remove_whitespace must be True or False (True drops whitespace before character "
-            f"n-grams, sacreBLEU's default); got {type(remove_whitespace).__name__} {remove_whitespace!r:.40}."
-        )
-    return not remove_whitespace
+    """CHRF's ``whitespace`` option from the compat functions' ``remove_whitespace``."""
+    if isinstance(remove_whitespace, (bool, np.bool_)):
+        return not remove_whitespace
+    raise ValueError(
+        "remove_whitespace must be True or False (True drops whitespace before character "
+        f"n-grams, sacreBLEU's default); got {type(remove_whitespace).__name__} {remove_whitespace!r:.40}."
+    )
 
 
 def corpus_chrf(
@@ -278,18 +279,24 @@ def sentence_chrf(
     -------
     CHRFScore
 
+    Raises
+    ------
+    TypeError
+        ``hypothesis`` is not a str, or ``references`` is a single str
+        (sacreBLEU's exception type).
+
     Examples
     --------
     >>> print(sentence_chrf("a b c", ["a b c"], beta=3))
     chrF3 = 100.00
     """
-    if not isinstance(hypothesis, str):
-        raise InputError(
+    if not isinstance(hypothesis, str):  # TypeError, as sacreBLEU raises
+        raise TypeError(
             f"hypothesis must be one str; got {type(hypothesis).__name__} {hypothesis!r:.60}. "
             "For many sentences use corpus_chrf, or chrf_statistics and chrf_from_sums on its rows."
         )
     if isinstance(references, (str, bytes)):
-        raise InputError(
+        raise TypeError(
             f"references must be a list of reference strings for this hypothesis; got a single "
             f"{type(references).__name__}. Wrap it in a list: [reference]."
         )
