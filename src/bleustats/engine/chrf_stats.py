@@ -1,0 +1,324 @@
+r"""chrF / chrF++ sufficient statistics: one int64 row per hypothesis.
+
+:func:`chrf_statistics` gives, for every hypothesis, sacreBLEU 2.6's ``CHRF``
+segment statistics: for each character order ``1..char_order`` and then each
+word order ``1..word_order`` the triple (hypothesis n-grams, reference
+n-grams, clipped matches) against the reference with the best sentence
+F-score. A corpus chrF is the F-score of the column sums, a sentence chrF the
+F-score of one row (:func:`bleustats.metrics.chrf.chrf_from_sums`).
+
+Which reference is "best" depends on ``beta`` and ``eps_smoothing``, so rows
+are only valid for scoring with the options they were made with;
+:func:`chrf_metadata` names them for a statistics table.
+
+Examples
+--------
+>>> rows = chrf_statistics(["a cat"], [["the cat"]], char_order=2, word_order=1)
+>>> rows.tolist()
+[[4, 6, 3, 3, 5, 2, 2, 2, 1]]
+>>> chrf_column_names(2, 1)
+['chrf_hyp_1', 'chrf_ref_1', 'chrf_match_1', 'chrf_hyp_2', 'chrf_ref_2', 'chrf_match_2', 'chrfw_hyp_1', 'chrfw_ref_1', 'chrfw_match_1']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
+
+import numba
+import numpy as np
+import pyarrow as pa
+from numpy.typing import NDArray
+
+from .. import io
+from ..encode import string_buffers
+from . import _chrf_kernels as _k
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "CHRF_DEFAULTS",
+    "chrf_column_names",
+    "chrf_metadata",
+    "chrf_options",
+    "chrf_statistics",
+]
+
+#: sacreBLEU 2.6's ``CHRF`` defaults (chrF2; ``word_order=2`` is chrF++).
+CHRF_DEFAULTS = {
+    "char_order": 6,
+    "word_order": 0,
+    "beta": 2,
+    "lowercase": False,
+    "whitespace": False,
+    "eps_smoothing": False,
+}
+
+#: Below this many bytes of text (hypotheses plus their references) the kernel
+#: runs on the calling thread: starting the thread pool costs more than the work.
+_PARALLEL_MIN_BYTES = 200_000
+#: Largest beta: beta squared (an int for int beta) must convert to float64 exactly.
+_MAX_BETA = 2 ** 26
+
+
+def _check_bool(value: Any, name: str) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False; got {type(value).__name__} {value!r:.40}.")
+
+
+def chrf_options(
+    *,
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: float = 2,
+    lowercase: bool = False,
+    whitespace: bool = False,
+    eps_smoothing: bool = False,
+) -> dict[str, Any]:
+    """Check chrF options once, at the public boundary; return them normalised.
+
+    Parameters
+    ----------
+    char_order, word_order : int
+        Largest character and word n-gram orders (``>= 0``, not both 0).
+    beta : int or float
+        Weight of recall against precision (``>= 0``, finite). Kept as given
+        (an ``int`` stays an ``int``) because sacreBLEU prints it in the
+        metric name (``chrF2``).
+    lowercase, whitespace, eps_smoothing : bool
+        As in sacreBLEU's ``CHRF``.
+
+    Returns
+    -------
+    dict
+        ``char_order``, ``word_order``, ``beta``, ``lowercase``, ``whitespace``, ``eps_smoothing``.
+
+    Raises
+    ------
+    ValueError
+        Naming the option, what it must be, and what arrived.
+
+    Examples
+    --------
+    >>> chrf_options(word_order=2)["word_order"]
+    2
+    >>> chrf_options(char_order=0, word_order=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: char_order + word_order must be at least 1 (chrF needs some n-gram order); got char_order=0, word_order=0.
+    """
+    for name, value in (("char_order", char_order), ("word_order", word_order)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < 0:
+            raise ValueError(
+                f"{name} must be a non-negative integer (sacreBLEU's default is "
+                f"{CHRF_DEFAULTS[name]}); got {type(value).__name__} {value!r:.40}."
+            )
+    if char_order + word_order < 1:
+        raise ValueError(
+            "char_order + word_order must be at least 1 (chrF needs some n-gram order); "
+            f"got char_order={char_order!r}, word_order={word_order!r}."
+        )
+    if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, Real) or not math.isfinite(beta) or beta < 0:
+        raise ValueError(
+            "beta must be a finite non-negative number (recall counts beta times as much as "
+            f"precision; sacreBLEU's default is 2); got {type(beta).__name__} {beta!r:.40}."
+        )
+    if beta > _MAX_BETA:
+        raise ValueError(f"beta must be at most 2**26 so that beta**2 is exact in float64; got {beta!r}.")
+    return {
+        "char_order": int(char_order),
+        "word_order": int(word_order),
+        "beta": beta.item() if isinstance(beta, np.generic) else beta,
+        "lowercase": _check_bool(lowercase, "lowercase"),
+        "whitespace": _check_bool(whitespace, "whitespace"),
+        "eps_smoothing": _check_bool(eps_smoothing, "eps_smoothing"),
+    }
+
+
+def chrf_column_names(char_order: int, word_order: int) -> list[str]:
+    """Names of the ``3 * (char_order + word_order)`` statistics columns, in row order.
+
+    Character orders are ``chrf_{hyp,ref,match}_{n}``, word orders
+    ``chrfw_{hyp,ref,match}_{n}``.
+
+    Examples
+    --------
+    >>> chrf_column_names(1, 0)
+    ['chrf_hyp_1', 'chrf_ref_1', 'chrf_match_1']
+    """
+    names = []
+    for prefix, orders in (("chrf", char_order), ("chrfw", word_order)):
+        for n in range(1, orders + 1):
+            names += [f"{prefix}_hyp_{n}", f"{prefix}_ref_{n}", f"{prefix}_match_{n}"]
+    return names
+
+
+def chrf_metadata(options: dict[str, Any]) -> dict[str, str]:
+    """Table metadata that records how chrF statistics were made (keys ``bleustats.chrf_*``).
+
+    ``beta`` and ``eps_smoothing`` are part of it because they decide which
+    reference each row was taken from.
+
+    Examples
+    --------
+    >>> chrf_metadata(chrf_options(word_order=2))["bleustats.chrf_word_order"]
+    '2'
+    """
+    return {
+        "bleustats.chrf_char_order": str(options["char_order"]),
+        "bleustats.chrf_word_order": str(options["word_order"]),
+        "bleustats.chrf_beta": repr(options["beta"]),
+        "bleustats.chrf_lowercase": "true" if options["lowercase"] else "false",
+        "bleustats.chrf_whitespace": "true" if options["whitespace"] else "false",
+        "bleustats.chrf_eps_smoothing": "true" if options["eps_smoothing"] else "false",
+    }
+
+
+def _is_tabular(obj: Any) -> bool:
+    return isinstance(obj, pa.Table) or type(obj).__name__ == "DataFrame"
+
+
+def _lowered(texts: pa.Array) -> pa.Array:
+    # Python's str.lower (full case mapping, final sigma): what sacreBLEU applies
+    return pa.array([t.lower() for t in texts.to_pylist()], pa.string())
+
+
+def _block_bounds(work: NDArray[np.int64], n_blocks: int) -> NDArray[np.int64]:
+    """Contiguous blocks of rows with about equal work."""
+    n = len(work)
+    n_blocks = max(1, min(n_blocks, n))
+    cum = np.cumsum(work, dtype=np.float64)
+    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_blocks) / n_blocks, side="right")
+    return np.unique(np.r_[0, cuts, n]).astype(np.int64)
+
+
+def chrf_statistics(
+    hypotheses: Sequence[str] | pa.Array | pa.ChunkedArray | pa.Table | pd.DataFrame,
+    references: Sequence[Sequence[Any]] | pa.Table | pd.DataFrame,
+    *,
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: float = 2,
+    lowercase: bool = False,
+    whitespace: bool = False,
+    eps_smoothing: bool = False,
+    references_layout: str = "auto",
+) -> NDArray[np.int64]:
+    r"""Per-hypothesis chrF / chrF++ statistics, sacreBLEU 2.6's ``CHRF`` segment statistics.
+
+    For hypothesis :math:`h` and reference :math:`r`, with :math:`\#g(x)` the
+    count of n-gram :math:`g` in :math:`x`, order :math:`n` contributes
+
+    .. math::
+
+        \mathrm{hyp}_n = [\,|r|_n > 0\,]\,|h|_n, \qquad
+        \mathrm{ref}_n = |r|_n, \qquad
+        \mathrm{match}_n = \sum_{g} \min\big(\#g(h), \#g(r)\big)
+
+    where :math:`|x|_n` is the number of order-:math:`n` n-grams of :math:`x`
+    (character n-grams over code points without whitespace, then word n-grams
+    over sacreBLEU's punctuation-split words). Of several references the row
+    comes from the first with the highest sentence chrF (Popović, 2015; 2017).
+
+    Parameters
+    ----------
+    hypotheses : list of str, pyarrow string array, or long-form table
+        One hypothesis per segment, or the ``hypotheses`` table (``seg_id``,
+        ``system``, ``text``) with any number of hypotheses per segment.
+    references : list of lists, or long-form table
+        sacreBLEU-style streams (``None`` for a missing reference), one list
+        per segment (``references_layout``), Arrow streams, or the
+        ``references`` table; see :func:`bleustats.io.as_references_table`.
+        A table's rows are taken in their order within a segment. Reference
+        weights are ignored.
+    char_order, word_order, beta, lowercase, whitespace, eps_smoothing
+        sacreBLEU's ``CHRF`` options (see :func:`chrf_options`).
+    references_layout : {'auto', 'streams', 'segments'}
+        How list ``references`` are laid out.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_hypotheses, 3 * (char_order + word_order))
+        Rows in input order; columns as :func:`chrf_column_names`.
+
+    Raises
+    ------
+    ValueError
+        A bad option, a malformed input (:class:`bleustats.io.InputError`), a
+        hypothesis whose segment has no reference, or a line too long to index.
+
+    References
+    ----------
+    M. Popović. chrF: character n-gram F-score for automatic MT evaluation. WMT 2015.
+    M. Popović. chrF++: words helping character n-grams. WMT 2017.
+
+    Examples
+    --------
+    >>> chrf_statistics(["ab"], [["ab", "ab b"]], char_order=2).tolist()
+    [[2, 2, 2, 1, 1, 1]]
+    >>> chrf_statistics(["ab"], [["", "b"]], char_order=1).tolist()  # the empty reference scores 0
+    [[2, 1, 1]]
+    """
+    opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
+                        lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
+    n_cols = 3 * (opts["char_order"] + opts["word_order"])
+    hyps = io.as_hypotheses_table(hypotheses)
+    refs = io.as_references_table(references, n_hyp=None if _is_tabular(hypotheses) else hyps.num_rows,
+                                  layout=references_layout)
+    n_hyp = hyps.num_rows
+    if n_hyp == 0:
+        return np.zeros((0, n_cols), np.int64)
+
+    ref_seg_ids = refs.column("seg_id").to_numpy()
+    ref_order = np.argsort(ref_seg_ids, kind="stable")
+    seg_keys, ref_counts = np.unique(ref_seg_ids, return_counts=True)
+    ref_ptr = np.zeros(len(seg_keys) + 1, np.int64)
+    np.cumsum(ref_counts, out=ref_ptr[1:])
+    hyp_seg_ids = hyps.column("seg_id").to_numpy()
+    hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids).astype(np.int64)
+    found = hyp_seg < len(seg_keys)
+    found[found] = seg_keys[hyp_seg[found]] == hyp_seg_ids[found]
+    if not found.all():
+        missing = np.unique(hyp_seg_ids[~found])
+        shown = ", ".join(str(int(s)) for s in missing[:10]) + (
+            f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+        raise io.InputError(
+            f"references: {len(missing)} segment(s) have hypotheses but no reference: seg_id "
+            f"{shown}. chrF needs at least one reference per hypothesis (an empty string is a "
+            "reference; None is not); drop those hypotheses or add references."
+        )
+
+    hyp_text = hyps.column("text").combine_chunks()
+    ref_text = refs.column("text")
+    ref_text = (ref_text.take(pa.array(ref_order)) if len(ref_order) else ref_text).combine_chunks()
+    if opts["lowercase"]:
+        hyp_text, ref_text = _lowered(hyp_text), _lowered(ref_text)
+    h_data, h_off = string_buffers(hyp_text)
+    r_data, r_off = string_buffers(ref_text)
+
+    h_bytes = np.diff(h_off.astype(np.int64))
+    per_id = min(opts["char_order"], int(h_bytes.max())) + 1 + opts["word_order"]
+    too_long = np.flatnonzero(h_bytes * per_id + 2 > _k.MAX_IDS)
+    if len(too_long):
+        row = int(too_long[0])
+        raise io.InputError(
+            f"hypotheses: line {row} (seg_id {int(hyp_seg_ids[row])}) has {int(h_bytes[row])} bytes; "
+            f"chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
+            f"lines of at most {(_k.MAX_IDS - 2) // per_id} bytes. Split the line or lower the orders."
+        )
+    r_bytes = np.diff(r_off.astype(np.int64))
+    seg_ref_bytes = np.add.reduceat(r_bytes, ref_ptr[:-1]) if len(r_bytes) else np.zeros(len(seg_keys), np.int64)
+    work = h_bytes + seg_ref_bytes[hyp_seg] + 1
+
+    config = np.array([opts["char_order"], opts["word_order"], int(opts["whitespace"]),
+                       int(opts["eps_smoothing"])], np.int64)
+    factor = float(opts["beta"] ** 2)
+    args = (h_data, h_off, hyp_seg, r_data, r_off, ref_ptr, config, factor)
+    n_threads = numba.get_num_threads()
+    if n_threads == 1 or n_hyp < 2 or int(work.sum()) < _PARALLEL_MIN_BYTES:
+        return _k._chrf_rows_serial(*args)
+    return _k._chrf_rows(*args, _block_bounds(work, 8 * n_threads))

@@ -1,0 +1,306 @@
+r"""chrF and chrF++ from summed statistics, and sacreBLEU's ``corpus_chrf`` / ``sentence_chrf``.
+
+A chrF score is a function of a statistics row (one segment: sentence chrF)
+or of the column sums of many rows (a corpus). :func:`chrf_from_sums` applies
+it to any stack of rows at once, with sacreBLEU 2.6's float64 operations in
+sacreBLEU's order, so scores are bit-for-bit sacreBLEU's. The statistics come
+from :func:`bleustats.engine.chrf_stats.chrf_statistics`.
+
+Examples
+--------
+>>> hyps = ["The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."]
+>>> refs = [["The dog bit the man.", "It was not unexpected.", "The man bit him first."],
+...         ["The dog had bit the man.", "No one was surprised.", "The man had bitten the dog."]]
+
+The numbers are sacreBLEU 2.6.0's for the same call:
+
+>>> print(corpus_chrf(hyps, refs))
+chrF2 = 59.73
+>>> print(corpus_chrf(hyps, refs, word_order=2))
+chrF2++ = 59.15
+>>> round(sentence_chrf(hyps[1], [refs[0][1], refs[1][1]]).score, 6)
+35.346353
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_options, chrf_statistics
+
+__all__ = ["CHRFScore", "chrf_from_sums", "corpus_chrf", "sentence_chrf"]
+
+#: Stands in for an undefined precision, recall or per-order F (sacreBLEU's choice).
+EPS = 1e-16
+
+
+def chrf_from_sums(
+    stats: ArrayLike,
+    *,
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: float = 2,
+    eps_smoothing: bool = False,
+) -> float | NDArray[np.float64]:
+    r"""chrF of summed statistics rows, sacreBLEU 2.6's formula in its float64 operation order.
+
+    For order :math:`i` with hypothesis, reference and matched n-gram counts
+    :math:`h_i, r_i, m_i`: :math:`P_i = m_i / h_i`, :math:`R_i = m_i / r_i`
+    (:math:`\varepsilon = 10^{-16}` when the count is 0). Without
+    ``eps_smoothing`` precision and recall are averaged over the orders
+    :math:`E` where :math:`h_i > 0` and :math:`r_i > 0`:
+
+    .. math::
+
+        \bar P = \frac{1}{|E|}\sum_{i \in E} P_i, \quad
+        \bar R = \frac{1}{|E|}\sum_{i \in E} R_i, \quad
+        \mathrm{chrF}_\beta = 100\,\frac{(1 + \beta^2)\,\bar P \bar R}{\beta^2 \bar P + \bar R}
+
+    (0 when :math:`\bar P + \bar R = 0`). With ``eps_smoothing`` (chrF++.py,
+    Moses, NLTK) it is the mean over all :math:`N` orders of the per-order
+    F-scores, :math:`100 \cdot \frac{1}{N}\sum_i F_{\beta,i}`, where an
+    undefined :math:`F_{\beta,i}` is :math:`\varepsilon`.
+
+    Parameters
+    ----------
+    stats : array_like, shape (..., 3 * (char_order + word_order))
+        Statistics rows (one segment, or sums over segments), in
+        :func:`bleustats.engine.chrf_stats.chrf_column_names` order. Not modified.
+    char_order, word_order, beta, eps_smoothing
+        The options the statistics were made with.
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        A float for one row, else an array of shape ``stats.shape[:-1]``; on 0–100.
+
+    References
+    ----------
+    M. Popović. chrF: character n-gram F-score for automatic MT evaluation. WMT 2015.
+
+    Examples
+    --------
+    >>> chrf_from_sums([2, 2, 2, 1, 1, 1], char_order=2)
+    100.0
+    >>> chrf_from_sums([[2, 1, 1], [0, 0, 0]], char_order=1).round(4).tolist()
+    [83.3333, 0.0]
+    """
+    opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
+                        eps_smoothing=eps_smoothing)
+    n_orders = opts["char_order"] + opts["word_order"]
+    arr = np.asarray(stats)
+    if arr.ndim == 0 or arr.shape[-1] != 3 * n_orders or arr.dtype.kind not in "iuf":
+        raise ValueError(
+            f"stats must be numbers of shape (..., {3 * n_orders}) (3 per order for char_order="
+            f"{opts['char_order']} + word_order={opts['word_order']}); got dtype {arr.dtype} shape "
+            f"{arr.shape}. Pass the rows of chrf_statistics made with the same orders."
+        )
+    factor = float(opts["beta"] ** 2)
+    shape = arr.shape[:-1]
+    score = np.zeros(shape)
+    avg_prec = np.zeros(shape)
+    avg_rec = np.zeros(shape)
+    effective = np.zeros(shape, np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(n_orders):
+            n_hyp, n_ref, n_match = arr[..., 3 * i], arr[..., 3 * i + 1], arr[..., 3 * i + 2]
+            prec = np.where(n_hyp > 0, n_match / n_hyp, EPS)
+            rec = np.where(n_ref > 0, n_match / n_ref, EPS)
+            denom = factor * prec + rec
+            score = score + np.where(denom > 0, (1.0 + factor) * prec * rec / denom, EPS)
+            both = (n_hyp > 0) & (n_ref > 0)
+            avg_prec = np.where(both, avg_prec + prec, avg_prec)
+            avg_rec = np.where(both, avg_rec + rec, avg_rec)
+            effective += both
+        if opts["eps_smoothing"]:
+            out = 100.0 * score / n_orders
+        else:
+            avg_prec = np.where(effective > 0, avg_prec / effective, 0.0)
+            avg_rec = np.where(effective > 0, avg_rec / effective, 0.0)
+            f = (1.0 + factor) * avg_prec * avg_rec
+            f = f / ((factor * avg_prec) + avg_rec)
+            out = np.where(avg_prec + avg_rec != 0.0, 100.0 * f, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+@dataclass(frozen=True, repr=False)
+class CHRFScore:
+    """A corpus or sentence chrF / chrF++ score, shaped like sacreBLEU's ``CHRFScore``.
+
+    ``str()`` and :meth:`format` print what sacreBLEU prints (``chrF2++ = 71.91``).
+
+    Attributes
+    ----------
+    score : float
+        On the 0–100 scale.
+    char_order, word_order : int
+    beta : int or float
+    eps_smoothing : bool
+    stats : tuple of int
+        The summed statistics behind the score (``3 * (char_order + word_order)``).
+    mean, ci : float
+        Bootstrap mean and half-width of the 95% interval; -1 when not estimated.
+    """
+
+    score: float
+    char_order: int
+    word_order: int
+    beta: float
+    eps_smoothing: bool = False
+    stats: tuple = ()
+    mean: float = -1.0
+    ci: float = -1.0
+
+    @property
+    def name(self) -> str:
+        """``chrF{beta}`` with one ``+`` per word order (``chrF2++`` for chrF++)."""
+        return f"chrF{self.beta}" + "+" * self.word_order
+
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
+               is_json: bool = False) -> str:
+        """sacreBLEU's text line (``name|signature = score``), the score alone, or its JSON."""
+        score_str = f"{self.score:.{width}f}"
+        d: dict[str, Any] = {"name": self.name, "score": float(score_str), "signature": signature}
+        if self.mean > 0:
+            mean_str, ci_str = f"{self.mean:.{width}f}", f"{self.ci:.{width}f}"
+            confidence = f"μ = {mean_str} ± {ci_str}"
+            score_str += f" ({confidence})"
+            d.update(confidence_mean=float(mean_str), confidence_var=float(ci_str), confidence=confidence)
+        if score_only:
+            return score_str
+        if is_json:
+            for part in signature.split("|") if signature else ():
+                key, value = part.split(":")
+                d[key] = value
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        head = f"{self.name}|{signature}" if signature else self.name
+        return f"{head} = {score_str}"
+
+    def __repr__(self) -> str:
+        return self.format()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python dict of the numbers and options (for JSON)."""
+        return {
+            "name": self.name,
+            "score": float(self.score),
+            "char_order": self.char_order,
+            "word_order": self.word_order,
+            "beta": self.beta,
+            "eps_smoothing": self.eps_smoothing,
+            "stats": [int(x) for x in self.stats],
+        }
+
+
+def _score_of(stats: NDArray[np.int64], opts: dict[str, Any]) -> CHRFScore:
+    sums = stats.sum(axis=0)
+    score = chrf_from_sums(sums, char_order=opts["char_order"], word_order=opts["word_order"],
+                           beta=opts["beta"], eps_smoothing=opts["eps_smoothing"])
+    return CHRFScore(score, opts["char_order"], opts["word_order"], opts["beta"],
+                     opts["eps_smoothing"], tuple(int(x) for x in sums))
+
+
+def _whitespace(remove_whitespace: Any) -> bool:
+    """CHRF's ``whitespace`` option from the compat functions' ``remove_whitespace``."""
+    if isinstance(remove_whitespace, (bool, np.bool_)):
+        return not remove_whitespace
+    raise ValueError(
+        "remove_whitespace must be True or False (True drops whitespace before character "
+        f"n-grams, sacreBLEU's default); got {type(remove_whitespace).__name__} {remove_whitespace!r:.40}."
+    )
+
+
+def corpus_chrf(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    char_order: int = CHRF_DEFAULTS["char_order"],
+    word_order: int = CHRF_DEFAULTS["word_order"],
+    beta: float = CHRF_DEFAULTS["beta"],
+    remove_whitespace: bool = True,
+    eps_smoothing: bool = False,
+) -> CHRFScore:
+    r"""Corpus chrF (chrF++ with ``word_order=2``): sacreBLEU 2.6's ``corpus_chrf``.
+
+    The score of the summed per-segment statistics (:func:`chrf_from_sums`),
+    each segment's statistics taken against its best reference.
+
+    Parameters
+    ----------
+    hypotheses : list of str
+        One hypothesis per segment.
+    references : list of lists of str
+        sacreBLEU-style reference streams (``None`` for a missing reference),
+        or anything :func:`bleustats.engine.chrf_stats.chrf_statistics` takes.
+    char_order, word_order, beta, remove_whitespace, eps_smoothing
+        As in ``sacrebleu.corpus_chrf`` (``remove_whitespace=False`` keeps
+        whitespace in character n-grams).
+
+    Returns
+    -------
+    CHRFScore
+
+    Examples
+    --------
+    >>> corpus_chrf(["a b c"], [["abc"]], beta=3, eps_smoothing=True).score
+    50.0
+    """
+    opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
+                        whitespace=_whitespace(remove_whitespace), eps_smoothing=eps_smoothing)
+    stats = chrf_statistics(hypotheses, references, **opts)
+    return _score_of(stats, opts)
+
+
+def sentence_chrf(
+    hypothesis: str,
+    references: Sequence[str],
+    char_order: int = CHRF_DEFAULTS["char_order"],
+    word_order: int = CHRF_DEFAULTS["word_order"],
+    beta: float = CHRF_DEFAULTS["beta"],
+    remove_whitespace: bool = True,
+    eps_smoothing: bool = False,
+) -> CHRFScore:
+    r"""chrF of one hypothesis against its references: sacreBLEU 2.6's ``sentence_chrf``.
+
+    Parameters
+    ----------
+    hypothesis : str
+    references : list of str
+        This hypothesis' references (``None`` entries are skipped).
+    char_order, word_order, beta, remove_whitespace, eps_smoothing
+        As in :func:`corpus_chrf`.
+
+    Returns
+    -------
+    CHRFScore
+
+    Raises
+    ------
+    TypeError
+        ``hypothesis`` is not a str, or ``references`` is a single str
+        (sacreBLEU's exception type).
+
+    Examples
+    --------
+    >>> print(sentence_chrf("a b c", ["a b c"], beta=3))
+    chrF3 = 100.00
+    """
+    if not isinstance(hypothesis, str):  # TypeError, as sacreBLEU raises
+        raise TypeError(
+            f"hypothesis must be one str; got {type(hypothesis).__name__} {hypothesis!r:.60}. "
+            "For many sentences use corpus_chrf, or chrf_statistics and chrf_from_sums on its rows."
+        )
+    if isinstance(references, (str, bytes)):
+        raise TypeError(
+            f"references must be a list of reference strings for this hypothesis; got a single "
+            f"{type(references).__name__}. Wrap it in a list: [reference]."
+        )
+    opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
+                        whitespace=_whitespace(remove_whitespace), eps_smoothing=eps_smoothing)
+    stats = chrf_statistics([hypothesis], [[r] for r in references], references_layout="streams", **opts)
+    return _score_of(stats, opts)

@@ -1,0 +1,229 @@
+"""chrF statistics kernel (bleustats.engine._chrf_kernels) against its plain-Python twin.
+
+Every input is scored by the public ``chrf_statistics`` (serial path for
+small inputs), by the parallel kernel entry point with several blocks, and by
+``tests/twins/chrf.py``; the int64 rows must be identical. Inputs come from
+hypothesis (empty lines, one character, repeated n-grams, astral characters,
+exotic whitespace, NUL, combining marks, punctuation at word edges, 1-5
+references) and from hand-picked edge cases (long lines, 1,000 references).
+
+The file also passes with ``NUMBA_DISABLE_JIT=1`` (examples are kept small).
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bleustats.encode import string_buffers
+from bleustats.engine import _chrf_kernels as _k
+from bleustats.engine.chrf_stats import (
+    chrf_column_names,
+    chrf_metadata,
+    chrf_options,
+    chrf_statistics,
+)
+from bleustats.io import InputError
+from tests.twins import chrf as twin
+
+# Repeated letters give repeated n-grams; the rest are the hard cases: punctuation
+# that chrF++ splits off, characters whose lowercase is longer (İ) or
+# context-dependent (Σ), astral code points (4-byte UTF-8), whitespace that
+# str.split() knows and one it does not (U+200B), NUL, a combining mark.
+ALPHABET = (
+    list("aab bc") + list(".,()'-") + ["é", "ß", "中", "İ", "Σ", "🙂", "\U00010348", "\u0301"]
+    + [" ", "\t", "\n", "\x1c", "\x85", "\u00a0", "\u2003", "\u2028", "\u3000", "\u200b", "\x00"]
+)
+text = st.text(alphabet=st.sampled_from(ALPHABET), max_size=24)
+segment = st.tuples(text, st.lists(text, min_size=1, max_size=5))
+corpus = st.lists(segment, min_size=1, max_size=5)
+options = st.fixed_dictionaries({
+    "char_order": st.integers(1, 10),
+    "word_order": st.integers(0, 3),
+    "beta": st.sampled_from([0, 0.5, 1, 2, 3]),
+    "lowercase": st.booleans(),
+    "whitespace": st.booleans(),
+    "eps_smoothing": st.booleans(),
+})
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def twin_rows(segments, opts):
+    return np.array([twin.segment_stats(h, refs, **opts) for h, refs in segments], np.int64).reshape(
+        len(segments), 3 * (opts["char_order"] + opts["word_order"]))
+
+
+def parallel_rows(segments, opts, n_blocks=3):
+    """The parallel entry point called directly, with rows split into several blocks."""
+    hyps = [h.lower() if opts["lowercase"] else h for h, _ in segments]
+    refs = [r.lower() if opts["lowercase"] else r for _, rs in segments for r in rs]
+    h_data, h_off = string_buffers(pa.array(hyps, pa.string()))
+    r_data, r_off = string_buffers(pa.array(refs, pa.string()))
+    ref_ptr = np.zeros(len(segments) + 1, np.int64)
+    np.cumsum([len(rs) for _, rs in segments], out=ref_ptr[1:])
+    config = np.array([opts["char_order"], opts["word_order"], opts["whitespace"], opts["eps_smoothing"]],
+                      np.int64)
+    bounds = np.unique(np.linspace(0, len(segments), n_blocks + 1).astype(np.int64))
+    return _k._chrf_rows(h_data, h_off, np.arange(len(segments), dtype=np.int64), r_data, r_off,
+                         ref_ptr, config, float(opts["beta"] ** 2), bounds)
+
+
+def engine_rows(segments, opts):
+    return chrf_statistics([h for h, _ in segments], [refs for _, refs in segments],
+                           references_layout="segments", **opts)
+
+
+def check(segments, opts):
+    expected = twin_rows(segments, opts)
+    got = engine_rows(segments, opts)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(parallel_rows(segments, opts), expected)
+
+
+# --------------------------------------------------------------------------- random inputs
+
+
+@SETTINGS
+@given(corpus, options)
+def test_kernel_equals_twin(segments, opts):
+    check(segments, opts)
+
+
+@SETTINGS
+@given(corpus, st.integers(0, 3))
+def test_word_only_and_char_only(segments, word_order):
+    # char_order 0 (word n-grams alone) is allowed when word_order > 0
+    check(segments, dict(chrf_options(char_order=0 if word_order else 1, word_order=word_order)))
+
+
+# --------------------------------------------------------------------------- edge cases
+
+
+EDGE_CASES = {
+    "empty hypothesis": [("", ["a b", "c"])],
+    "empty reference": [("a b", [""])],
+    "all references empty": [("a b.", ["", "", ""])],
+    "empty everywhere": [("", [""])],
+    "one character": [("a", ["a"]), ("a", ["b"])],
+    "only whitespace": [(" \t\u3000", ["\u00a0 a", " "])],
+    "repeated n-grams": [("a a a a a a", ["a a", "a a a a a a a a a"])],
+    "NUL bytes": [("a\x00b \x00", ["\x00\x00 b", "a\x00b"])],
+    "astral": [("🙂🙂 𐍈.", ["🙂 𐍈.", "🙂🙂🙂"])],
+    "punctuation edges": [("(hi) ... 'a' a. .a", ["(hi ) .. . 'a '. a", ". ."])],
+    "tie keeps the first": [("ab", ["ab c", "ab d", "ab"])],
+    "the empty reference first": [("ab", ["", "ab"])],
+}
+
+
+@pytest.mark.parametrize("name", list(EDGE_CASES))
+@pytest.mark.parametrize("word_order", [0, 2])
+@pytest.mark.parametrize("whitespace", [False, True])
+@pytest.mark.parametrize("eps_smoothing", [False, True])
+def test_edge_cases(name, word_order, whitespace, eps_smoothing):
+    opts = dict(chrf_options(word_order=word_order, whitespace=whitespace, eps_smoothing=eps_smoothing))
+    check(EDGE_CASES[name], opts)
+
+
+def test_long_lines_and_repeats():
+    rng = np.random.default_rng(7)
+    words = ["the", "cat", "sat", "ein", "Haus", "中文", "🙂", "a.", "(b", "x"]
+    long_hyp = " ".join(rng.choice(words, 600))
+    long_ref = " ".join(rng.choice(words, 700))
+    segments = [(long_hyp, [long_ref, long_hyp[::-1]]), ("a" * 2000, ["a" * 1500, "a a " * 300])]
+    check(segments, dict(chrf_options(word_order=2)))
+
+
+def test_thousand_references():
+    rng = np.random.default_rng(3)
+    refs = ["".join(rng.choice(list("ab c."), 12)) for _ in range(1000)]
+    segments = [("ab c. ab", refs), ("", refs[:3])]
+    check(segments, dict(chrf_options(word_order=2, char_order=4)))
+
+
+def test_many_hypotheses_per_segment_and_table_inputs():
+    # the long-form tables: two systems per segment; references in table row order within a segment
+    hyps = pa.table({"seg_id": pa.array([1, 0, 1], pa.int64()), "system": ["A", "A", "B"],
+                     "text": ["a b c", "x y", "a c"]})
+    refs = pa.table({"seg_id": pa.array([1, 0, 1], pa.int64()), "ref_id": ["r0", "r0", "r1"],
+                     "weight": [1.0, 1.0, 1.0], "text": ["a b", "x", "a c"]})
+    got = chrf_statistics(hyps, refs, word_order=2)
+    want = twin_rows([("a b c", ["a b", "a c"]), ("x y", ["x"]), ("a c", ["a b", "a c"])],
+                     dict(chrf_options(word_order=2)))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_arrow_and_stream_inputs_agree():
+    hyps = ["a b", "c d."]
+    streams = [["a", "c d ."], ["a b", None]]
+    want = twin_rows([("a b", ["a", "a b"]), ("c d.", ["c d ."])], dict(chrf_options(word_order=2)))
+    np.testing.assert_array_equal(chrf_statistics(hyps, streams, word_order=2), want)
+    # Arrow streams (io.streams_table takes no nulls): read-only buffers, 64-bit offsets
+    arrow_hyps = pa.array(hyps, pa.large_string())
+    arrow_refs = [pa.array(["a", "c d ."], pa.string()), pa.array(["a b", ""], pa.string())]
+    want = twin_rows([("a b", ["a", "a b"]), ("c d.", ["c d .", ""])], dict(chrf_options(word_order=2)))
+    np.testing.assert_array_equal(chrf_statistics(arrow_hyps, arrow_refs, word_order=2), want)
+
+
+def test_no_hypotheses():
+    assert chrf_statistics([], [[]], word_order=2).shape == (0, 24)
+
+
+# --------------------------------------------------------------------------- text rules
+
+
+def test_space_rule_is_str_split():
+    space = [c for c in range(0x3001) if chr(c).isspace()]
+    assert [c for c in range(0x3001) if _k._is_space(c)] == space
+    rng = np.random.default_rng(0)
+    assert not any(_k._is_space(int(c)) for c in rng.integers(0x3001, 0x110000, 2000))
+
+
+def test_punctuation_rule_is_string_punctuation():
+    assert "".join(chr(c) for c in range(128) if _k._is_punct(c)) == string.punctuation
+
+
+# --------------------------------------------------------------------------- errors and layout
+
+
+def test_segment_without_reference_is_an_error():
+    with pytest.raises(InputError, match=r"1 segment\(s\) have hypotheses but no reference: seg_id 1"):
+        chrf_statistics(["a", "b"], [["a", None]])
+
+
+@pytest.mark.parametrize("kwargs, pattern", [
+    ({"char_order": -1}, r"char_order must be a non-negative integer .* got int -1"),
+    ({"char_order": 2.0}, r"char_order must be a non-negative integer .* got float 2.0"),
+    ({"word_order": True}, r"word_order must be a non-negative integer .* got bool True"),
+    ({"char_order": 0}, r"char_order \+ word_order must be at least 1"),
+    ({"beta": -1}, r"beta must be a finite non-negative number .* got int -1"),
+    ({"beta": float("nan")}, r"beta must be a finite non-negative number .* got float nan"),
+    ({"beta": "2"}, r"beta must be a finite non-negative number .* got str '2'"),
+    ({"lowercase": 1}, r"lowercase must be True or False; got int 1"),
+    ({"eps_smoothing": None}, r"eps_smoothing must be True or False; got NoneType None"),
+])
+def test_bad_options(kwargs, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        chrf_statistics(["a"], [["a"]], **kwargs)
+
+
+def test_line_too_long_is_an_error(monkeypatch):
+    monkeypatch.setattr(_k, "MAX_IDS", 100)
+    with pytest.raises(InputError, match=r"line 1 \(seg_id 1\) has 40 bytes; .* at most 10 bytes"):
+        chrf_statistics(["a", "b" * 40], [["a", "b"]], char_order=6, word_order=2)
+
+
+def test_column_names_and_metadata():
+    names = chrf_column_names(6, 2)
+    assert len(names) == 24 and names[:3] == ["chrf_hyp_1", "chrf_ref_1", "chrf_match_1"]
+    assert names[-3:] == ["chrfw_hyp_2", "chrfw_ref_2", "chrfw_match_2"]
+    meta = chrf_metadata(chrf_options(beta=3, eps_smoothing=True))
+    assert meta["bleustats.chrf_beta"] == "3" and meta["bleustats.chrf_eps_smoothing"] == "true"
+
