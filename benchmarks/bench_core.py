@@ -983,7 +983,10 @@ def setup_mojo(path):
               for d in (sorted(os.listdir(os.path.expanduser("~/.pyenv/versions")))
                         if os.path.isdir(os.path.expanduser("~/.pyenv/versions")) else [])
               if d.startswith(("3.12", "3.13"))]
-    base = next((c for c in cands if c and os.path.exists(c)), None)
+    def runs(c):  # a pyenv shim exists on PATH even when no global 3.12 is selected
+        return c and os.path.exists(c) and subprocess.run([c, "--version"], capture_output=True).returncode == 0
+
+    base = next((c for c in cands if runs(c)), None)
     if base is None:
         raise SystemExit("no Python >= 3.12 interpreter found for sacrebleu-mojo")
     subprocess.run([base, "-m", "venv", env_dir], check=True)

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bleustats.encode import string_buffers
+from bleustats.engine.encode import string_buffers
 from bleustats.engine import _chrf_kernels as _k
 from bleustats.engine.chrf_stats import (
     chrf_column_names,
@@ -28,8 +28,8 @@ from bleustats.engine.chrf_stats import (
     chrf_options,
     chrf_statistics,
 )
-from bleustats.io import InputError
-from tests.twins import chrf as twin
+from bleustats.errors import InputError
+from ..twins import chrf as twin
 
 # Repeated letters give repeated n-grams; the rest are the hard cases: punctuation
 # that chrF++ splits off, characters whose lowercase is longer (İ) or
@@ -71,7 +71,7 @@ def parallel_rows(segments, opts, n_blocks=3):
     config = np.array([opts["char_order"], opts["word_order"], opts["whitespace"], opts["eps_smoothing"]],
                       np.int64)
     bounds = np.unique(np.linspace(0, len(segments), n_blocks + 1).astype(np.int64))
-    return _k._chrf_rows(h_data, h_off, np.arange(len(segments), dtype=np.int64), r_data, r_off,
+    return _k.chrf_rows(h_data, h_off, np.arange(len(segments), dtype=np.int64), r_data, r_off,
                          ref_ptr, config, float(opts["beta"] ** 2), bounds)
 
 

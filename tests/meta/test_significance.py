@@ -22,7 +22,6 @@ from bleustats.significance import (
     williams_test,
 )
 
-import sacrebleu  # noqa: E402
 from sacrebleu.metrics import BLEU  # noqa: E402
 from sacrebleu.significance import PairedTest  # noqa: E402
 

@@ -32,7 +32,7 @@ from sacrebleu.metrics import CHRF
 
 from bleustats.engine.chrf_stats import chrf_statistics
 from bleustats.metrics.chrf import CHRFScore, chrf_from_sums, corpus_chrf, sentence_chrf
-from tests.conftest import shared_path
+from ..conftest import shared_path
 
 TOL = 1e-9
 

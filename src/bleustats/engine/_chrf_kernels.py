@@ -53,12 +53,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ._encode_kernels import table_bits
+
 #: Added to a word id in a word n-gram key; above every code point (U+10FFFF).
 WORD_TAG = 1 << 21
 #: Per-row table capacity limit: ids, keys and slots are int32.
 MAX_IDS = 1 << 29
 
-#: Indices into the ``config`` array of :func:`_chrf_rows`.
+#: Indices into the ``config`` array of :func:`chrf_rows`.
 CFG_CHAR_ORDER = 0
 CFG_WORD_ORDER = 1
 CFG_WHITESPACE = 2
@@ -213,14 +215,6 @@ def _lookup_key(key_a, key_b, vals, bits, a, b):
         if ka == a and key_b[slot] == b:
             return np.int64(vals[slot])
         slot = (slot + 1) & mask
-
-
-@njit(cache=True, nogil=True)
-def _table_bits(n_keys):
-    bits = 4
-    while (np.int64(1) << bits) < 2 * n_keys:
-        bits += 1
-    return bits
 
 
 @njit(cache=True, nogil=True)
@@ -431,7 +425,7 @@ def _chrf_block(h0, h1, hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, r
     starts = np.empty(max_bytes + 1, np.int64)
     ends = np.empty(max_bytes + 1, np.int64)
     wids = np.empty(max_bytes + 1, np.int64)
-    slots = np.int64(1) << _table_bits(max_ids)
+    slots = np.int64(1) << table_bits(max_ids)
     key_a = np.empty(slots, np.int32)
     key_b = np.empty(slots, np.int32)
     vals = np.empty(slots, np.int32)
@@ -453,7 +447,7 @@ def _chrf_block(h0, h1, hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, r
             hl = n_raw
         else:
             hl = _strip_spaces(raw, n_raw, chars)
-        bits = _table_bits(_id_capacity(n_raw, char_order, word_order))
+        bits = table_bits(_id_capacity(n_raw, char_order, word_order))
         key_a[:np.int64(1) << bits] = _EMPTY
         hw = _index_hypothesis(chars, hl, raw, n_raw, char_order, word_order,
                                key_a, key_b, vals, bits, hcnt_c, hcnt_w, rcnt_c, rcnt_w,
@@ -479,7 +473,7 @@ def _chrf_block(h0, h1, hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, r
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _chrf_rows(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
+def chrf_rows(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
                config, factor, block_bounds):
     """Statistics of every hypothesis row; blocks of rows run in parallel.
 
@@ -502,9 +496,9 @@ def _chrf_rows(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
 
 
 @njit(cache=True, nogil=True)
-def _chrf_rows_serial(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
+def chrf_rows_serial(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
                       config, factor):
-    """:func:`_chrf_rows` on the calling thread, for inputs too small to share out."""
+    """:func:`chrf_rows` on the calling thread, for inputs too small to share out."""
     n_hyp = hyp_offsets.shape[0] - 1
     out = np.zeros((n_hyp, 3 * (config[CFG_CHAR_ORDER] + config[CFG_WORD_ORDER])), np.int64)
     _chrf_block(0, n_hyp, hyp_data, hyp_offsets, hyp_seg,

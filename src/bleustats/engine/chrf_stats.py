@@ -32,9 +32,10 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from .. import io
-from ..encode import string_buffers
+from ..errors import InputError
 from . import _chrf_kernels as _k
+from . import io
+from .encode import block_bounds, string_buffers
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,22 +179,9 @@ def chrf_metadata(options: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _is_tabular(obj: Any) -> bool:
-    return isinstance(obj, pa.Table) or type(obj).__name__ == "DataFrame"
-
-
 def _lowered(texts: pa.Array) -> pa.Array:
     # Python's str.lower (full case mapping, final sigma): what sacreBLEU applies
     return pa.array([t.lower() for t in texts.to_pylist()], pa.string())
-
-
-def _block_bounds(work: NDArray[np.int64], n_blocks: int) -> NDArray[np.int64]:
-    """Contiguous blocks of rows with about equal work."""
-    n = len(work)
-    n_blocks = max(1, min(n_blocks, n))
-    cum = np.cumsum(work, dtype=np.float64)
-    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_blocks) / n_blocks, side="right")
-    return np.unique(np.r_[0, cuts, n]).astype(np.int64)
 
 
 def chrf_statistics(
@@ -232,7 +220,7 @@ def chrf_statistics(
     references : list of lists, or long-form table
         sacreBLEU-style streams (``None`` for a missing reference), one list
         per segment (``references_layout``), Arrow streams, or the
-        ``references`` table; see :func:`bleustats.io.as_references_table`.
+        ``references`` table; see :func:`bleustats.engine.io.as_references_table`.
         A table's rows are taken in their order within a segment. Reference
         weights are ignored.
     char_order, word_order, beta, lowercase, whitespace, eps_smoothing
@@ -248,7 +236,7 @@ def chrf_statistics(
     Raises
     ------
     ValueError
-        A bad option, a malformed input (:class:`bleustats.io.InputError`), a
+        A bad option, a malformed input (:class:`bleustats.InputError`), a
         hypothesis whose segment has no reference, or a line too long to index.
 
     References
@@ -267,7 +255,7 @@ def chrf_statistics(
                         lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
     n_cols = 3 * (opts["char_order"] + opts["word_order"])
     hyps = io.as_hypotheses_table(hypotheses)
-    refs = io.as_references_table(references, n_hyp=None if _is_tabular(hypotheses) else hyps.num_rows,
+    refs = io.as_references_table(references, n_hyp=None if io.is_table(hypotheses) else hyps.num_rows,
                                   layout=references_layout)
     n_hyp = hyps.num_rows
     if n_hyp == 0:
@@ -286,7 +274,7 @@ def chrf_statistics(
         missing = np.unique(hyp_seg_ids[~found])
         shown = ", ".join(str(int(s)) for s in missing[:10]) + (
             f" and {len(missing) - 10} more" if len(missing) > 10 else "")
-        raise io.InputError(
+        raise InputError(
             f"references: {len(missing)} segment(s) have hypotheses but no reference: seg_id "
             f"{shown}. chrF needs at least one reference per hypothesis (an empty string is a "
             "reference; None is not); drop those hypotheses or add references."
@@ -305,7 +293,7 @@ def chrf_statistics(
     too_long = np.flatnonzero(h_bytes * per_id + 2 > _k.MAX_IDS)
     if len(too_long):
         row = int(too_long[0])
-        raise io.InputError(
+        raise InputError(
             f"hypotheses: line {row} (seg_id {int(hyp_seg_ids[row])}) has {int(h_bytes[row])} bytes; "
             f"chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
             f"lines of at most {(_k.MAX_IDS - 2) // per_id} bytes. Split the line or lower the orders."
@@ -320,5 +308,5 @@ def chrf_statistics(
     args = (h_data, h_off, hyp_seg, r_data, r_off, ref_ptr, config, factor)
     n_threads = numba.get_num_threads()
     if n_threads == 1 or n_hyp < 2 or int(work.sum()) < _PARALLEL_MIN_BYTES:
-        return _k._chrf_rows_serial(*args)
-    return _k._chrf_rows(*args, _block_bounds(work, 8 * n_threads))
+        return _k.chrf_rows_serial(*args)
+    return _k.chrf_rows(*args, block_bounds(work, 8 * n_threads))
