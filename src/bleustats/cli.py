@@ -1,4 +1,4 @@
-"""Command line: ``bleustats score``, ``stats``, ``kbest``, ``analyze`` and ``demo``.
+"""Command line: ``bleustats score``, ``stats``, ``kbest``, ``tune``, ``analyze`` and ``demo``.
 
 ``bleustats score`` takes sacreBLEU's BLEU arguments (reference files as
 positional arguments, ``-i`` hypotheses, ``-tok``, ``-lc``, ``-s``, ``-sv``,
@@ -18,7 +18,7 @@ from typing import Sequence
 
 import pyarrow as pa
 
-from . import cli_analyze, cli_kbest, cli_study, io, sample_data, scoring
+from . import cli_analyze, cli_kbest, cli_study, cli_tune, io, sample_data, scoring
 from ._version import __version__
 from .schemas import SchemaError
 from .stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
@@ -95,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_analyze.add_parser(sub)
     cli_kbest.add_parser(sub)
     cli_study.add_parser(sub)
+    cli_tune.add_parser(sub)
     return parser
 
 
@@ -230,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cli_kbest.run(args)
         if args.command == "study":
             return cli_study.run(args)
+        if args.command == "tune":
+            return cli_tune.run(args)
         if args.command == "demo":
             _demo(args)
         elif args.command == "stats":

@@ -3,7 +3,8 @@
 ::
 
     bleustats kbest NBEST REF... --tokenize none --metric bleu+1 \\
-        --metric nakov:bp-smoothed,pc-grounded -o out.parquet [--scores-txt scores.dat]
+        --metric nakov:bp-smoothed,pc-grounded -o out.parquet [--scores-txt scores.dat] \\
+        [--features-txt features.dat]
 
 Reads a Moses n-best list (or a long-form hypotheses table) in chunks, writes
 one Parquet row per entry (statistics and one column per ``--metric``) and/or
@@ -92,6 +93,8 @@ def add_parser(subparsers: Any) -> None:
                    help="reference length of the brevity penalty (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="PARQUET", help="per-entry statistics and scores (Parquet)")
     p.add_argument("--scores-txt", metavar="FILE", help="per-entry BLEU statistics in Moses' SCORES_TXT layout")
+    p.add_argument("--features-txt", metavar="FILE",
+                   help="the entries' dense features in Moses' FEATURES_TXT layout (Moses n-best input)")
     p.add_argument("--no-stats", action="store_true", help="leave the statistics columns out of --output")
     p.add_argument("--chunk-mb", type=float, default=32.0, help="MiB of n-best text per chunk (default: %(default)s)")
     p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
@@ -126,7 +129,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             args.nbest, args.refs if len(args.refs) > 1 else args.refs[0], metrics=metrics, metric_options=options,
             statistic=args.statistic, tokenize=args.tokenize, lowercase=args.lowercase,
             max_order=args.max_ngram_order, ref_length=args.ref_length, output=args.output,
-            scores_txt=args.scores_txt, keep_stats=not args.no_stats, chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
+            scores_txt=args.scores_txt, features_txt=args.features_txt, keep_stats=not args.no_stats, chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
             progress=bar)
     except (io.InputError, SchemaError, ValueError, TypeError) as exc:
         if bar is not None:
@@ -153,4 +156,6 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         print(f"wrote {args.output}", file=err)
     if args.scores_txt:
         print(f"wrote {args.scores_txt}", file=err)
+    if args.features_txt:
+        print(f"wrote {args.features_txt}", file=err)
     return 0

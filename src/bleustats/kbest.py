@@ -33,8 +33,13 @@ Per source sentence::
 
 one line per entry with a trailing space (Moses' ``ScoreStats`` writes every
 value followed by a space); :math:`r` is the reference length of
-``ref_length`` (Moses' ``closest`` breaks ties towards the first reference,
-sacreBLEU and bleustats towards the shorter one).
+``ref_length`` as Moses' ``extractor`` computes it (``mert/Reference.h``):
+``closest`` breaks ties towards the shorter reference, as sacreBLEU and
+bleustats do, and ``average`` is the per-sentence average reference length
+truncated to an integer (``static_cast<int>``), e.g. 12 for lengths 12 and 13.
+
+Moses FEATURES_TXT: ``features_txt=`` writes the entries' dense features as
+Moses' ``extractor`` does (see :mod:`bleustats.tools.nbest_features`).
 
 Examples
 --------
@@ -75,6 +80,7 @@ import pyarrow.parquet as pq
 from . import io, scoring, sentence
 from .results import BLEUScore
 from .stats import StatsTable, compute_stats
+from .tools import nbest_features
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -515,8 +521,8 @@ def _scores_txt_text(stats: StatsTable, *, max_order: int, ref_length: str) -> s
     for i in range(1, max_order + 1):
         cols += [stats.table.column(f"match_{i}"), stats.table.column(f"total_{i}")]
     ref = stats.table.column(f"ref_len_{ref_length}")
-    if ref_length == "average":
-        ref = pa.array([f"{v:g}" for v in ref.to_pylist()], pa.string())
+    if ref_length == "average":  # Moses writes int(average), mert/Reference.h CalcAverage
+        ref = pc.cast(pc.floor(ref), pa.int64())
     cols.append(ref)
     lines = pc.binary_join_element_wise(*[pc.cast(c, pa.string()) for c in cols], " ").to_pylist()
     seg = stats.column("seg_id")
@@ -630,6 +636,7 @@ def score_nbest(
     ref_length: str = "closest",
     output: str | os.PathLike | None = None,
     scores_txt: str | os.PathLike | None = None,
+    features_txt: str | os.PathLike | None = None,
     keep_stats: bool = True,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     progress: Callable[[int, int], None] | None = None,
@@ -668,6 +675,9 @@ def score_nbest(
         columns (when ``keep_stats``) and one float64 column per variant.
     scores_txt : path, optional
         Moses SCORES_TXT file of the BLEU statistics (order N).
+    features_txt : path, optional
+        Moses FEATURES_TXT file of the entries' dense features (Moses n-best
+        input; every entry must have the same feature labels and counts).
     keep_stats : bool
         Include the statistics columns in ``output``.
     chunk_bytes : int
@@ -695,33 +705,25 @@ def score_nbest(
     sentence._check_choice("statistic", statistic, sentence.STATISTICS)
     sentence._check_choice("ref_length", ref_length, scoring.REF_LENGTHS)
     order = sentence.required_order(names, max_order)
-    if output is None and scores_txt is None:
-        return _run(nbest, references, names, metric_options, statistic, tokenize, lowercase, max_order, order,
-                    ref_length, None, None, keep_stats, chunk_bytes, progress, t_start)
-    targets: dict[str, Any] = {}
+    # every output is written to a temporary file that replaces it only when all succeeded
+    outputs = [(key, path) for key, path in (("parquet", output), ("txt", scores_txt), ("features", features_txt))
+               if path is not None]
 
-    def with_scores_txt(parquet_tmp: str | None) -> KBestResult:
-        if scores_txt is None:
-            return _run(nbest, references, names, metric_options, statistic, tokenize, lowercase, max_order,
-                        order, ref_length, parquet_tmp, None, keep_stats, chunk_bytes, progress, t_start)
+    def nested(k: int, tmps: dict[str, str]) -> KBestResult:
+        if k == len(outputs):
+            return _run(nbest, references, names, metric_options, statistic, tokenize, lowercase, max_order, order,
+                        ref_length, tmps.get("parquet"), tmps.get("txt"), keep_stats, chunk_bytes, progress, t_start,
+                        tmps.get("features"))
         holder: dict[str, KBestResult] = {}
+        key, path = outputs[k]
 
-        def write_txt(txt_tmp: str) -> None:
-            holder["r"] = _run(nbest, references, names, metric_options, statistic, tokenize, lowercase,
-                               max_order, order, ref_length, parquet_tmp, txt_tmp, keep_stats, chunk_bytes,
-                               progress, t_start)
+        def write(tmp: str) -> None:
+            holder["r"] = nested(k + 1, {**tmps, key: tmp})
 
-        io.write_atomic(scores_txt, write_txt)
+        io.write_atomic(path, write)
         return holder["r"]
 
-    if output is None:
-        return with_scores_txt(None)
-
-    def write_parquet(tmp: str) -> None:
-        targets["r"] = with_scores_txt(tmp)
-
-    io.write_atomic(output, write_parquet)
-    return targets["r"]
+    return nested(0, {})
 
 
 def _trim_order(stats: StatsTable, max_order: int) -> StatsTable:
@@ -736,7 +738,8 @@ def _trim_order(stats: StatsTable, max_order: int) -> StatsTable:
 
 
 def _run(nbest, references, names, metric_options, statistic, tokenize, lowercase, max_order, order,
-         ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start) -> KBestResult:
+         ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start,
+         features_path=None) -> KBestResult:
     # parse = time spent parsing (on the reader thread, overlapped with the rest);
     # parse_wait = time the main thread waited for a parsed chunk
     timings = {k: 0.0 for k in ("parse", "parse_wait", "read_refs", "prepare", "tokenize", "encode", "kernel",
@@ -747,6 +750,8 @@ def _run(nbest, references, names, metric_options, statistic, tokenize, lowercas
     timings["read_refs"] = time.perf_counter() - t
     writer: pq.ParquetWriter | None = None
     txt = open(txt_path, "w", encoding="utf-8") if txt_path is not None else None
+    feat = open(features_path, "w", encoding="utf-8") if features_path is not None else None
+    layout = None
     n_entries = n_sources = 0
     selected: list[StatsTable] = []
     picks: dict[str, list[np.ndarray]] = {name: [] for name in ["1-best"] + names}
@@ -813,6 +818,13 @@ def _run(nbest, references, names, metric_options, statistic, tokenize, lowercas
                 writer.write_table(out.replace_schema_metadata(out_meta))
             if txt is not None:
                 txt.write(_scores_txt_text(stats, max_order=max_order, ref_length=ref_length))
+            if feat is not None:
+                if "features" not in chunk.column_names:
+                    raise io.InputError("features_txt: the input has no features; FEATURES_TXT needs a Moses "
+                                        "n-best list ('id ||| hypothesis ||| name= v1 v2 ... ||| total').")
+                values, layout = nbest_features.parse_features(
+                    chunk.column("features"), layout=layout, what=str(nbest), first_line=n_entries - n + 1)
+                feat.write(nbest_features.format_features_txt(seg, values, layout))
             timings["write"] += time.perf_counter() - t
             if progress is not None:
                 progress(done, total)
@@ -825,6 +837,8 @@ def _run(nbest, references, names, metric_options, statistic, tokenize, lowercas
             writer.close()
         if txt is not None:
             txt.close()
+        if feat is not None:
+            feat.close()
     if n_entries == 0:
         raise io.InputError("nbest: no entries; the k-best list is empty.")
     t = time.perf_counter()
