@@ -99,6 +99,7 @@ def feature_names(layout: FeatureLayout) -> list[str]:
 
 def _layout_of(tokens: list[str], what: str, line: int) -> FeatureLayout:
     """Layout of one entry's feature tokens; errors name the line and the fix."""
+    tokens = [t for t in tokens if t]
     if not tokens:
         raise io.InputError(f"{what}: line {line}: the features field is empty; tuning needs dense features "
                             "('name= v1 v2 ...') on every entry.")
@@ -199,7 +200,7 @@ def parse_features(
         if layout is None:
             raise io.InputError(f"{what}: no entries, so no features; the list is empty.")
         return np.zeros((0, sum(c for _, c in layout)), np.float64), layout
-    tokens = pc.utf8_split_whitespace(arr)
+    tokens = pc.utf8_split_whitespace(pc.utf8_trim_whitespace(arr))  # an empty field gives one empty token
     if layout is None:
         layout = _layout_of(tokens[0].as_py(), what, first_line)
     width = sum(c for _, c in layout) + len(layout)  # tokens per entry: labels and values

@@ -544,8 +544,10 @@ def fit_pro(
     max_iter : int
         Newton steps at most.
     tol : float
-        Stop when the squared Newton decrement :math:`g^\top H^{-1} g / 2` is
-        below ``tol`` (relative to :math:`\max(1, J)`).
+        Stop when the Newton step is below ``tol`` times
+        :math:`1 + \lVert w \rVert_\infty` in every coordinate (Newton
+        converges quadratically: the last step leaves :math:`w` at machine
+        precision).
 
     Returns
     -------
@@ -581,7 +583,7 @@ def fit_pro(
         hess = 2.0 * (x.T * (p * (1.0 - p))) @ x + lam * np.eye(len(w))
         step = np.linalg.solve(hess, grad)
         decrement = 0.5 * float(grad @ step)
-        if decrement <= tol * max(1.0, j):
+        if decrement <= 0.0 or np.abs(step).max() <= tol * (1.0 + np.abs(w).max()):
             return w
         t = 1.0
         while True:
@@ -920,10 +922,10 @@ def tune(
 
     .. math::
 
-        w_k = \psi\, \frac{\tilde w_k}{\lVert \tilde w_k \rVert_1}
-              + (1 - \psi)\, \frac{w_{k-1}}{\lVert w_{k-1} \rVert_1}
+        w_k = \mathrm{n}\Big(\psi\, \mathrm{n}(\tilde w_k) + (1 - \psi)\, \mathrm{n}(w_{k-1})\Big),
+        \qquad \mathrm{n}(v) = v / \lVert v \rVert_1
 
-    with :math:`\psi` = ``interpolate`` (default: no interpolation,
+    (the 1-best depends only on the direction of :math:`w`), with :math:`\psi` = ``interpolate`` (default: no interpolation,
     :math:`\psi = 1`; Hopkins & May use 0.1 across decoding iterations). The
     result is :math:`w_K`.
 
@@ -1060,7 +1062,7 @@ def tune(
             if interpolate is None or not np.any(w):
                 w = fitted
             else:
-                w = interpolate * fitted + (1.0 - interpolate) * _l1_normalized(w)
+                w = _l1_normalized(interpolate * fitted + (1.0 - interpolate) * _l1_normalized(w))
             _, res = evaluate(w)
             history.append({"iteration": k, "bleu": res.score, "ratio": res.ratio, "pairs": int(len(pairs.winner))})
             if progress is not None:
