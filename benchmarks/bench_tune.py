@@ -51,8 +51,8 @@ def _child(twin_sources: int) -> dict:
     sys.path.insert(0, os.path.dirname(HERE))  # tests.twins
     import numba
     import numpy as np
-
     import tune_data
+
     from bleustats.stats import compute_stats
     from bleustats.tools import tune as T
 
@@ -80,11 +80,12 @@ def _child(twin_sources: int) -> dict:
         state = T.MiraState.start(init, np.ones(10))
         order = np.random.default_rng(1).permutation(tl.n_sources)
         t = time.perf_counter()
-        new, info = T.mira_epoch(tl, state, metric=metric, order=order)
+        _, info = T.mira_epoch(tl, state, metric=metric, order=order)
         out["mira"][metric] = {"epoch": time.perf_counter() - t, "updates": info["updates"]}
 
     if twin_sources:
         from tests.twins import tune as twin
+
         from bleustats import sentence
 
         sub = tl.select(np.arange(int(tl.offsets[twin_sources])))
@@ -151,7 +152,7 @@ def main(argv=None) -> int:
         load0 = os.getloadavg()[0]
         t = time.perf_counter()
         p = subprocess.run([sys.executable, __file__, "--child", "--twin-sources", str(args.twin_sources)],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, check=False)
         if p.returncode:
             sys.stderr.write(p.stderr)
             return 1
@@ -188,10 +189,10 @@ def main(argv=None) -> int:
         f"{r0['threads']}), {info['platform']}; Python {info['python']}, "
         + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
         "",
-        f"Data: {info['data']} (benchmarks/tune_data.py): {r0['entries']:,} entries, {r0['sources']:,} sources, "
+        (f"Data: {info['data']} (benchmarks/tune_data.py): {r0['entries']:,} entries, {r0['sources']:,} sources, "
         f"{r0['features']} dense features, 1 reference, tokenize none. Median of {len(runs)} runs, each a fresh "
         "process. The machine is shared with other work: `load` is the 1-minute load average before/after "
-        "each run.",
+        "each run."),
         "",
         "| stage | median s | runs (s) | target |",
         "|---|---:|---|---|",
@@ -219,12 +220,12 @@ def main(argv=None) -> int:
         s = summary
         lines += [
             "",
-            f"Plain-Python twins (tests/twins/tune.py) on the first {args.twin_sources} sources "
+            (f"Plain-Python twins (tests/twins/tune.py) on the first {args.twin_sources} sources "
             f"({args.twin_sources * PER_SRC:,} entries), same work, measured: pair sampling "
             f"{s['twin_sampling_twin']:.2f} s vs {s['twin_sampling']:.3f} s vectorized "
             f"({s['twin_sampling_twin'] / s['twin_sampling']:.0f}x); one pseudo-doc MIRA epoch "
             f"{s['twin_mira_pseudo_doc_twin']:.2f} s vs {s['twin_mira_pseudo_doc']:.3f} s "
-            f"({s['twin_mira_pseudo_doc_twin'] / s['twin_mira_pseudo_doc']:.0f}x).",
+            f"({s['twin_mira_pseudo_doc_twin'] / s['twin_mira_pseudo_doc']:.0f}x)."),
         ]
     lines += ["", "Command: `python benchmarks/bench_tune.py" + (f" --repeats {args.repeats}" if args.repeats != 3
                                                                  else "") + "`", ""]

@@ -36,8 +36,8 @@ def test_parse_layout_values_and_names():
 
 
 @pytest.mark.parametrize("lines,message", [
-    (["a= 1 2 b= 3", "a= 1 b= 2 3"], r"nb: line 2: features 'a= 1 b= 2 3' have layout a= x1 b= x2; the list's "
-                                     r"entries have a= x2 b= x1"),
+    (["a= 1 2 b= 3", "a= 1 b= 2 3"], (r"nb: line 2: features 'a= 1 b= 2 3' have layout a= x1 b= x2; the list's "
+                                     r"entries have a= x2 b= x1")),
     (["a= 1 2 b= 3", "b= 3 a= 1 2"], r"line 2: .* have layout b= x1 a= x2"),
     (["a= 1 2 b= 3", "a= 1 2 c= 3"], r"line 2: .* have layout a= x2 c= x1"),
     (["a= 1 2 b= 3", "a= 1 2 b= 3 4"], r"line 2: .* have layout a= x2 b= x2"),
@@ -143,8 +143,8 @@ def test_moses_weight_lines_round_trip(tmp_path):
 
 
 @pytest.mark.parametrize("name,text,message", [
-    ("init.opt", "1 2 3\n", r"line 1 has 3 weights; the n-best list has 4 features \(d= x2 lm= x1 w= x1: "
-                            r"d_0 d_1 lm_0 w_0\)"),
+    ("init.opt", "1 2 3\n", (r"line 1 has 3 weights; the n-best list has 4 features \(d= x2 lm= x1 w= x1: "
+                            r"d_0 d_1 lm_0 w_0\)")),
     ("init.opt", "1 2 x 4\n", r"line 1: weights must be finite numbers; got 'x'"),
     ("w.ini", "d= 1 2\nlm= 3\n", r"the weights do not match the n-best features \(d= x2 lm= x1 w= x1\): w= missing"),
     ("w.ini", "d= 1\nlm= 3\nw= 1\n", r"d= has 1 values, the list has 2"),

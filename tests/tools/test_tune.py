@@ -12,7 +12,6 @@ Where the expected values come from:
 
 from __future__ import annotations
 
-import io as pyio
 import json
 import math
 
@@ -203,12 +202,14 @@ def _objective(x, l2):
     return f
 
 
-@pytest.mark.parametrize("case", ["random", "separable", "scaled-columns"])
+@pytest.mark.parametrize("case", ["random", "separable", "scaled-columns", "many-pairs"])
 def test_fit_pro_equals_scipy(case):
     from scipy.optimize import minimize
 
     rng = np.random.default_rng(7)
     x = rng.normal(size=(300, 6))
+    if case == "many-pairs":  # thousands of nearly separable raw-scale pairs: J is flat in float64 at the end
+        x = (rng.normal(size=(8000, 6)) + 0.8) * np.array([3.0, 20.0, 7.0, 8.0, 4.0, 8.0])
     if case == "separable":
         x = x * np.sign(x @ np.array([1.0, -2.0, 0.5, 0.0, 1.0, 3.0]))[:, None]
     if case == "scaled-columns":  # raw Moses features: LM differences in tens, counts in units

@@ -50,8 +50,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -257,7 +258,7 @@ def _format_g(values: NDArray[np.float64]) -> NDArray[np.object_]:
     """C++ ``ostream << float``: the value as a 32-bit float, ``%g`` with six significant digits."""
     v32 = np.asarray(values, np.float64).astype(np.float32).ravel()
     uniq, inverse = np.unique(v32, return_inverse=True)  # repeated values (0, word counts) format once
-    text = np.array(["%g" % float(u) for u in uniq.tolist()], dtype=object)
+    text = np.array([f"{float(u):g}" for u in uniq.tolist()], dtype=object)
     # -0.0 and 0.0 are one unique value; Moses prints the sign it holds
     out = text[inverse]
     neg_zero = (v32 == 0) & np.signbit(v32)
@@ -340,7 +341,7 @@ def moses_weight_lines(weights: ArrayLike, layout: FeatureLayout) -> list[str]:
 
 def _short(v: float) -> str:
     s = repr(float(v))
-    return s[:-2] if s.endswith(".0") else s
+    return s.removesuffix(".0")
 
 
 def read_init_weights(path: str | os.PathLike, layout: FeatureLayout) -> NDArray[np.float64]:

@@ -66,8 +66,9 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -78,7 +79,12 @@ from .. import io, kbest, scoring, sentence
 from .._version import __version__
 from ..results import BLEUScore
 from ..stats import StatsTable, compute_stats
-from .nbest_features import FeatureLayout, feature_names, layout_string, moses_weight_lines, parse_features
+from .nbest_features import (
+    FeatureLayout,
+    feature_names,
+    moses_weight_lines,
+    parse_features,
+)
 
 __all__ = [
     "ALGORITHMS",
@@ -150,7 +156,7 @@ class TuningList:
 
     @property
     def n_sources(self) -> int:
-        return int(len(self.source_ids))
+        return len(self.source_ids)
 
     @property
     def n_duplicates(self) -> int:
@@ -185,7 +191,7 @@ class TuningList:
         metric = "delta_bleu" if statistic == "delta_bleu" else "bleu"
         return kbest.selection_bleu(stats, rows, metric=metric, ref_length=ref_length)
 
-    def select(self, rows: ArrayLike) -> "TuningList":
+    def select(self, rows: ArrayLike) -> TuningList:
         """The list restricted to some entries (e.g. what a decoder would return), order kept.
 
         ``rows`` are increasing entry indices or a boolean mask; sources left
@@ -544,10 +550,12 @@ def fit_pro(
     max_iter : int
         Newton steps at most.
     tol : float
-        Stop when the Newton step is below ``tol`` times
-        :math:`1 + \lVert w \rVert_\infty` in every coordinate (Newton
+        Stop after a full Newton step below ``tol`` times
+        :math:`1 + \lVert w \rVert_\infty` in every coordinate, or once
+        :math:`J` can no longer decrease in float64 (decrement below 100
+        machine epsilons of :math:`J`; again after a last full step). Newton
         converges quadratically: the last step leaves :math:`w` at machine
-        precision).
+        precision.
 
     Returns
     -------
@@ -583,15 +591,21 @@ def fit_pro(
         hess = 2.0 * (x.T * (p * (1.0 - p))) @ x + lam * np.eye(len(w))
         step = np.linalg.solve(hess, grad)
         decrement = 0.5 * float(grad @ step)
-        if decrement <= 0.0 or np.abs(step).max() <= tol * (1.0 + np.abs(w).max()):
+        if decrement <= 0.0:
             return w
+        if np.abs(step).max() <= tol * (1.0 + np.abs(w).max()) or decrement <= 100 * np.finfo(float).eps * max(1.0, j):
+            # this close to the minimum the full Newton step is exact to second order (and J may be
+            # flat in float64, so a line search could not tell steps apart): take it and stop
+            return w - step
         t = 1.0
         while True:
             cand = w - t * step
             jc = objective(cand)
-            if jc <= j - 0.25 * t * 2.0 * decrement or t < 1e-12:
+            if jc <= j - 0.5 * t * decrement:  # Armijo: a quarter of the predicted decrease 2 t decrement
                 break
             t *= 0.5
+            if t < 1e-10:
+                return w  # no representable decrease along the Newton direction: the float64 floor
         w, j = cand, jc
     raise ValueError(f"fit_pro: Newton's method did not converge in max_iter={max_iter} steps; raise max_iter "
                      "or l2.")
@@ -659,7 +673,7 @@ class MiraState(NamedTuple):
         return self.total / self.steps if self.steps else self.weights.copy()
 
     @classmethod
-    def start(cls, weights: ArrayLike, background: ArrayLike) -> "MiraState":
+    def start(cls, weights: ArrayLike, background: ArrayLike) -> MiraState:
         w = np.array(weights, dtype=np.float64)
         return cls(w, np.zeros_like(w), 0, np.array(background, dtype=np.float64))
 
@@ -1016,7 +1030,7 @@ def tune(
     decay = _check_positive("decay", decay, upper=1.0)
     if interpolate is not None:
         interpolate = _check_positive("interpolate", interpolate, upper=1.0)
-    eval_opts = dict(statistic=statistic, ref_length=ref_length, max_order=max_order)
+    eval_opts = {"statistic": statistic, "ref_length": ref_length, "max_order": max_order}
     timings = {"scoring": 0.0, "evaluate": 0.0}
 
     def evaluate(weights: np.ndarray) -> tuple[np.ndarray, BLEUScore]:
@@ -1064,7 +1078,7 @@ def tune(
             else:
                 w = _l1_normalized(interpolate * fitted + (1.0 - interpolate) * _l1_normalized(w))
             _, res = evaluate(w)
-            history.append({"iteration": k, "bleu": res.score, "ratio": res.ratio, "pairs": int(len(pairs.winner))})
+            history.append({"iteration": k, "bleu": res.score, "ratio": res.ratio, "pairs": len(pairs.winner)})
             if progress is not None:
                 progress(k, iterations)
         final_w = w
