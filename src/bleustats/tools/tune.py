@@ -737,9 +737,12 @@ def mira_epoch(
         \quad \text{if } \ell > 0, \qquad
         B \leftarrow \gamma\, (B + v(h))
 
-    (the background update of :func:`bleustats.sentence.update_background`
-    with the hope's statistics, as Moses' ``kbmira`` updates it). After every
-    source the weights are added to the running sum that averages them.
+    (Chiang et al.'s decayed update, :func:`bleustats.sentence.update_background`,
+    with the hope's statistics; Moses' ``kbmira`` adds the hope the same way,
+    only when :math:`h \ne y` and :math:`g(h) > g(y)`, but decays as
+    :math:`B \leftarrow \gamma B + v(h)`). After every source the weights are
+    added to the running sum that averages them (every step counts; ``kbmira``
+    averages over updates only).
 
     The gain is :math:`g(e) = \mathrm{score}(e) / 100 \cdot L(e)`; with
     ``gain_scale='ref-length'`` :math:`L(e) = r(e) + r_B`, the reference
