@@ -129,7 +129,8 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             args.nbest, args.refs if len(args.refs) > 1 else args.refs[0], metrics=metrics, metric_options=options,
             statistic=args.statistic, tokenize=args.tokenize, lowercase=args.lowercase,
             max_order=args.max_ngram_order, ref_length=args.ref_length, output=args.output,
-            scores_txt=args.scores_txt, features_txt=args.features_txt, keep_stats=not args.no_stats, chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
+            scores_txt=args.scores_txt, features_txt=args.features_txt, keep_stats=not args.no_stats,
+            chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
             progress=bar)
     except (io.InputError, SchemaError, ValueError, TypeError) as exc:
         if bar is not None:
