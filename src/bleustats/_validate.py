@@ -81,10 +81,10 @@ def check_count(name: str, value: Any, *, minimum: int) -> int:
 
 
 def check_number(name: str, value: Any, *, positive: bool = False, non_negative: bool = False,
-                 unit: bool = False) -> float:
+                 unit: bool = False, maximum: float | None = None) -> float:
     """Return ``value`` as a float if it is a finite real number (not a bool) in the asked range.
 
-    ``positive``: > 0; ``non_negative``: >= 0; ``unit``: in (0, 1].
+    ``positive``: > 0; ``non_negative``: >= 0; ``unit``: in (0, 1]; ``maximum``: <= maximum.
 
     Examples
     --------
@@ -103,9 +103,13 @@ def check_number(name: str, value: Any, *, positive: bool = False, non_negative:
         ok = value >= 0
     if ok and unit:
         ok = 0 < value <= 1
+    if ok and maximum is not None:
+        ok = value <= maximum
     if not ok:
         want = ("a number in (0, 1]" if unit else "a finite number > 0" if positive
                 else "a finite number >= 0" if non_negative else "a finite number")
+        if maximum is not None:
+            want += f" and <= {maximum:g}"
         raise InputError(f"{name} must be {want}; got {value!r}.")
     return float(value)
 

@@ -2,8 +2,9 @@
 
 ::
 
-    bleustats kbest NBEST REF... --tokenize none --variant bleu+1 \\
-        --variant nakov:bp-smoothed,pc-grounded -o out.parquet [--scores-txt scores.dat]
+    bleustats kbest NBEST REF... --tokenize none --variant bleu+1 \
+        --variant nakov:bp-smoothed,pc-grounded -o out.parquet [--scores-txt scores.dat] \
+        [--features-txt features.dat]
 
 Reads a Moses n-best list (or a long-form hypotheses table) in chunks, writes
 one Parquet row per entry (statistics and one column per ``--variant``) and/or
@@ -57,6 +58,8 @@ def add_parser(subparsers: Any) -> None:
                    help="reference length of the brevity penalty (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="PARQUET", help="per-entry statistics and scores (Parquet)")
     p.add_argument("--scores-txt", metavar="FILE", help="per-entry BLEU statistics in Moses' SCORES_TXT layout")
+    p.add_argument("--features-txt", metavar="FILE",
+                   help="the entries' dense features in Moses' FEATURES_TXT layout (Moses n-best input)")
     p.add_argument("--no-stats", action="store_true", help="leave the statistics columns out of --output")
     p.add_argument("--chunk-mb", type=float, default=32.0, help="MiB of n-best text per chunk (default: %(default)s)")
     p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
@@ -91,7 +94,8 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             args.nbest, args.refs if len(args.refs) > 1 else args.refs[0], variants=variants,
             variant_options=options, metric=args.metric, tokenize=args.tokenize, lowercase=args.lowercase,
             max_ngram_order=args.max_ngram_order, ref_length=args.ref_length, output=args.output,
-            scores_txt=args.scores_txt, keep_stats=not args.no_stats, chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
+            scores_txt=args.scores_txt, features_txt=args.features_txt, keep_stats=not args.no_stats,
+            chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
             progress=bar)
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
         if bar is not None:
@@ -118,4 +122,6 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         print(f"wrote {args.output}", file=err)
     if args.scores_txt:
         print(f"wrote {args.scores_txt}", file=err)
+    if args.features_txt:
+        print(f"wrote {args.features_txt}", file=err)
     return 0

@@ -154,6 +154,32 @@ class StatsTable:
             rows = np.flatnonzero(rows)
         return StatsTable(self.table.take(pa.array(rows.astype(np.int64, copy=False))))
 
+    def up_to_order(self, max_ngram_order: int) -> "StatsTable":
+        """The table with the per-order columns of orders 1..max_ngram_order only, settings kept.
+
+        Statistics of order N hold those of every lower order, so a score of
+        order n <= N needs no recount.
+
+        Examples
+        --------
+        >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none")
+        >>> st.up_to_order(2).max_ngram_order, [c for c in st.up_to_order(2).table.column_names if "_3" in c]
+        (2, [])
+        """
+        n = self.max_ngram_order
+        if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or not (
+                1 <= max_ngram_order <= n):
+            raise InputError(f"max_ngram_order must be an integer from 1 to the table's order {n}; "
+                             f"got {max_ngram_order!r}. Compute the statistics with a larger max_ngram_order.")
+        if max_ngram_order == n:
+            return self
+        per_order = {c["name"] for c in schemas.load_schema("statistics")["columns"] if c.get("per_order")}
+        drop = {name.format(n=k) for name in per_order for k in range(max_ngram_order + 1, n + 1)}
+        meta = dict(self.table.schema.metadata or {})
+        meta[(_META + "max_ngram_order").encode()] = str(int(max_ngram_order)).encode()
+        keep = [c for c in self.table.column_names if c not in drop]
+        return StatsTable(self.table.select(keep).replace_schema_metadata(meta))
+
     def save(self, path: str | os.PathLike) -> None:
         """Write the table to Parquet, whole or not at all (metadata included)."""
         io.write_atomic(path, lambda tmp: pq.write_table(self.table, tmp))

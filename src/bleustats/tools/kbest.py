@@ -8,8 +8,9 @@ references are indexed once for all its entries), scores every entry under
 any list of sentence-level variants
 (:data:`bleustats.metrics.sentence.SENTENCE_VARIANTS`) in the same pass,
 writes the per-entry statistics and scores to Parquet and/or Moses'
-``SCORES_TXT`` layout, and keeps only one row per source for the oracle
-summaries.
+``SCORES_TXT`` layout (and, with ``features_txt=``, the entries' dense
+features as Moses' FEATURES_TXT, see :mod:`bleustats.tools.nbest_features`),
+and keeps only one row per source for the oracle summaries.
 
 Examples
 --------
@@ -49,6 +50,7 @@ from ..errors import InputError
 from ..metrics import sentence
 from ..metrics.bleu import METRICS, REF_LENGTHS, corpus_score
 from ..metrics.results import BLEUScore
+from . import nbest_features
 from .nbest_io import (DEFAULT_CHUNK_BYTES, prefetched, read_references, scores_txt_text,
                        source_chunks)
 
@@ -199,6 +201,7 @@ def score_nbest(
     ref_length: str = "closest",
     output: str | os.PathLike | None = None,
     scores_txt: str | os.PathLike | None = None,
+    features_txt: str | os.PathLike | None = None,
     keep_stats: bool = True,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     progress: Callable[[int, int], None] | None = None,
@@ -237,6 +240,9 @@ def score_nbest(
         columns (when ``keep_stats``) and one float64 column per variant.
     scores_txt : path, optional
         Moses SCORES_TXT file of the BLEU statistics (order N).
+    features_txt : path, optional
+        Moses FEATURES_TXT file of the entries' dense features (Moses n-best
+        input; every entry must have the same feature labels and counts).
     keep_stats : bool
         Include the statistics columns in ``output``.
     chunk_bytes : int
@@ -264,48 +270,30 @@ def score_nbest(
     check_choice("metric", metric, METRICS)
     check_choice("ref_length", ref_length, REF_LENGTHS)
     order = sentence.required_order(names, max_ngram_order)
-    if output is None and scores_txt is None:
-        return _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order, order,
-                    ref_length, None, None, keep_stats, chunk_bytes, progress, t_start)
-    targets: dict[str, Any] = {}
+    # every output is written to a temporary file that replaces it only when all succeeded
+    outputs = [(key, path) for key, path in (("parquet", output), ("txt", scores_txt), ("features", features_txt))
+               if path is not None]
 
-    def with_scores_txt(parquet_tmp: str | None) -> KBestResult:
-        if scores_txt is None:
+    def nested(k: int, tmps: dict[str, str]) -> KBestResult:
+        if k == len(outputs):
             return _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order,
-                        order, ref_length, parquet_tmp, None, keep_stats, chunk_bytes, progress, t_start)
+                        order, ref_length, tmps.get("parquet"), tmps.get("txt"), keep_stats, chunk_bytes, progress,
+                        t_start, tmps.get("features"))
         holder: dict[str, KBestResult] = {}
+        key, path = outputs[k]
 
-        def write_txt(txt_tmp: str) -> None:
-            holder["r"] = _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
-                               max_ngram_order, order, ref_length, parquet_tmp, txt_tmp, keep_stats, chunk_bytes,
-                               progress, t_start)
+        def write(tmp: str) -> None:
+            holder["r"] = nested(k + 1, {**tmps, key: tmp})
 
-        io.write_atomic(scores_txt, write_txt)
+        io.write_atomic(path, write)
         return holder["r"]
 
-    if output is None:
-        return with_scores_txt(None)
-
-    def write_parquet(tmp: str) -> None:
-        targets["r"] = with_scores_txt(tmp)
-
-    io.write_atomic(output, write_parquet)
-    return targets["r"]
-
-
-def _trim_order(stats: StatsTable, max_ngram_order: int) -> StatsTable:
-    """The table with the per-order columns of orders 1..max_ngram_order only."""
-    if stats.max_ngram_order == max_ngram_order:
-        return stats
-    keep = [c for c in stats.table.column_names
-            if not (c.rsplit("_", 1)[-1].isdigit() and int(c.rsplit("_", 1)[-1]) > max_ngram_order)]
-    meta = dict(stats.table.schema.metadata or {})
-    meta[b"bleustats.max_ngram_order"] = str(max_ngram_order).encode()
-    return StatsTable(stats.table.select(keep).replace_schema_metadata(meta))
+    return nested(0, {})
 
 
 def _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order, order,
-         ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start) -> KBestResult:
+         ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start,
+         features_path=None) -> KBestResult:
     # parse = time spent parsing (on the reader thread, overlapped with the rest);
     # parse_wait = time the main thread waited for a parsed chunk
     timings = {k: 0.0 for k in ("parse", "parse_wait", "read_refs", "prepare", "tokenize", "encode", "kernel",
@@ -316,6 +304,8 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
     timings["read_refs"] = time.perf_counter() - t
     writer: pq.ParquetWriter | None = None
     txt = open(txt_path, "w", encoding="utf-8") if txt_path is not None else None
+    feat = open(features_path, "w", encoding="utf-8") if features_path is not None else None
+    layout = None
     n_entries = n_sources = 0
     selected: list[StatsTable] = []
     picks: dict[str, list[np.ndarray]] = {name: [] for name in ["1-best"] + names}
@@ -382,6 +372,13 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
                 writer.write_table(out.replace_schema_metadata(out_meta))
             if txt is not None:
                 txt.write(scores_txt_text(stats, max_ngram_order=max_ngram_order, ref_length=ref_length))
+            if feat is not None:
+                if "features" not in chunk.column_names:
+                    raise InputError("features_txt: the input has no features; FEATURES_TXT needs a Moses "
+                                     "n-best list ('id ||| hypothesis ||| name= v1 v2 ... ||| total').")
+                values, layout = nbest_features.parse_features(
+                    chunk.column("features"), layout=layout, what=str(nbest), first_line=n_entries - n + 1)
+                feat.write(nbest_features.format_features_txt(seg, values, layout))
             timings["write"] += time.perf_counter() - t
             if progress is not None:
                 progress(done, total)
@@ -394,10 +391,12 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             writer.close()
         if txt is not None:
             txt.close()
+        if feat is not None:
+            feat.close()
     if n_entries == 0:
         raise InputError("nbest: no entries; the k-best list is empty.")
     t = time.perf_counter()
-    sel = _trim_order(StatsTable(pa.concat_tables([s.table for s in selected]).combine_chunks()), max_ngram_order)
+    sel = StatsTable(pa.concat_tables([s.table for s in selected]).combine_chunks()).up_to_order(max_ngram_order)
     opts = dict(metric=metric, ref_length=ref_length)
     one_best = selection_bleu(sel, np.concatenate(picks["1-best"]), **opts)
     oracles = {name: selection_bleu(sel, np.concatenate(picks[name]), **opts) for name in names}

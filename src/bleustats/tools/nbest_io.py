@@ -24,8 +24,10 @@ Per source sentence::
 
 one line per entry with a trailing space (Moses' ``ScoreStats`` writes every
 value followed by a space); :math:`r` is the reference length of
-``ref_length`` (Moses' ``closest`` breaks ties towards the first reference,
-sacreBLEU and bleustats towards the shorter one).
+``ref_length`` as Moses' ``extractor`` computes it (``mert/Reference.h``):
+``closest`` breaks ties towards the shorter reference, as sacreBLEU and
+bleustats do, and ``average`` is the per-sentence average reference length
+truncated to an integer (``static_cast<int>``), e.g. 12 for lengths 12 and 13.
 
 Examples
 --------
@@ -427,8 +429,8 @@ def scores_txt_text(stats: StatsTable, *, max_ngram_order: int, ref_length: str)
     for i in range(1, max_ngram_order + 1):
         cols += [stats.table.column(f"match_{i}"), stats.table.column(f"total_{i}")]
     ref = stats.table.column(f"ref_len_{ref_length}")
-    if ref_length == "average":
-        ref = pa.array([f"{v:g}" for v in ref.to_pylist()], pa.string())
+    if ref_length == "average":  # Moses writes int(average), mert/Reference.h CalcAverage
+        ref = pc.cast(pc.floor(ref), pa.int64())
     cols.append(ref)
     lines = pc.binary_join_element_wise(*[pc.cast(c, pa.string()) for c in cols], " ").to_pylist()
     seg = stats.column("seg_id")
