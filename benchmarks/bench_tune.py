@@ -7,7 +7,7 @@ built in memory (an Arrow table of Moses feature strings). Every repeat is a fre
 that builds the list, reads it (``read_tuning_list``: feature parsing + BLEU statistics; numba
 JIT warm-up on a toy list first, timed separately) and then times, each with its own clock:
 
-  pro        ``tune(algorithm='pro', metric='bleu+1', iterations=1)``: scoring every entry,
+  pro        ``tune(algorithm='pro', variant='bleu+1', iterations=1)``: scoring every entry,
              pair sampling (Gamma = 5000 draws per source: 10,000,000 pairs; Xi = 50 kept per
              source) and the logistic fit (Newton), ``scoring + sampling + fit``; target <= 30 s
   mira       one ``mira_epoch`` over the 2,000 sources with ``bleu+1`` (gains computed once)
@@ -53,7 +53,7 @@ def _child(twin_sources: int) -> dict:
     import numpy as np
     import tune_data
 
-    from bleustats.stats import compute_stats
+    from bleustats.engine.stats import compute_stats
     from bleustats.tools import tune as T
 
     out: dict = {"threads": numba.get_num_threads()}
@@ -69,7 +69,7 @@ def _child(twin_sources: int) -> dict:
     out["entries"], out["sources"], out["features"] = tl.n_entries, tl.n_sources, tl.n_features
     init = np.array([0.1, 0.5, 0.3, 0.3, 0.3, -1.0])
 
-    r = T.tune(tl, algorithm="pro", metric="bleu+1", init=init, seed=1, iterations=1)
+    r = T.tune(tl, algorithm="pro", variant="bleu+1", init=init, seed=1, iterations=1)
     out["pro"] = {k: r.timings[k] for k in ("scoring", "sampling", "fit", "evaluate", "total")}
     out["pro"]["target"] = r.timings["scoring"] + r.timings["sampling"] + r.timings["fit"]
     out["pro"]["pairs"] = r.history[0]["pairs"]
@@ -80,17 +80,17 @@ def _child(twin_sources: int) -> dict:
         state = T.MiraState.start(init, np.ones(10))
         order = np.random.default_rng(1).permutation(tl.n_sources)
         t = time.perf_counter()
-        _, info = T.mira_epoch(tl, state, metric=metric, order=order)
+        _, info = T.mira_epoch(tl, state, variant=metric, order=order)
         out["mira"][metric] = {"epoch": time.perf_counter() - t, "updates": info["updates"]}
 
     if twin_sources:
         from tests.twins import tune as twin
 
-        from bleustats import sentence
+        from bleustats.metrics import sentence
 
         sub = tl.select(np.arange(int(tl.offsets[twin_sources])))
         s, vectors = sub.sentence_stats()
-        scores = sentence.get_metric("bleu+1")(s)
+        scores = sentence.get_variant("bleu+1")(s)
         t = time.perf_counter()
         T.pro_sample_pairs(scores, sub.offsets, seed=1)
         vec_time = time.perf_counter() - t
@@ -100,7 +100,7 @@ def _child(twin_sources: int) -> dict:
         feats, offs, vecs = sub.features.tolist(), sub.offsets.tolist(), vectors.tolist()
         order = list(range(sub.n_sources))
         t = time.perf_counter()
-        T.mira_epoch(sub, T.MiraState.start(init, np.ones(10)), metric="pseudo-doc", order=order)
+        T.mira_epoch(sub, T.MiraState.start(init, np.ones(10)), variant="pseudo-doc", order=order)
         out["twin"]["mira_pseudo_doc"] = time.perf_counter() - t
         t = time.perf_counter()
         twin.mira_epoch(feats, offs, vecs, init, order=order, c=0.01, decay=0.9, background=np.ones(10), n=4)

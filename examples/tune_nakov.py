@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bleustats import scoring
+from bleustats.metrics import bleu as scoring
 from bleustats.tools import nbest_features
 from bleustats.tools import tune as T
 
@@ -79,7 +79,7 @@ def experiment_a(data: Path, seeds: list[int]) -> dict:
         for metric in VARIANTS + [CORPUS_LIKE]:
             bleu, ratio = [], []
             for seed in seeds:
-                r = T.tune(tl, algorithm=algorithm, metric=metric, metric_options=options_for(metric, ilr),
+                r = T.tune(tl, algorithm=algorithm, variant=metric, variant_options=options_for(metric, ilr),
                            init=init, seed=seed)
                 bleu.append(r.final.score)
                 ratio.append(r.final.ratio)
@@ -108,7 +108,7 @@ def experiment_b(data: Path, seed: int) -> dict:
             for k in range(1, 15):
                 tl = T.read_tuning_list(runs[:k], refs, tokenize="none")
                 ilr = 1.0 / max(tl.corpus_bleu(tl.one_best(w)).ratio, 1e-9)
-                r = T.tune(tl, algorithm=algorithm, metric=metric, metric_options=options_for(metric, ilr), init=w,
+                r = T.tune(tl, algorithm=algorithm, variant=metric, variant_options=options_for(metric, ilr), init=w,
                            seed=seed * 100 + k, iterations=None if algorithm == "pro" else 20)
                 w = r.weights
                 res = pool.corpus_bleu(pool.one_best(w))
@@ -136,7 +136,7 @@ def direct_search(pool: T.TuningList, init: np.ndarray, *, seed: int, steps: int
     """Random-restart hill climbing on the pool's corpus BLEU (a reference point, not a tuner)."""
     _, vec = pool.sentence_stats()
     seg = pool.seg_id
-    from bleustats import kbest
+    from bleustats.tools import kbest
 
     def bleu(w):
         rows = kbest.one_best_rows(seg, pool.features @ w)
@@ -185,7 +185,7 @@ def experiment_c(n_src: int, per_src: int, k_best: int, iterations: int, hard_dr
                     acc[decode(pool, seg, w, k_best)] = True
                     tl = pool.select(acc)
                     ilr = 1.0 / max(pool.corpus_bleu(pool.one_best(w)).ratio, 1e-9)
-                    r = T.tune(tl, algorithm=algorithm, metric=metric, metric_options=options_for(metric, ilr),
+                    r = T.tune(tl, algorithm=algorithm, variant=metric, variant_options=options_for(metric, ilr),
                                init=w, seed=seed * 1000 + it, iterations=None if algorithm == "pro" else mira_epochs)
                     w = r.weights
                     res = pool.corpus_bleu(pool.one_best(w))
