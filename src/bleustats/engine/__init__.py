@@ -10,4 +10,6 @@
 - :mod:`~bleustats.engine.stats`: :class:`~bleustats.engine.stats.StatsTable`
   and :func:`~bleustats.engine.stats.compute_stats` (numba kernels in
   ``_stats_kernels``).
+- :mod:`~bleustats.engine.chrf_stats`: chrF / chrF++ statistics (numba kernels
+  in ``_chrf_kernels``).
 """

@@ -7,6 +7,8 @@ only the package name. Everything here is numpy over a statistics table
 - :mod:`~bleustats.metrics.bleu`: the BLEU / ΔBLEU formula from summed
   statistics, corpus and grouped scores, and sacreBLEU's ``corpus_bleu`` /
   ``sentence_bleu``.
+- :mod:`~bleustats.metrics.chrf`: chrF / chrF++ from summed statistics,
+  ``corpus_chrf`` / ``sentence_chrf``.
 - :mod:`~bleustats.metrics.sentence`: the registry of sentence-level variants
   (BLEU+1, Nakov et al.'s fixes, pseudo-document BLEU, Chen & Cherry, ...).
 - :mod:`~bleustats.metrics.results`: :class:`BLEUScore` and :class:`Signature`.

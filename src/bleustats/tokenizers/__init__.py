@@ -14,8 +14,10 @@ The implementation is batched.  For ``13a`` and ``intl`` each distinct line
 is tokenized once, and all of a tokenizer's regular-expression substitutions
 run as a single pass over thousands of lines joined by a separator that
 provably cannot take part in any match, instead of several passes per line.
-The comments in this module's source carry the argument for each step; the
-test suite checks it against sacreBLEU on real and adversarial text.
+The comments in :mod:`~bleustats.tokenizers._marks` and the tokenizer modules
+carry the argument for each step; the test suite checks it against sacreBLEU
+on real and adversarial text. Each tokenizer is also a sacreBLEU-shaped object
+(:class:`Tokenizer13a`, ...; :func:`get_tokenizer` by name).
 """
 
 from __future__ import annotations
@@ -145,8 +147,8 @@ def tokenize_lines(
     -----
     For ``13a`` and ``intl``, identical lines are tokenized once and the regular
     expressions run over thousands of lines joined with a separator that
-    cannot take part in any match, rather than once per line; the module
-    source explains why this gives the per-line result.
+    cannot take part in any match, rather than once per line; the tokenizer
+    modules' comments explain why this gives the per-line result.
 
     Examples
     --------
