@@ -36,7 +36,8 @@ import pyarrow.parquet as pq
 from . import _kernels, io, schemas
 from ._version import __version__
 from .encode import string_buffers, token_lists
-from .tokenize import TOKENIZERS, tokenize_lines
+from .engine.tokenize_bytes import tokenize_array
+from .tokenize import TOKENIZERS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -242,7 +243,9 @@ def _tokenized(texts: pa.Array, tokenize: str, lowercase: bool) -> pa.Array:
         # sacreBLEU's 'none' returns the (rstripped) line and BLEU splits it on
         # whitespace; the encoder's split is exactly str.split(), so no copy here.
         return texts
-    return pa.array(tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase), pa.string())
+    # byte for byte tokenize_lines' output (tests/engine/test_tokenize_kernels.py),
+    # straight from the Arrow bytes: no Python string per line
+    return tokenize_array(texts, tokenize, lowercase=lowercase)
 
 
 def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
