@@ -18,7 +18,8 @@ Per line the kernels
    ``&amp;``, ``&lt;``, ``&gt;`` unescaped, each a left-to-right
    non-overlapping replace of the previous step's result);
 5. write the tokens, UTF-8 encoded, each decision made by looking at the
-   characters around it (:func:`_emit_separated` for 13a and intl, whose
+   classes of the characters around it (:func:`_classify`, then
+   :func:`_emit_separated` for 13a and intl, whose
    period/comma rule is derived in :mod:`bleustats.tokenize`), with one
    ASCII space between tokens: the result of sacreBLEU's final
    ``' '.join(line.split())``.  ``char`` writes every code point followed by
@@ -122,31 +123,37 @@ def _is_space(tables, cp):
 
 
 @njit(cache=True, nogil=True)
+def _decode_one(data, i, end):
+    """``(code point, byte width)`` of the character starting at ``data[i]`` (``i < end``)."""
+    b = np.int64(data[i])
+    if b < 0x80:
+        return b, 1
+    if 0xC0 <= b < 0xE0 and i + 1 < end:
+        return ((b & 0x1F) << 6) | (np.int64(data[i + 1]) & 0x3F), 2
+    if 0xE0 <= b < 0xF0 and i + 2 < end:
+        return (((b & 0x0F) << 12) | ((np.int64(data[i + 1]) & 0x3F) << 6)
+                | (np.int64(data[i + 2]) & 0x3F)), 3
+    if 0xF0 <= b < 0xF8 and i + 3 < end:
+        cp = (((b & 0x07) << 18) | ((np.int64(data[i + 1]) & 0x3F) << 12)
+              | ((np.int64(data[i + 2]) & 0x3F) << 6) | (np.int64(data[i + 3]) & 0x3F))
+        return (cp if cp <= 0x10FFFF else 0xFFFD), 4  # beyond U+10FFFF: stay inside the tables
+    return b, 1  # a stray or truncated byte: not UTF-8 (see "Input assumptions")
+
+
+@njit(cache=True, nogil=True)
 def _decode_utf8(data, start, end, cps):
     """Code points of ``data[start:end]`` into ``cps``; returns how many."""
     n = 0
     i = start
     while i < end:
         b = np.int64(data[i])
-        if b < 0x80:
-            cp = b
+        if b < 0x80:  # the common case, inline
+            cps[n] = b
             i += 1
-        elif 0xC0 <= b < 0xE0 and i + 1 < end:
-            cp = ((b & 0x1F) << 6) | (np.int64(data[i + 1]) & 0x3F)
-            i += 2
-        elif 0xE0 <= b < 0xF0 and i + 2 < end:
-            cp = ((b & 0x0F) << 12) | ((np.int64(data[i + 1]) & 0x3F) << 6) | (np.int64(data[i + 2]) & 0x3F)
-            i += 3
-        elif 0xF0 <= b < 0xF8 and i + 3 < end:
-            cp = (((b & 0x07) << 18) | ((np.int64(data[i + 1]) & 0x3F) << 12)
-                  | ((np.int64(data[i + 2]) & 0x3F) << 6) | (np.int64(data[i + 3]) & 0x3F))
-            if cp > 0x10FFFF:  # not UTF-8; stay inside the tables
-                cp = 0xFFFD
-            i += 4
-        else:  # a stray or truncated byte: not UTF-8 (see "Input assumptions")
-            cp = b
-            i += 1
-        cps[n] = cp
+        else:
+            cp, width = _decode_one(data, i, end)
+            cps[n] = cp
+            i += width
         n += 1
     return n
 
@@ -295,79 +302,103 @@ def _replace_13a(cps, n):
 
 
 @njit(cache=True, nogil=True)
-def _class_of(tables, tok, cp):
-    """The character class (``C_*``) of ``cp`` for tokenizer ``tok`` (13a or intl)."""
-    if tok == TOK_13A:
-        if cp < 128:
-            return np.int64(_ASCII_13A[cp])
-        return C_SPACE if (_entry_of(tables, cp) & FLAG_SPACE) != 0 else C_OTHER
-    entry = _entry_of(tables, cp)
-    if (entry & FLAG_SPACE) != 0:
-        return C_SPACE
-    if (entry & FLAG_NUMBER) != 0:
-        return C_DIGIT
-    if (entry & FLAG_PUNCT) != 0:
-        return C_MARK
-    if (entry & FLAG_SYMBOL) != 0:
-        return C_SEPARATE
-    return C_OTHER
+def _resolve_run(classes, i, j, n, pad):
+    """Turn the run of marks ``classes[i:j]`` into ``C_SEPARATE`` / ``C_OTHER``, in place.
+
+    The period/comma rule (:mod:`bleustats.tokenize` derives it): in a maximal
+    run of ``k`` marks, every mark is a token of its own (``C_SEPARATE``)
+    except the last when the character after the run is a digit and (the
+    character before the run is not a digit and ``k`` is even, or it is a
+    digit and ``k`` is odd); that mark stays glued to the digit after it, and
+    to whatever precedes it unless that is a separated mark (``C_OTHER``).
+    13a pads the line with spaces (``pad``: the ends count as "not a digit");
+    intl does not, and a missing neighbour counts as a digit.  Runs are
+    maximal, so their neighbours are never marks, and rewriting one run
+    cannot change what another sees.
+    """
+    left_digit = (classes[i - 1] == C_DIGIT) if i > 0 else not pad
+    right_digit = (classes[j] == C_DIGIT) if j < n else not pad
+    for m in range(i, j):
+        classes[m] = C_SEPARATE
+    if right_digit and (left_digit == ((j - i) % 2 == 1)):
+        classes[j - 1] = C_OTHER
 
 
 @njit(cache=True, nogil=True)
-def _emit_separated(tables, tok, cps, n, out, pos):
+def _classify(tables, tok, cps, n, classes):
+    """The class (``C_*``) of each of ``cps[:n]`` for 13a or intl into ``classes``, marks resolved.
+
+    Every run of marks is rewritten by :func:`_resolve_run` as soon as the
+    character after it is classified, so ``classes`` never holds ``C_MARK``.
+    """
+    index = tables[0]
+    blocks = tables[1]
+    pad = tok == TOK_13A
+    run = -1  # start of the current run of marks, if any
+    for i in range(n):
+        cp = np.int64(cps[i])
+        if tok == TOK_13A:
+            if cp < 128:
+                cls = np.int64(_ASCII_13A[cp])
+            else:
+                entry = blocks[(np.int64(index[cp >> 8]) << 8) | (cp & 255)]
+                cls = C_SPACE if (entry & FLAG_SPACE) != 0 else C_OTHER
+        else:
+            entry = blocks[(np.int64(index[cp >> 8]) << 8) | (cp & 255)]
+            if (entry & FLAG_SPACE) != 0:
+                cls = C_SPACE
+            elif (entry & FLAG_NUMBER) != 0:
+                cls = C_DIGIT
+            elif (entry & FLAG_PUNCT) != 0:
+                cls = C_MARK
+            elif (entry & FLAG_SYMBOL) != 0:
+                cls = C_SEPARATE
+            else:
+                cls = C_OTHER
+        classes[i] = cls
+        if cls == C_MARK:
+            if run < 0:
+                run = i
+        elif run >= 0:
+            _resolve_run(classes, run, i, n, pad)
+            run = -1
+    if run >= 0:
+        _resolve_run(classes, run, n, n, pad)
+
+
+@njit(cache=True, nogil=True)
+def _emit_separated(cps, classes, n, out, pos):
     """Write the tokens of ``cps[:n]`` for 13a or intl at ``out[pos]``; returns the end.
 
-    ``gap`` records that a token boundary is due: a space is written before the
-    next character when something precedes it on the line, so the output is
-    ``' '.join(tokenized.split())``.
+    ``classes`` holds each character's class with the marks resolved
+    (:func:`_classify`): a space is written
+    before a kept character when something precedes it on the line and
+    either it is ``C_SEPARATE``, or a 13a dash after a digit, or the previous
+    character was whitespace or separated; whitespace itself is dropped.  The
+    result is sacreBLEU's ``' '.join(tokenized.split())``.
 
-    Period/comma rule (:mod:`bleustats.tokenize` derives it): in a maximal run
-    of ``k`` marks, every mark is a token of its own except the last when the
-    character after the run is a digit and (the character before the run is
-    not a digit and ``k`` is even, or it is a digit and ``k`` is odd); that
-    mark stays glued to the digit after it.  13a pads the line with spaces
-    (so the ends count as "not a digit"); intl does not, and a missing
-    neighbour counts as a digit.
+    No branch depends on the class (token boundaries are too irregular to
+    predict): the 0/1 flags are int64 and the space is always stored, then
+    kept or overwritten.  The buffer has room: see "Sizes" in the module docstring.
     """
-    edge_is_digit = tok != TOK_13A
-    start = pos
-    gap = False
-    i = 0
-    while i < n:
+    gap = np.int64(0)  # a token boundary is due before the next kept character
+    started = np.int64(0)  # something has been written on this line
+    prev_digit = np.int64(0)
+    for i in range(n):
+        cls = np.int64(classes[i])
         cp = np.int64(cps[i])
-        cls = _class_of(tables, tok, cp)
-        if cls == C_SPACE:
-            gap = True
-            i += 1
-            continue
-        if cls == C_MARK:
-            j = i + 1
-            while j < n and _class_of(tables, tok, np.int64(cps[j])) == C_MARK:
-                j += 1
-            left_digit = edge_is_digit
-            if i > 0:
-                left_digit = _class_of(tables, tok, np.int64(cps[i - 1])) == C_DIGIT
-            right_digit = edge_is_digit
-            if j < n:
-                right_digit = _class_of(tables, tok, np.int64(cps[j])) == C_DIGIT
-            glue_last = right_digit and (left_digit == ((j - i) % 2 == 1))
-            for m in range(i, j):
-                alone = not (glue_last and m == j - 1)
-                if (gap or alone) and pos > start:
-                    out[pos] = 32
-                    pos += 1
-                pos = _put_utf8(out, pos, np.int64(cps[m]))
-                gap = alone
-            i = j
-            continue
-        alone = cls == C_SEPARATE or (
-            cls == C_DASH and i > 0 and _class_of(tables, tok, np.int64(cps[i - 1])) == C_DIGIT)
-        if (gap or alone) and pos > start:
-            out[pos] = 32
-            pos += 1
-        pos = _put_utf8(out, pos, cp)
-        gap = alone
-        i += 1
+        keep = np.int64(cls != C_SPACE)
+        alone = np.int64(cls == C_SEPARATE) | (np.int64(cls == C_DASH) & prev_digit)
+        out[pos] = 32
+        pos += (gap | alone) & started & keep
+        if cp < 128:
+            out[pos] = cp
+            pos += keep
+        elif keep == 1:
+            pos = _put_utf8(out, pos, cp)
+        started |= keep
+        gap = (1 - keep) | alone
+        prev_digit = np.int64(cls == C_DIGIT)
     return pos
 
 
@@ -397,6 +428,8 @@ def _tokenize_range(data, offsets, l0, l1, tok, lowercase, tables, out, pos, out
         longest = max(longest, np.int64(offsets[line + 1]) - np.int64(offsets[line]))
     src = np.empty(longest + 1, np.int32)
     dst = np.empty(longest + 1 if lowercase else 1, np.int32)
+    separated = tok == TOK_13A or tok == TOK_INTL
+    classes = np.empty(longest + 1 if separated else 1, np.int8)
     for line in range(l0, l1):
         begin = pos
         n = _decode_utf8(data, np.int64(offsets[line]), np.int64(offsets[line + 1]), src)
@@ -406,11 +439,11 @@ def _tokenize_range(data, offsets, l0, l1, tok, lowercase, tables, out, pos, out
             cps = dst
         while n > 0 and _is_space(tables, np.int64(cps[n - 1])):
             n -= 1
-        if tok == TOK_13A:
-            n = _replace_13a(cps, n)
-            pos = _emit_separated(tables, tok, cps, n, out, pos)
-        elif tok == TOK_INTL:
-            pos = _emit_separated(tables, tok, cps, n, out, pos)
+        if separated:
+            if tok == TOK_13A:
+                n = _replace_13a(cps, n)
+            _classify(tables, tok, cps, n, classes)
+            pos = _emit_separated(cps, classes, n, out, pos)
         else:
             pos = _emit_chars(cps, n, out, pos, tok == TOK_CHAR)
         out_len[line] = pos - begin
