@@ -99,13 +99,15 @@ def wmt21_lines(shared: str) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def _median_time(fn, repeats: int) -> tuple[float, object]:
-    times, out = [], None
+def _median_time(fn, repeats: int) -> tuple[float, float, object]:
+    """Median wall seconds, median process CPU seconds (all threads), last result."""
+    times, cpu, out = [], [], None
     for _ in range(repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+        cpu.append(time.process_time() - c)
+    return statistics.median(times), statistics.median(cpu), out
 
 
 def _sacrebleu_tokenizer(tok: str):
@@ -131,19 +133,22 @@ def throughput(name: str, lines: list[str], toks: list[str], lowercase: list[boo
     for tok in toks:
         for lc in lowercase:
             row = {"data": name, "lines": len(lines), "mb": round(mb, 3), "tokenizer": tok, "lowercase": lc}
-            t_regex, want = _median_time(lambda tok=tok, lc=lc: tokenize_lines(lines, tokenize=tok, lowercase=lc),
-                                          repeats)
+            t_regex, c_regex, want = _median_time(
+                lambda tok=tok, lc=lc: tokenize_lines(lines, tokenize=tok, lowercase=lc), repeats)
             row["regex_s"] = t_regex
             row["regex_mb_s"] = mb / t_regex
+            row["regex_mb_per_cpu_s"] = mb / c_regex
             for n in threads:
                 numba.set_num_threads(n)
                 tokenize_array(arr.slice(0, 1000), tok, lowercase=lc)  # JIT warm-up (serial path)
                 tokenize_array(arr, tok, lowercase=lc)  # and the parallel one, when used
-                t_kernel, got = _median_time(lambda tok=tok, lc=lc: tokenize_array(arr, tok, lowercase=lc), repeats)
+                t_kernel, c_kernel, got = _median_time(
+                    lambda tok=tok, lc=lc: tokenize_array(arr, tok, lowercase=lc), repeats)
                 if got.to_pylist() != want:
                     raise SystemExit(f"MISMATCH kernel vs regex on {name} {tok} lowercase={lc}")
                 row[f"kernel_{n}t_s"] = t_kernel
                 row[f"kernel_{n}t_mb_s"] = mb / t_kernel
+                row[f"kernel_{n}t_mb_per_cpu_s"] = mb / c_kernel
             sample = lines[:sacrebleu_max]
             sample_mb = sum(len(s.encode()) for s in sample) / 1e6
 
@@ -153,12 +158,13 @@ def throughput(name: str, lines: list[str], toks: list[str], lowercase: list[boo
                     return [tokenizer(s.lower().rstrip()) for s in sample]
                 return [tokenizer(s.rstrip()) for s in sample]
 
-            t_sb, sb_out = _median_time(run_sacrebleu, repeats)
+            t_sb, c_sb, sb_out = _median_time(run_sacrebleu, repeats)
             if sb_out != want[: len(sample)]:
                 raise SystemExit(f"MISMATCH sacreBLEU vs regex on {name} {tok} lowercase={lc}")
             row["sacrebleu_lines"] = len(sample)
             row["sacrebleu_sampled"] = len(sample) < len(lines)
             row["sacrebleu_mb_s"] = sample_mb / t_sb
+            row["sacrebleu_mb_per_cpu_s"] = sample_mb / c_sb
             print(json.dumps(row), file=sys.stderr, flush=True)
             rows.append(row)
     return rows
@@ -280,13 +286,19 @@ def render_md(meta: dict, rows: list[dict], first: list[dict], corpus_rows: list
             f"after {meta['loadavg_after']} (shared machine: other jobs ran). Medians of {meta['repeats']}. "
             "MB = 1e6 bytes of input UTF-8."), ""]
     if rows:
-        out += [("| data | lines | MB | tok | lc | kernel 1t MB/s | kernel 2t MB/s | regex MB/s | sacreBLEU MB/s | "
-                 "kernel 1t / regex |"), "|---|---|---|---|---|---|---|---|---|---|"]
+        out += [("Wall-clock MB/s, and in brackets MB per CPU second (process CPU time, all threads: "
+                 "less sensitive to other jobs on the machine)."), "",
+                ("| data | lines | MB | tok | lc | kernel 1t | kernel 2t | regex (bleustats.tokenize) | sacreBLEU | "
+                 "kernel 1t / regex | kernel 1t / sacreBLEU |"), "|---|---|---|---|---|---|---|---|---|---|---|"]
+        nan = float("nan")
         for r in rows:
-            sb = f"{r['sacrebleu_mb_s']:.1f}" + (f" ({r['sacrebleu_lines']} lines)" if r["sacrebleu_sampled"] else "")
+            def cell(key, r=r, digits=0):
+                return f"{r.get(key + '_mb_s', nan):.{digits}f} ({r.get(key + '_mb_per_cpu_s', nan):.{digits}f})"
+            sb = cell("sacrebleu", digits=1) + (f", {r['sacrebleu_lines']} lines" if r["sacrebleu_sampled"] else "")
+            k1 = r.get("kernel_1t_mb_s", nan)
             out.append(f"| {r['data']} | {r['lines']} | {r['mb']:.1f} | {r['tokenizer']} | {int(r['lowercase'])} | "
-                       f"{r.get('kernel_1t_mb_s', float('nan')):.0f} | {r.get('kernel_2t_mb_s', float('nan')):.0f} | "
-                       f"{r['regex_mb_s']:.1f} | {sb} | {r.get('kernel_1t_mb_s', float('nan')) / r['regex_mb_s']:.1f}x |")
+                       f"{cell('kernel_1t')} | {cell('kernel_2t')} | {cell('regex', digits=1)} | {sb} | "
+                       f"{k1 / r['regex_mb_s']:.1f}x | {k1 / r['sacrebleu_mb_s']:.0f}x |")
         out.append("")
     for f in first:
         out.append(f"First call, {f['tokenizer']} lowercase={f['lowercase']} (s): " + "; ".join(
