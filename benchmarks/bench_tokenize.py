@@ -28,8 +28,8 @@ the same with an empty ``NUMBA_CACHE_DIR`` (JIT compilation).
 ``--corpus S`` also times corpus BLEU end to end the way ``bench_core.py`` does (its
 ``--worker bleustats`` subprocess: import, first call, then ``corpus_bleu_files`` on
 ``hyp.S.txt`` + ``--corpus-refs`` references), tokenize ``none`` and ``13a`` alternating,
-and reports the engine's stage timings; ``--label`` names the run (e.g. before/after a
-change) in the output.
+and reports the engine's stage timings and the worker's CPU seconds (``--corpus-threads``
+sets ``NUMBA_NUM_THREADS``); ``--label`` names the run (e.g. before/after a change).
 
 Usage::
 
@@ -220,7 +220,7 @@ def first_call(tok: str, lowercase: bool, repeats: int) -> dict:
 # --------------------------------------------------------------------------- corpus BLEU
 
 
-def corpus(size: int, nrefs: int, repeats: int, data: str) -> list[dict]:
+def corpus(size: int, nrefs: int, repeats: int, data: str, threads: int | None = None) -> list[dict]:
     hyp = os.path.join(data, f"hyp.{size}.txt")
     refs = [os.path.join(data, f"ref{k}.{size}.txt") for k in range(nrefs)]
     for path in [hyp, *refs]:
@@ -232,8 +232,11 @@ def corpus(size: int, nrefs: int, repeats: int, data: str) -> list[dict]:
         for tok in order:
             cmd = [sys.executable, os.path.join(HERE, "bench_core.py"), "--worker", "bleustats", "--tok", tok,
                    "--size", str(size), "--hyp", hyp, "--ref-files", *refs]
+            env = dict(os.environ)
+            if threads:
+                env["NUMBA_NUM_THREADS"] = str(threads)
             t = time.perf_counter()
-            p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            p = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
             wall = time.perf_counter() - t
             line = [x for x in p.stdout.splitlines() if x.startswith(RESULT_TAG)]
             if not line:
@@ -248,7 +251,9 @@ def corpus(size: int, nrefs: int, repeats: int, data: str) -> list[dict]:
     rows = []
     for tok, rs in runs.items():
         row = {"size": size, "refs": nrefs, "tokenize": tok, "score": rs[0]["score"],
+               "numba_threads": threads or "default",
                "wall": statistics.median(r["wall"] for r in rs),
+               "cpu_s": statistics.median(r["cpu_s"] for r in rs),
                "compute": statistics.median(r["stages"]["compute"] for r in rs),
                "first_call": statistics.median(r["stages"]["first_call"] for r in rs)}
         stages = [r.get("info", {}).get("timings") or {} for r in rs]
@@ -258,7 +263,8 @@ def corpus(size: int, nrefs: int, repeats: int, data: str) -> list[dict]:
                 row[f"engine_{key}"] = statistics.median(vals)
         rows.append(row)
     ratio = {"compute_13a_over_none": rows[1]["compute"] / rows[0]["compute"],
-             "wall_13a_over_none": rows[1]["wall"] / rows[0]["wall"]}
+             "wall_13a_over_none": rows[1]["wall"] / rows[0]["wall"],
+             "cpu_13a_over_none": rows[1]["cpu_s"] / rows[0]["cpu_s"]}
     return rows + [ratio]
 
 
@@ -305,14 +311,18 @@ def render_md(meta: dict, rows: list[dict], first: list[dict], corpus_rows: list
             f"{mode}: " + ", ".join(f"{k} {v:.3f}" for k, v in f[mode].items()) for mode in ("cache_warm", "cold_compile")))
         out.append("")
     if corpus_rows:
-        out += ["| corpus | refs | tok | wall s | compute s | engine tokenize s | engine encode s | engine kernel s |",
-                "|---|---|---|---|---|---|---|---|"]
+        out += [("| corpus | refs | tok | numba threads | wall s | CPU s | compute s | engine tokenize s | "
+                 "engine encode s | engine kernel s |"),
+                "|---|---|---|---|---|---|---|---|---|---|"]
         for r in corpus_rows[:-1]:
-            out.append(f"| {r['size']} | {r['refs']} | {r['tokenize']} | {r['wall']:.2f} | {r['compute']:.2f} | "
+            out.append(f"| {r['size']} | {r['refs']} | {r['tokenize']} | {r.get('numba_threads', '?')} | "
+                       f"{r['wall']:.2f} | {r.get('cpu_s', float('nan')):.2f} | {r['compute']:.2f} | "
                        f"{r.get('engine_tokenize', float('nan')):.2f} | {r.get('engine_encode', float('nan')):.2f} | "
                        f"{r.get('engine_kernel', float('nan')):.2f} |")
         ratio = corpus_rows[-1]
-        out += ["", f"13a / none: compute {ratio['compute_13a_over_none']:.2f}x, wall {ratio['wall_13a_over_none']:.2f}x", ""]
+        out += ["", (f"13a / none: compute {ratio['compute_13a_over_none']:.2f}x, wall {ratio['wall_13a_over_none']:.2f}x, "
+                     f"CPU {ratio.get('cpu_13a_over_none', float('nan')):.2f}x (CPU: the worker process, all threads, "
+                     "import and first call included)"), ""]
     return "\n".join(out) + "\n"
 
 
@@ -328,6 +338,7 @@ def main(argv=None) -> int:
     ap.add_argument("--first-call", action="store_true", help="time import / tables / first calls")
     ap.add_argument("--corpus", type=int, default=None, metavar="S", help="corpus BLEU on hyp.S + refs, none vs 13a")
     ap.add_argument("--corpus-refs", type=int, default=4)
+    ap.add_argument("--corpus-threads", type=int, default=None, help="NUMBA_NUM_THREADS for the corpus runs")
     ap.add_argument("--label", default="current")
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--shared", default=SHARED)
@@ -345,7 +356,7 @@ def main(argv=None) -> int:
         rows += throughput(name, lines, a.tok, [bool(x) for x in a.lowercase], a.threads, a.repeats,
                            a.sacrebleu_max_lines)
     first = [first_call(tok, False, a.repeats) for tok in a.tok] if a.first_call else []
-    corpus_rows = corpus(a.corpus, a.corpus_refs, a.repeats, a.data) if a.corpus else []
+    corpus_rows = corpus(a.corpus, a.corpus_refs, a.repeats, a.data, a.corpus_threads) if a.corpus else []
     meta["loadavg_after"] = round(os.getloadavg()[0], 2)
     result = {"meta": meta, "throughput": rows, "first_call": first, "corpus": corpus_rows}
     os.makedirs(os.path.dirname(a.out), exist_ok=True)

@@ -35,11 +35,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 
+import bleustats.tokenize as tokmod
 from bleustats.engine import _tokenize_kernels as K
 from bleustats.engine import tokenize_bytes as tb
 from bleustats.engine._tokenize_tables import (
     FLAG_CASE_IGNORABLE,
     FLAG_CASED,
+    FLAG_CHINESE,
     FLAG_LOWER_EXPANDS,
     FLAG_NUMBER,
     FLAG_PUNCT,
@@ -57,7 +59,7 @@ from ..test_tokenize import EXAMPLES, FRAGMENTS, real_lines
 assert sacrebleu.__version__ == "2.6.0", sacrebleu.__version__
 
 NO_JIT = bool(numba.config.DISABLE_JIT)
-SETTINGS = [(tok, lc) for tok in ("13a", "intl", "char", "none") for lc in (False, True)]
+SETTINGS = [(tok, lc) for tok in ("13a", "intl", "char", "none", "zh") for lc in (False, True)]
 SETTING_IDS = [f"{tok}-{'lc' if lc else 'cased'}" for tok, lc in SETTINGS]
 EXAMPLES_PER_TEST = 15 if NO_JIT else 60
 
@@ -70,6 +72,13 @@ def _bleu(tokenize: str, lowercase: bool) -> BLEU:
 def sacrebleu_lines(lines: list[str], tokenize: str, lowercase: bool) -> list[str]:
     preprocess = _bleu(tokenize, lowercase)._preprocess_segment
     return [preprocess(line) for line in lines]
+
+
+def twin_lines(lines: list[str], tokenize: str, lowercase: bool) -> list[str]:
+    """The plain-Python twin: tokenize_lines, or for zh (not in TOKENIZERS yet) its reference."""
+    if tokenize == "zh":
+        return tokmod._tokenize_zh_lines(lines, lowercase=lowercase)
+    return tokenize_lines(lines, tokenize=tokenize, lowercase=lowercase)
 
 
 def kernel_lines(lines: list[str], tokenize: str, lowercase: bool) -> list[str]:
@@ -129,6 +138,21 @@ def test_tables_match_python_and_regex_for_every_code_point() -> None:
         assert not array.flags.writeable
 
 
+def test_chinese_flag_equals_sacrebleu_zh_for_every_code_point() -> None:
+    from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+    is_chinese = TokenizerZh._is_chinese_char
+    t = code_point_tables()
+    entries = t.blocks[(t.index[ALL_CPS >> 8].astype(np.int64) << 8) | (ALL_CPS & 255)]
+    flagged = (entries & FLAG_CHINESE) != 0
+    bmp = ALL_CPS < 0x10000
+    want = np.fromiter((is_chinese(chr(c)) for c in ALL_CPS[bmp].tolist()), bool, int(bmp.sum()))
+    assert np.array_equal(flagged[bmp], want)
+    # sacreBLEU's bounds are all below U+10000 (see bleustats.tokenize), so nothing above is Chinese
+    assert not flagged[~bmp].any()
+    assert not any(is_chinese(chr(c)) for c in ALL_CPS[~bmp][::89].tolist())
+
+
 def test_table_flags_for_known_characters() -> None:
     # Published Unicode properties (DerivedCoreProperties.txt: Cased, Case_Ignorable;
     # UnicodeData.txt: general categories) of a few characters.
@@ -143,7 +167,7 @@ def test_table_flags_for_known_characters() -> None:
         assert flags[ch] & FLAG_NUMBER
     assert flags["€"] & FLAG_SYMBOL and flags["«"] & FLAG_PUNCT
     assert flags["\u3000"] & FLAG_SPACE and flags[" "] & FLAG_SPACE
-    assert flags["\x00"] == 0 and flags["中"] == 0
+    assert flags["\x00"] == 0 and flags["中"] == FLAG_CHINESE
 
 
 def test_entry_kernel_agrees_with_python_lookup() -> None:
@@ -226,6 +250,7 @@ text_piece = st.one_of(
     st.sampled_from(FRAGMENTS),
     st.characters(codec="utf-8"),  # every plane, no surrogates
     st.characters(categories=["P", "S", "N", "Zs", "Zl", "Zp", "Cc", "Mn", "Lm", "Lu"]),
+    st.characters(min_codepoint=0x1FF0, max_codepoint=0x3400),  # zh's range edges, CJK punctuation
 )
 unicode_line = st.lists(text_piece, max_size=14).map("".join)
 unicode_lines = st.lists(unicode_line, min_size=1, max_size=8)
@@ -236,18 +261,18 @@ unicode_lines = st.lists(unicode_line, min_size=1, max_size=8)
 @given(lines=unicode_lines)
 def test_unicode_lines_match_twin_and_sacrebleu(tokenize: str, lowercase: bool, lines: list[str]) -> None:
     got = kernel_lines(lines, tokenize, lowercase)
-    assert_lines_equal(lines, got, tokenize_lines(lines, tokenize=tokenize, lowercase=lowercase))
+    assert_lines_equal(lines, got, twin_lines(lines, tokenize, lowercase))
     assert_lines_equal(lines, got, sacrebleu_lines(lines, tokenize, lowercase))
 
 
 dense_punct = st.lists(
     st.sampled_from([".", ",", ".", ",", "0", "7", "٣", "½", "a", " ", "-", "(", "$", "\n", "«", "、", "€",
-                     "&", "<", "\u3000"]),
+                     "&", "<", "\u3000", "中", "\u2001", "\u2000", "．", "０"]),
     max_size=16,
 ).map("".join)
 
 
-@pytest.mark.parametrize("tokenize", ["13a", "intl"])
+@pytest.mark.parametrize("tokenize", ["13a", "intl", "zh"])
 @settings(max_examples=4 * EXAMPLES_PER_TEST, deadline=None)
 @given(lines=st.lists(dense_punct, min_size=1, max_size=6))
 def test_punctuation_runs_beside_digits(tokenize: str, lines: list[str]) -> None:
@@ -260,7 +285,7 @@ def test_published_examples(tokenize: str, lowercase: bool) -> None:
     lines = EXAMPLES + ["\x00", "a\x00b. 5", "\x00\x00 ,\x00", "In 2015. ", "x" * 300 + "." * 301 + "5"]
     got = kernel_lines(lines, tokenize, lowercase)
     assert_lines_equal(lines, got, sacrebleu_lines(lines, tokenize, lowercase))
-    assert_lines_equal(lines, got, tokenize_lines(lines, tokenize=tokenize, lowercase=lowercase))
+    assert_lines_equal(lines, got, twin_lines(lines, tokenize, lowercase))
 
 
 def test_known_values() -> None:
@@ -270,6 +295,9 @@ def test_known_values() -> None:
     assert kernel_lines(["&amp;lt; &amp;quot;", "<SKIPPED>x"], "13a", True) == ["< & quot ;", "x"]
     assert kernel_lines(["ab  ", " a\u3000b"], "char", False) == ["a b", "  a \u3000 b"]
     assert kernel_lines(["ΟΔΥΣΣΕΥΣ", "İ"], "none", True) == ["οδυσσευς", "i\u0307"]
+    # zh: no padding (so ".5" keeps its period, like intl), CJK characters spaced out
+    assert kernel_lines(["我爱北京。It costs $3.50.", " .5", "中.5", "\u2000x\u2010y"], "zh", False) == [
+        "我 爱 北 京 。 It costs $ 3.50.", ".5", "中 . 5", "x \u2010 y"]
 
 
 @pytest.mark.parametrize(("tokenize", "lowercase"), SETTINGS, ids=SETTING_IDS)
@@ -286,7 +314,7 @@ def test_every_line_of_shared_data(tokenize: str, lowercase: bool) -> None:
     if NO_JIT:
         lines = lines[:: max(1, len(lines) // 150)]
     got = kernel_lines(lines, tokenize, lowercase)
-    assert_lines_equal(lines, got, tokenize_lines(lines, tokenize=tokenize, lowercase=lowercase))
+    assert_lines_equal(lines, got, twin_lines(lines, tokenize, lowercase))
     # and sacreBLEU itself on a spread-out sample (the twin is checked on all of them
     # against sacreBLEU in tests/test_tokenize.py)
     step = max(1, len(lines) // 3000)
@@ -324,7 +352,7 @@ def test_wrapper_takes_the_parallel_path(monkeypatch: pytest.MonkeyPatch) -> Non
     real = K._tokenize_blocks
     monkeypatch.setattr(K, "_tokenize_blocks", lambda *a: calls.append(len(a[2])) or real(*a))
     for tokenize, lowercase in SETTINGS:
-        assert kernel_lines(lines, tokenize, lowercase) == tokenize_lines(lines, tokenize=tokenize, lowercase=lowercase)
+        assert kernel_lines(lines, tokenize, lowercase) == twin_lines(lines, tokenize, lowercase)
     assert len(calls) == len(SETTINGS) and min(calls) > 8
 
 
@@ -374,8 +402,9 @@ def test_unicode_whitespace_is_a_token_boundary() -> None:
 
 def test_errors_name_the_parameter() -> None:
     data = np.frombuffer(b"ab", np.uint8)
-    with pytest.raises(ValueError, match=re.escape("tokenizer must be one of 'none', '13a', 'intl', 'char'; got 'zh'.")):
-        tokenize_buffer(data, np.array([0, 2]), "zh")
+    allowed = "'none', '13a', 'intl', 'char', 'zh'"
+    with pytest.raises(ValueError, match=re.escape(f"tokenizer must be one of {allowed}; got 'ja-mecab'.")):
+        tokenize_buffer(data, np.array([0, 2]), "ja-mecab")
     with pytest.raises(TypeError, match=r"data must be a 1-D numpy uint8 array .* got array of dtype int64"):
         tokenize_buffer(np.array([1, 2]), np.array([0, 2]), "13a")
     with pytest.raises(TypeError, match=r"data must be .* got bytes b'ab'"):

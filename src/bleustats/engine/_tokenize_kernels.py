@@ -5,21 +5,24 @@ string array's UTF-8 buffer and line offsets; output is, for every line, the
 bytes of ``tokenizer(line.lower() if lowercase else line).rstrip()`` in
 sacreBLEU 2.6's sense (see :func:`bleustats.tokenize.tokenize_lines`, the
 plain-Python twin these kernels are tested against), for the tokenizers
-``none``, ``13a``, ``intl`` and ``char``.
+``none``, ``13a``, ``intl`` and ``char``, and ``zh`` (its twin is
+``bleustats.tokenize._tokenize_zh_lines``; ``zh`` is not in
+:data:`bleustats.tokenize.TOKENIZERS` yet).
 
 Per line the kernels
 
 1. decode the UTF-8 bytes into code points (a scratch array per block of lines);
 2. lowercase them as :meth:`str.lower` does, final sigma included, from the
    tables of :mod:`bleustats.engine._tokenize_tables`;
-3. drop trailing :meth:`str.isspace` characters (``rstrip``);
+3. drop trailing :meth:`str.isspace` characters (``rstrip``; ``zh`` drops
+   leading ones too);
 4. for ``13a`` only, apply its plain string replacements in place, in
    sacreBLEU's order (``'<skipped>'`` and ``'-\\n'`` removed; ``&quot;``,
    ``&amp;``, ``&lt;``, ``&gt;`` unescaped, each a left-to-right
    non-overlapping replace of the previous step's result);
 5. write the tokens, UTF-8 encoded, each decision made by looking at the
    classes of the characters around it (:func:`_classify`, then
-   :func:`_emit_separated` for 13a and intl, whose
+   :func:`_emit_separated` for 13a, intl and zh, whose
    period/comma rule is derived in :mod:`bleustats.tokenize`), with one
    ASCII space between tokens: the result of sacreBLEU's final
    ``' '.join(line.split())``.  ``char`` writes every code point followed by
@@ -51,6 +54,7 @@ from numba import njit, prange
 from ._tokenize_tables import (
     FLAG_CASE_IGNORABLE,
     FLAG_CASED,
+    FLAG_CHINESE,
     FLAG_LOWER_EXPANDS,
     FLAG_NUMBER,
     FLAG_PUNCT,
@@ -63,7 +67,8 @@ TOK_NONE = 0
 TOK_13A = 1
 TOK_INTL = 2
 TOK_CHAR = 3
-TOKENIZER_CODES = {"none": TOK_NONE, "13a": TOK_13A, "intl": TOK_INTL, "char": TOK_CHAR}
+TOK_ZH = 4
+TOKENIZER_CODES = {"none": TOK_NONE, "13a": TOK_13A, "intl": TOK_INTL, "char": TOK_CHAR, "zh": TOK_ZH}
 
 #: Output bytes reserved per input byte (see "Sizes" above).
 OUT_BYTES_PER_BYTE = 3
@@ -71,12 +76,14 @@ OUT_BYTES_PER_BYTE = 3
 # Character classes of the separating tokenizers.
 C_OTHER = 0  # copied, glued to its neighbours
 C_SPACE = 1  # str.split() whitespace: a token boundary
-C_SEPARATE = 2  # always a token of its own (13a: ASCII punctuation but ' , - . ; intl: \p{S})
-C_MARK = 3  # the period/comma rule (13a: . and , ; intl: \p{P})
-C_DIGIT = 4  # a digit for that rule (13a: 0-9 ; intl: \p{N})
-C_DASH = 5  # 13a: '-', a token of its own after a digit
+C_SEPARATE = 2  # always a token of its own (13a, zh: ASCII punctuation but ' , - . ; zh: "Chinese";
+#                intl: \p{S})
+C_MARK = 3  # the period/comma rule (13a, zh: . and , ; intl: \p{P})
+C_DIGIT = 4  # a digit for that rule (13a, zh: 0-9 ; intl: \p{N})
+C_DASH = 5  # 13a, zh: '-', a token of its own after a digit
 
-# 13a's classes of the ASCII characters (everything else is C_SPACE or C_OTHER).
+# 13a's (and zh's) classes of the ASCII characters (everything else is C_SPACE or
+# C_OTHER, or for zh also C_SEPARATE).
 _ASCII_13A = np.zeros(128, np.int8)
 for _c in "{|}~[\\]^_` !\"#$%&()*+:;<=>?@/":
     _ASCII_13A[ord(_c)] = C_SEPARATE
@@ -312,7 +319,7 @@ def _resolve_run(classes, i, j, n, pad):
     digit and ``k`` is odd); that mark stays glued to the digit after it, and
     to whatever precedes it unless that is a separated mark (``C_OTHER``).
     13a pads the line with spaces (``pad``: the ends count as "not a digit");
-    intl does not, and a missing neighbour counts as a digit.  Runs are
+    intl and zh do not, and a missing neighbour counts as a digit.  Runs are
     maximal, so their neighbours are never marks, and rewriting one run
     cannot change what another sees.
     """
@@ -326,7 +333,7 @@ def _resolve_run(classes, i, j, n, pad):
 
 @njit(cache=True, nogil=True)
 def _classify(tables, tok, cps, n, classes):
-    """The class (``C_*``) of each of ``cps[:n]`` for 13a or intl into ``classes``, marks resolved.
+    """The class (``C_*``) of each of ``cps[:n]`` for 13a, intl or zh into ``classes``, marks resolved.
 
     Every run of marks is rewritten by :func:`_resolve_run` as soon as the
     character after it is classified, so ``classes`` never holds ``C_MARK``.
@@ -337,12 +344,17 @@ def _classify(tables, tok, cps, n, classes):
     run = -1  # start of the current run of marks, if any
     for i in range(n):
         cp = np.int64(cps[i])
-        if tok == TOK_13A:
+        if tok != TOK_INTL:
             if cp < 128:
                 cls = np.int64(_ASCII_13A[cp])
             else:
                 entry = blocks[(np.int64(index[cp >> 8]) << 8) | (cp & 255)]
-                cls = C_SPACE if (entry & FLAG_SPACE) != 0 else C_OTHER
+                if (entry & FLAG_SPACE) != 0:
+                    cls = C_SPACE
+                elif tok == TOK_ZH and (entry & FLAG_CHINESE) != 0:
+                    cls = C_SEPARATE
+                else:
+                    cls = C_OTHER
         else:
             entry = blocks[(np.int64(index[cp >> 8]) << 8) | (cp & 255)]
             if (entry & FLAG_SPACE) != 0:
@@ -368,7 +380,7 @@ def _classify(tables, tok, cps, n, classes):
 
 @njit(cache=True, nogil=True)
 def _emit_separated(cps, classes, n, out, pos):
-    """Write the tokens of ``cps[:n]`` for 13a or intl at ``out[pos]``; returns the end.
+    """Write the tokens of ``cps[:n]`` for 13a, intl or zh at ``out[pos]``; returns the end.
 
     ``classes`` holds each character's class with the marks resolved
     (:func:`_classify`): a space is written
@@ -428,7 +440,7 @@ def _tokenize_range(data, offsets, l0, l1, tok, lowercase, tables, out, pos, out
         longest = max(longest, np.int64(offsets[line + 1]) - np.int64(offsets[line]))
     src = np.empty(longest + 1, np.int32)
     dst = np.empty(longest + 1 if lowercase else 1, np.int32)
-    separated = tok == TOK_13A or tok == TOK_INTL
+    separated = tok == TOK_13A or tok == TOK_INTL or tok == TOK_ZH
     classes = np.empty(longest + 1 if separated else 1, np.int8)
     for line in range(l0, l1):
         begin = pos
@@ -439,6 +451,13 @@ def _tokenize_range(data, offsets, l0, l1, tok, lowercase, tables, out, pos, out
             cps = dst
         while n > 0 and _is_space(tables, np.int64(cps[n - 1])):
             n -= 1
+        if tok == TOK_ZH:  # zh strips both ends
+            first = 0
+            while first < n and _is_space(tables, np.int64(cps[first])):
+                first += 1
+            if first > 0:
+                cps[: n - first] = cps[first:n]
+                n -= first
         if separated:
             if tok == TOK_13A:
                 n = _replace_13a(cps, n)

@@ -6,6 +6,7 @@ point, the few properties that sacreBLEU's BLEU preprocessing asks about:
 * the Unicode classes ``\\p{N}``, ``\\p{P}`` and ``\\p{S}`` exactly as the
   ``regex`` module (the one sacreBLEU's ``intl`` tokenizer uses) defines them;
 * whether :meth:`str.split` splits on it (:meth:`str.isspace`);
+* whether sacreBLEU's ``zh`` tokenizer spaces it out (its "Chinese" ranges);
 * its :meth:`str.lower` mapping (one code point, or several, as for 'İ'), and
   the two properties CPython's ``str.lower`` consults for the one
   context-dependent mapping, GREEK CAPITAL LETTER SIGMA (final sigma):
@@ -43,6 +44,8 @@ from typing import NamedTuple
 import numpy as np
 import regex
 
+from ..tokenize import CHINESE_RANGES
+
 __all__ = [
     "FLAG_CASED",
     "FLAG_CASE_IGNORABLE",
@@ -63,7 +66,7 @@ FLAG_SYMBOL = 4  # regex \p{S}
 FLAG_SPACE = 8  # str.isspace(): what str.split() splits on
 FLAG_CASED = 16  # cased and not case-ignorable (ends a final-sigma context scan as "cased")
 FLAG_CASE_IGNORABLE = 32  # skipped by the final-sigma context scan
-FLAG_CHINESE = 64  # reserved for sacreBLEU's zh tokenizer (not built yet)
+FLAG_CHINESE = 64  # spaced out by sacreBLEU's zh tokenizer (bleustats.tokenize.CHINESE_RANGES)
 FLAG_LOWER_EXPANDS = 128  # str.lower() gives more than one code point
 
 N_CODE_POINTS = 0x110000
@@ -212,6 +215,8 @@ def code_point_tables() -> CodePointTables:
     case_cps = cps[(cps >> 16 <= 1) | (cps >> 16 == 14)]
     expand_keys, expand_offsets, expand_cps = _lowercase(case_cps, flags, delta)
     _sigma_context(case_cps, flags)
+    for first, last in CHINESE_RANGES:
+        flags[first : last + 1] |= FLAG_CHINESE
     surrogates = slice(0xD800, 0xE000)  # cannot occur in valid UTF-8
     flags[surrogates] = 0
     delta[surrogates] = 0

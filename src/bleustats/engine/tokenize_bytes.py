@@ -96,7 +96,9 @@ def tokenize_buffer(
 
     where :math:`\\ell_i` is the decoded line and tok is sacreBLEU 2.6's
     tokenizer of that name: byte for byte the string
-    :func:`bleustats.tokenize.tokenize_lines` returns for it.
+    :func:`bleustats.tokenize.tokenize_lines` returns for it (for ``zh``,
+    which :data:`bleustats.tokenize.TOKENIZERS` does not list yet,
+    ``bleustats.tokenize._tokenize_zh_lines``).
 
     Parameters
     ----------
@@ -105,7 +107,7 @@ def tokenize_buffer(
         Lines may contain any character, newlines and NUL included.
     offsets : numpy.ndarray of int32 or int64
         ``n_lines + 1`` non-decreasing offsets into ``data``; the first need not be 0.
-    tokenizer : {'13a', 'intl', 'char', 'none'}
+    tokenizer : {'13a', 'intl', 'char', 'none', 'zh'}
         sacreBLEU's tokenizer name.
     lowercase : bool, default False
         Lowercase with :meth:`str.lower` semantics (final sigma, 'İ' -> 'i̇').
@@ -142,10 +144,10 @@ def tokenize_buffer(
     >>> out, out_offsets = tokenize_buffer(data, offsets, "13a", lowercase=True)
     >>> [out[a:b].tobytes().decode() for a, b in zip(out_offsets[:-1], out_offsets[1:])]
     ['hello , world !', 'it costs $ 3.50 ( in 2021 ) .']
-    >>> tokenize_buffer(data, offsets, "zh")
+    >>> tokenize_buffer(data, offsets, "ja-mecab")
     Traceback (most recent call last):
     ...
-    ValueError: tokenizer must be one of 'none', '13a', 'intl', 'char'; got 'zh'.
+    ValueError: tokenizer must be one of 'none', '13a', 'intl', 'char', 'zh'; got 'ja-mecab'.
     """
     tok = _check_tokenizer(tokenizer)
     data, offsets = _check_buffers(data, offsets)
@@ -171,7 +173,7 @@ def tokenize_array(texts: pa.Array | pa.ChunkedArray, tokenizer: str, *, lowerca
     ----------
     texts : pyarrow.Array or pyarrow.ChunkedArray
         One segment per element; no nulls.
-    tokenizer : {'13a', 'intl', 'char', 'none'}
+    tokenizer : {'13a', 'intl', 'char', 'none', 'zh'}
         sacreBLEU's tokenizer name.
     lowercase : bool, default False
         Lowercase first, as :meth:`str.lower` does.
