@@ -321,10 +321,10 @@ def test_empty_and_container_types() -> None:
 # --------------------------------------------------------------------------
 # 3. Arguments and error messages
 
-ALLOWED = "'none', '13a', 'intl', 'char'"
+ALLOWED = "'none', '13a', 'intl', 'char', 'zh'"
 
 
-@pytest.mark.parametrize("bad", ["zh", "ja-mecab", "spm", "13A", "Intl", "", " 13a", None, 13])
+@pytest.mark.parametrize("bad", ["ja-mecab", "spm", "13A", "Intl", "ZH", "", " 13a", None, 13])
 def test_unknown_tokenizer_message(bad: object) -> None:
     expected = re.escape(f"tokenize must be one of {ALLOWED}; got {bad!r}.")
     with pytest.raises(ValueError, match=expected):
@@ -335,7 +335,7 @@ def test_unknown_tokenizer_message(bad: object) -> None:
 
 def test_unknown_tokenizer_checked_before_lines() -> None:
     with pytest.raises(ValueError, match=r"^tokenize must be one of"):
-        tokenize_lines([], tokenize="zh")
+        tokenize_lines([], tokenize="ko-mecab")
 
 
 @pytest.mark.parametrize("tokenize", TOKENIZERS)
@@ -360,7 +360,7 @@ def test_keyword_only() -> None:
 
 
 def test_constants_and_signature() -> None:
-    assert TOKENIZERS == ("none", "13a", "intl", "char")
+    assert TOKENIZERS == ("none", "13a", "intl", "char", "zh")
     assert DEFAULT_TOKENIZER == "13a" == BLEU.TOKENIZER_DEFAULT
     assert set(TOKENIZERS) <= set(BLEU.TOKENIZERS)
     for tok in TOKENIZERS:
@@ -371,6 +371,7 @@ def test_constants_and_signature() -> None:
     assert set(tokmod.__all__) == {
         "DEFAULT_TOKENIZER", "TOKENIZERS", "tokenize_lines", "tokenizer_signature", "get_tokenizer",
         "BaseTokenizer", "NoneTokenizer", "Tokenizer13a", "TokenizerChar", "TokenizerV14International",
+        "TokenizerZh",
     }
 
 

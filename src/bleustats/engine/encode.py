@@ -1,7 +1,9 @@
 """All of encoding: texts → sacreBLEU tokens → exact integer ids in Arrow ``list<int32>``.
 
 :func:`encode_segments` is the one entry point of the statistics pipeline: it
-tokenizes a chunk's hypotheses and references (:func:`tokenized`), then encodes
+tokenizes a chunk's hypotheses and references (:func:`tokenized`: numba kernels
+over the UTF-8 bytes, :mod:`bleustats.engine._tokenize_kernels`, identical to
+sacreBLEU's regexes byte for byte, with no Python string per line), then encodes
 both with two numba kernels (:mod:`bleustats.engine._encode_kernels`) over an
 Arrow string array's UTF-8 buffer (:func:`string_buffers`, zero-copy):
 ``count_tokens`` counts each line's tokens, splitting on exactly the characters
@@ -33,18 +35,23 @@ import time
 
 import numba
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from ..tokenizers import tokenize_lines
-from . import _encode_kernels
+from . import _encode_kernels, _tokenize_kernels
+from ._tokenize_tables import code_point_tables
 
 __all__ = [
+    "BYTE_TOKENIZERS",
     "PARALLEL_MIN_TOKENS",
     "block_bounds",
     "encode_segments",
     "list_buffers",
     "string_buffers",
     "token_lists",
+    "tokenize_array",
+    "tokenize_buffer",
     "tokenized",
 ]
 
@@ -80,6 +87,200 @@ def token_lists(ids: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
     return pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(ids))
 
 
+# --------------------------------------------------------------------------- tokenization over bytes
+
+#: Tokenizer names :func:`tokenize_buffer` accepts, as sacreBLEU spells them.
+BYTE_TOKENIZERS: tuple[str, ...] = tuple(_tokenize_kernels.TOKENIZER_CODES)
+
+# Inputs smaller than this (in bytes) run on one thread: starting the thread
+# pool costs more than it saves.
+_TOKENIZE_PARALLEL_MIN_BYTES = 1 << 16
+# Bytes of input per parallel block (a block's scratch and output stay in cache).
+_TOKENIZE_BLOCK_BYTES = 1 << 16
+
+
+def _check_tokenizer(tokenizer: object) -> int:
+    if not isinstance(tokenizer, str) or tokenizer not in _tokenize_kernels.TOKENIZER_CODES:
+        allowed = ", ".join(map(repr, BYTE_TOKENIZERS))
+        raise ValueError(f"tokenizer must be one of {allowed}; got {tokenizer!r}.")
+    return _tokenize_kernels.TOKENIZER_CODES[tokenizer]
+
+
+def _check_buffers(data: object, offsets: object) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(data, np.ndarray) or data.ndim != 1 or data.dtype != np.uint8:
+        raise TypeError(
+            "data must be a 1-D numpy uint8 array (UTF-8 bytes, e.g. from "
+            f"bleustats.engine.encode.string_buffers); got {_describe(data)}."
+        )
+    if not isinstance(offsets, np.ndarray) or offsets.ndim != 1 or offsets.dtype.kind not in "iu":
+        raise TypeError(
+            f"offsets must be a 1-D numpy integer array (line i is data[offsets[i]:offsets[i + 1]]); "
+            f"got {_describe(offsets)}."
+        )
+    if len(offsets) == 0:
+        raise ValueError("offsets must hold at least one value (n_lines + 1 offsets); got an empty array.")
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if offsets[0] < 0 or offsets[-1] > len(data) or (len(offsets) > 1 and (np.diff(offsets) < 0).any()):
+        raise ValueError(
+            f"offsets must be non-decreasing and within 0..len(data) = {len(data)}; got values from "
+            f"{offsets.min()} to {offsets.max()}{' (decreasing somewhere)' if (np.diff(offsets) < 0).any() else ''}."
+        )
+    return np.ascontiguousarray(data), offsets
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array of dtype {value.dtype} and shape {value.shape}"
+    return f"{type(value).__name__} {value!r:.60}"
+
+
+def _byte_block_bounds(offsets: np.ndarray, n_threads: int) -> np.ndarray:
+    """Line numbers that cut the input into blocks of about ``_TOKENIZE_BLOCK_BYTES`` bytes."""
+    n_lines = len(offsets) - 1
+    total = int(offsets[-1] - offsets[0])
+    n_blocks = min(n_lines, max(4 * n_threads, total // _TOKENIZE_BLOCK_BYTES + 1))
+    targets = offsets[0] + total * np.arange(1, n_blocks, dtype=np.int64) // n_blocks
+    cuts = np.searchsorted(offsets[:-1], targets, side="left")
+    return np.unique(np.r_[0, cuts, n_lines]).astype(np.int64)
+
+
+def tokenize_buffer(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.integer],
+    tokenizer: str,
+    *,
+    lowercase: bool = False,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """Lowercase (optionally) and tokenize every line of a UTF-8 buffer as sacreBLEU does.
+
+    Line ``i`` is ``data[offsets[i]:offsets[i + 1]]``.  Output line ``i``,
+    ``out_data[out_offsets[i]:out_offsets[i + 1]]``, is the UTF-8 encoding of
+
+    .. math::
+
+        \\mathrm{tok}\\big((\\ell_i.\\mathrm{lower}() \\text{ if lowercase else } \\ell_i)
+        .\\mathrm{rstrip}()\\big)
+
+    where :math:`\\ell_i` is the decoded line and tok is sacreBLEU 2.6's
+    tokenizer of that name: byte for byte the string
+    :func:`bleustats.tokenizers.tokenize_lines` returns for it.
+
+    Parameters
+    ----------
+    data : numpy.ndarray of uint8
+        Valid UTF-8 (as in any Arrow string array; read-only buffers are fine).
+        Lines may contain any character, newlines and NUL included.
+    offsets : numpy.ndarray of int32 or int64
+        ``n_lines + 1`` non-decreasing offsets into ``data``; the first need not be 0.
+    tokenizer : {'13a', 'intl', 'char', 'none', 'zh'}
+        sacreBLEU's tokenizer name.
+    lowercase : bool, default False
+        Lowercase with :meth:`str.lower` semantics (final sigma, 'İ' -> 'i̇').
+
+    Returns
+    -------
+    out_data : numpy.ndarray of uint8
+        The preprocessed lines, concatenated.
+    out_offsets : numpy.ndarray of int64
+        ``n_lines + 1`` offsets into ``out_data``, starting at 0.
+
+    Raises
+    ------
+    ValueError
+        If ``tokenizer`` is unknown or ``offsets`` are not valid offsets into ``data``.
+    TypeError
+        If ``data`` or ``offsets`` are not 1-D numpy arrays of the right kind.
+
+    See Also
+    --------
+    tokenize_array : The same for a ``pyarrow`` string array.
+    bleustats.tokenizers.tokenize_lines : The plain-Python implementation.
+
+    Notes
+    -----
+    Bytes that are not UTF-8 cannot occur in an Arrow string array; given
+    them, the kernels stay within their arrays but the output is unspecified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> raw = "Hello, World!It costs $3.50 (in 2021).".encode()
+    >>> data, offsets = np.frombuffer(raw, np.uint8), np.array([0, 13, 38])
+    >>> out, out_offsets = tokenize_buffer(data, offsets, "13a", lowercase=True)
+    >>> [out[a:b].tobytes().decode() for a, b in zip(out_offsets[:-1], out_offsets[1:])]
+    ['hello , world !', 'it costs $ 3.50 ( in 2021 ) .']
+    >>> tokenize_buffer(data, offsets, "ja-mecab")
+    Traceback (most recent call last):
+    ...
+    ValueError: tokenizer must be one of 'none', '13a', 'intl', 'char', 'zh'; got 'ja-mecab'.
+    """
+    tok = _check_tokenizer(tokenizer)
+    data, offsets = _check_buffers(data, offsets)
+    lowercase = bool(lowercase)
+    tables = code_point_tables()
+    n_lines = len(offsets) - 1
+    out_offsets = np.zeros(n_lines + 1, np.int64)
+    n_threads = numba.get_num_threads()
+    if n_threads == 1 or offsets[-1] - offsets[0] < _TOKENIZE_PARALLEL_MIN_BYTES:
+        out, out_len = _tokenize_kernels.tokenize_serial(data, offsets, tok, lowercase, tables)
+        np.cumsum(out_len, out=out_offsets[1:])
+        return out, out_offsets
+    bounds = _byte_block_bounds(offsets, n_threads)
+    tmp, out_len = _tokenize_kernels.tokenize_blocks(data, offsets, bounds, tok, lowercase, tables)
+    np.cumsum(out_len, out=out_offsets[1:])
+    return _tokenize_kernels.gather_blocks(tmp, offsets, bounds, out_offsets), out_offsets
+
+
+def tokenize_array(texts: pa.Array | pa.ChunkedArray, tokenizer: str, *, lowercase: bool = False) -> pa.Array:
+    """:func:`tokenize_buffer` for a ``pyarrow`` string or large_string array.
+
+    Parameters
+    ----------
+    texts : pyarrow.Array or pyarrow.ChunkedArray
+        One segment per element; no nulls.
+    tokenizer : {'13a', 'intl', 'char', 'none', 'zh'}
+        sacreBLEU's tokenizer name.
+    lowercase : bool, default False
+        Lowercase first, as :meth:`str.lower` does.
+
+    Returns
+    -------
+    pyarrow.Array
+        A ``string`` array (``large_string`` when the output exceeds 2 GiB) of
+        the preprocessed segments, tokens separated by single spaces.
+
+    Raises
+    ------
+    TypeError
+        If ``texts`` is not a string array.
+    ValueError
+        If ``texts`` has nulls, or ``tokenizer`` is unknown.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> tokenize_array(pa.array(["«Oui», 2015.", "In 2015. Yes"]), "intl").to_pylist()
+    ['« Oui » , 2015.', 'In 2015 . Yes']
+    """
+    tok_name = tokenizer
+    _check_tokenizer(tok_name)
+    if not isinstance(texts, (pa.Array, pa.ChunkedArray)) or not (
+        pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)
+    ):
+        raise TypeError(f"texts must be a pyarrow string array; got {_describe(texts) if not isinstance(texts, (pa.Array, pa.ChunkedArray)) else texts.type}.")
+    if texts.null_count:
+        raise ValueError(f"texts must have no nulls; got {texts.null_count} null(s). Fill them with '' first.")
+    data, offsets = string_buffers(texts)
+    out, out_offsets = tokenize_buffer(data, offsets, tok_name, lowercase=lowercase)
+    n = len(out_offsets) - 1
+    if out_offsets[-1] < 2**31:
+        return pa.StringArray.from_buffers(n, pa.py_buffer(out_offsets.astype(np.int32)), pa.py_buffer(out))
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(out_offsets), pa.py_buffer(out))
+
+
+# --------------------------------------------------------------------------- encoding
+
+
 def list_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Zero-copy numpy views of a ``list<int32>`` array's flat values and offsets."""
     values = arr.values.to_numpy(zero_copy_only=True)
@@ -88,11 +289,19 @@ def list_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def tokenized(texts: pa.Array, tokenize: str, lowercase: bool) -> pa.Array:
-    """``texts`` as sacreBLEU's tokenizer ``tokenize`` leaves them (tokens joined by spaces)."""
+    """``texts`` as sacreBLEU's tokenizer ``tokenize`` leaves them (tokens joined by spaces).
+
+    Tokenizers with a byte kernel (:data:`BYTE_TOKENIZERS`) run on the Arrow
+    bytes with no Python string per line; any other goes through
+    :func:`bleustats.tokenizers.tokenize_lines`. Both give the same bytes
+    (``tests/engine/test_tokenize_kernels.py``).
+    """
     if tokenize == "none" and not lowercase:
         # sacreBLEU's 'none' returns the (rstripped) line and BLEU splits it on
         # whitespace; the encoder's split is exactly str.split(), so no copy here.
         return texts
+    if tokenize in _tokenize_kernels.TOKENIZER_CODES:
+        return tokenize_array(texts, tokenize, lowercase=lowercase)
     return pa.array(tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase), pa.string())
 
 

@@ -313,7 +313,7 @@ def compute_stats(
         (``seg_id``, ``ref_id``, ``weight``, ``text``).
     ref_weights : list of lists of float, optional
         Weights in [-1, 1], same shape as list ``references``; default all 1.
-    tokenize : {'13a', 'none', 'intl', 'char'}
+    tokenize : {'13a', 'none', 'intl', 'char', 'zh'}
         sacreBLEU tokenizer.
     lowercase : bool
         Lowercase before tokenizing.

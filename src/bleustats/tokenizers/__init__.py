@@ -7,7 +7,7 @@ sacreBLEU 2.x's ``BLEU._preprocess_segment`` produces::
     tokenized = tokenizer(sent.rstrip())
 
 for the tokenizers ``none``, ``13a`` (the default, mteval-v13a), ``intl``
-(mteval-v14 "international") and ``char``.  The output strings are not only
+(mteval-v14 "international"), ``char`` and ``zh``.  The output strings are not only
 equal after ``.split()``: they are equal character for character.
 
 The implementation is batched.  For ``13a`` and ``intl`` each distinct line
@@ -29,6 +29,7 @@ from .tokenizer_base import BaseTokenizer
 from .tokenizer_char import TokenizerChar, tokenize_char
 from .tokenizer_intl import TokenizerV14International, tokenize_intl
 from .tokenizer_none import NoneTokenizer
+from .tokenizer_zh import TokenizerZh, tokenize_zh
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -38,13 +39,14 @@ __all__ = [
     "Tokenizer13a",
     "TokenizerChar",
     "TokenizerV14International",
+    "TokenizerZh",
     "get_tokenizer",
     "tokenize_lines",
     "tokenizer_signature",
 ]
 
 #: Names accepted by the ``tokenize`` parameter, as sacreBLEU spells them.
-TOKENIZERS: tuple[str, ...] = ("none", "13a", "intl", "char")
+TOKENIZERS: tuple[str, ...] = ("none", "13a", "intl", "char", "zh")
 
 #: sacreBLEU's default BLEU tokenizer (mteval-v13a).
 DEFAULT_TOKENIZER = "13a"
@@ -59,6 +61,7 @@ _CLASSES: dict[str, type[BaseTokenizer]] = {
     "13a": Tokenizer13a,
     "intl": TokenizerV14International,
     "char": TokenizerChar,
+    "zh": TokenizerZh,
 }
 
 _CHUNK_TOKENIZERS: dict[str, Callable[[list[str]], list[str]]] = {
@@ -66,6 +69,7 @@ _CHUNK_TOKENIZERS: dict[str, Callable[[list[str]], list[str]]] = {
     "13a": tokenize_13a,
     "intl": tokenize_intl,
     "char": tokenize_char,
+    "zh": tokenize_zh,
 }
 
 
@@ -75,8 +79,8 @@ def _check_tokenize(tokenize: object) -> str:
         allowed = ", ".join(repr(name) for name in TOKENIZERS)
         raise ValueError(
             f"tokenize must be one of {allowed}; got {tokenize!r}. "
-            "sacreBLEU's language-specific tokenizers ('zh', 'ja-mecab', "
-            "'ko-mecab', 'spm', 'flores101', 'flores200', ...) are not supported."
+            "sacreBLEU's 'ja-mecab', 'ko-mecab', 'spm', 'flores101' and 'flores200' "
+            "tokenizers are not supported."
         )
     return tokenize
 
@@ -121,7 +125,7 @@ def tokenize_lines(
         The segments, one string per segment.  A segment may itself contain
         newlines (13a removes ``'-\\n'`` and turns ``'\\n'`` into a space, as
         sacreBLEU does).
-    tokenize : {'13a', 'none', 'intl', 'char'}, default '13a'
+    tokenize : {'13a', 'none', 'intl', 'char', 'zh'}, default '13a'
         The sacreBLEU tokenizer name.
     lowercase : bool, default False
         Lowercase with :meth:`str.lower` before tokenizing.
@@ -162,10 +166,12 @@ def tokenize_lines(
     ['a b   c']
     >>> tokenize_lines(["  keep as is  "], tokenize="none")
     ['  keep as is']
-    >>> tokenize_lines(["x"], tokenize="zh")
+    >>> tokenize_lines(["我爱北京。"], tokenize="zh")
+    ['我 爱 北 京 。']
+    >>> tokenize_lines(["x"], tokenize="ja-mecab")
     Traceback (most recent call last):
     ...
-    ValueError: tokenize must be one of 'none', '13a', 'intl', 'char'; got 'zh'. ...
+    ValueError: tokenize must be one of 'none', '13a', 'intl', 'char', 'zh'; got 'ja-mecab'. ...
     """
     name = _check_tokenize(tokenize)
     items = _as_str_list(lines)
@@ -175,7 +181,7 @@ def tokenize_lines(
             items = list(map(str.lower, items))
         return _CHUNK_TOKENIZERS[name](list(map(str.rstrip, items)))
 
-    # 13a / intl: tokenize each distinct line once.
+    # 13a / intl / zh: tokenize each distinct line once.
     unique = list(dict.fromkeys(items))
     prepared = list(map(str.lower, unique)) if lowercase else unique
     prepared = list(map(str.rstrip, prepared))
@@ -204,7 +210,7 @@ def tokenizer_signature(tokenize: str) -> str:
 
     Parameters
     ----------
-    tokenize : {'13a', 'none', 'intl', 'char'}
+    tokenize : {'13a', 'none', 'intl', 'char', 'zh'}
         The sacreBLEU tokenizer name.
 
     Returns
@@ -223,6 +229,6 @@ def tokenizer_signature(tokenize: str) -> str:
     >>> tokenizer_signature("13a")
     '13a'
     >>> [tokenizer_signature(name) for name in TOKENIZERS]
-    ['none', '13a', 'intl', 'char']
+    ['none', '13a', 'intl', 'char', 'zh']
     """
     return _check_tokenize(tokenize)

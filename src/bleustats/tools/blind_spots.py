@@ -409,7 +409,7 @@ def segment_bigrams(
         One hypothesis (untokenized, as for sacreBLEU).
     references : sequence of str
         Its references; at least one.
-    tokenize : {'13a', 'none', 'intl', 'char'}
+    tokenize : {'13a', 'none', 'intl', 'char', 'zh'}
         sacreBLEU tokenizer.
     lowercase : bool
         Compare case-insensitively.
