@@ -39,7 +39,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from ..tokenizers import tokenize_lines
-from . import _encode_kernels, _tokenize_kernels
+from . import _encode_kernels, _tokenize_kernels, columns
 from ._tokenize_tables import code_point_tables
 
 __all__ = [
@@ -83,8 +83,8 @@ def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 def token_lists(ids: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
     """Wrap flat int32 token ids and per-line offsets as an Arrow ``list<int32>`` (no copy of ids)."""
     if offsets[-1] < 2**31:
-        return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(ids))
-    return pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(ids))
+        return pa.ListArray.from_arrays(columns.numeric(offsets.astype(np.int32)), columns.numeric(ids))
+    return pa.LargeListArray.from_arrays(columns.numeric(offsets.astype(np.int64)), columns.numeric(ids))
 
 
 # --------------------------------------------------------------------------- tokenization over bytes
@@ -283,8 +283,8 @@ def tokenize_array(texts: pa.Array | pa.ChunkedArray, tokenizer: str, *, lowerca
 
 def list_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Zero-copy numpy views of a ``list<int32>`` array's flat values and offsets."""
-    values = arr.values.to_numpy(zero_copy_only=True)
-    offsets = arr.offsets.to_numpy(zero_copy_only=True)
+    values = columns.to_numpy(arr.values)
+    offsets = columns.to_numpy(arr.offsets)
     return values, offsets
 
 
@@ -302,7 +302,7 @@ def tokenized(texts: pa.Array, tokenize: str, lowercase: bool) -> pa.Array:
         return texts
     if tokenize in _tokenize_kernels.TOKENIZER_CODES:
         return tokenize_array(texts, tokenize, lowercase=lowercase)
-    return pa.array(tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase), pa.string())
+    return columns.strings(tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase))
 
 
 def _padded_words(data: np.ndarray) -> np.ndarray:

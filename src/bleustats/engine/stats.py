@@ -27,18 +27,15 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
-import numba
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .._validate import describe_ids
 from .._version import __version__
 from ..errors import InputError
-from ..tokenizers import TOKENIZERS
-from . import _stats_kernels, io, schemas
-from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers
+from . import columns as columns_
+from . import io, schemas, small
+from .options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, check_options
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,13 +49,6 @@ __all__ = [
     "compute_stats_files",
     "load_stats",
 ]
-
-#: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
-REF_VIEWS = ("all", "threshold", "first")
-#: ΔBLEU weighted-match definitions: the paper's, or the first author's 2019 implementation.
-DELTA_DEFINITIONS = ("paper", "galley2019")
-#: Largest supported n-gram order (the kernel has no intrinsic limit; this bounds table width).
-MAX_ORDER_LIMIT = 32
 
 _META = "bleustats."
 
@@ -137,8 +127,8 @@ class StatsTable:
         """One column as a numpy array (zero-copy for numeric columns)."""
         col = self.table.column(name)
         if col.num_chunks == 1:
-            return col.chunk(0).to_numpy(zero_copy_only=False)
-        return col.to_numpy()
+            return columns_.to_numpy(col.chunk(0))
+        return columns_.to_numpy(col)
 
     def to_pandas(self) -> pd.DataFrame:
         return self.table.to_pandas()
@@ -152,7 +142,7 @@ class StatsTable:
                     f"rows: a boolean mask must have one entry per row ({len(self)}); got shape {rows.shape}."
                 )
             rows = np.flatnonzero(rows)
-        return StatsTable(self.table.take(pa.array(rows.astype(np.int64, copy=False))))
+        return StatsTable(self.table.take(columns_.numeric(rows.astype(np.int64, copy=False))))
 
     def up_to_order(self, max_ngram_order: int) -> "StatsTable":
         """The table with the per-order columns of orders 1..max_ngram_order only, settings kept.
@@ -182,6 +172,8 @@ class StatsTable:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the table to Parquet, whole or not at all (metadata included)."""
+        import pyarrow.parquet as pq
+
         io.write_atomic(path, lambda tmp: pq.write_table(self.table, tmp))
 
 
@@ -197,6 +189,8 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
     >>> load_stats(p).column("match_2").tolist()
     [1]
     """
+    import pyarrow.parquet as pq
+
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
@@ -216,43 +210,14 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
 # --------------------------------------------------------------------------- checks
 
 
-def _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition):
-    if tokenize not in TOKENIZERS:
-        raise ValueError(
-            f"tokenize must be one of {', '.join(map(repr, TOKENIZERS))}; got {tokenize!r}."
-        )
-    if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or not (
-        1 <= max_ngram_order <= MAX_ORDER_LIMIT
-    ):
-        raise ValueError(
-            f"max_ngram_order must be an integer from 1 to {MAX_ORDER_LIMIT}; got {max_ngram_order!r}."
-        )
-    if ref_view not in REF_VIEWS:
-        raise ValueError(f"ref_view must be one of {', '.join(map(repr, REF_VIEWS))}; got {ref_view!r}.")
-    if ref_view != "threshold" and weight_threshold is not None:
-        raise ValueError(
-            f"weight_threshold is only used with ref_view='threshold'; got weight_threshold="
-            f"{weight_threshold!r} with ref_view={ref_view!r}. Pass ref_view='threshold' or drop it."
-        )
-    if ref_view == "threshold":
-        if weight_threshold is None or not np.isfinite(weight_threshold):
-            raise ValueError(
-                f"weight_threshold must be a finite number when ref_view='threshold'; got {weight_threshold!r}."
-            )
-    if delta_definition not in DELTA_DEFINITIONS:
-        raise ValueError(
-            "delta_definition must be one of "
-            f"{', '.join(map(repr, DELTA_DEFINITIONS))}; got {delta_definition!r}."
-        )
-
-
 def _apply_view(refs: pa.Table, ref_view: str, weight_threshold: float | None) -> pa.Table:
     if ref_view == "threshold":
-        return refs.filter(pc.greater_equal(refs.column("weight"), weight_threshold))
+        keep = columns_.to_numpy(refs.column("weight")) >= weight_threshold
+        return refs.take(columns_.numeric(np.flatnonzero(keep)))
     if ref_view == "first":
-        seg = refs.column("seg_id").to_numpy()
+        seg = columns_.to_numpy(refs.column("seg_id"))
         _, first = np.unique(seg, return_index=True)
-        return refs.take(pa.array(np.sort(first)))
+        return refs.take(columns_.numeric(np.sort(first)))
     return refs
 
 
@@ -263,7 +228,57 @@ def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """column[rows] as one array: a zero-copy slice when rows are consecutive."""
     if len(rows) and (np.diff(rows) == 1).all():
         return column.slice(int(rows[0]), len(rows)).combine_chunks()
-    return column.take(pa.array(rows)).combine_chunks()
+    return column.take(columns_.numeric(rows)).combine_chunks()
+
+
+def _kernel_statistics(hyp_text: pa.ChunkedArray, ref_text: pa.ChunkedArray, weights: np.ndarray,
+                       hyp_seg: np.ndarray, ref_seg: np.ndarray, n_seg: int, n: int, delta_definition: str,
+                       tokenize: str, lowercase: bool, chunk_segments: int, timings: dict[str, float],
+                       out: tuple[np.ndarray, ...]) -> None:
+    """The numba pipeline (encode, statistics kernel) over chunks of segments, into the arrays ``out``."""
+    import numba
+
+    from . import _stats_kernels
+    from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers
+
+    lens, ref_avg, n_refs, wmax, counts, wcounts = out
+    hyp_sort = np.argsort(hyp_seg, kind="stable")
+    ref_sort = np.argsort(ref_seg, kind="stable")
+    hyp_ptr_all = np.searchsorted(hyp_seg[hyp_sort], np.arange(n_seg + 1))
+    ref_ptr_all = np.searchsorted(ref_seg[ref_sort], np.arange(n_seg + 1))
+    definition = _stats_kernels.DEF_PAPER if delta_definition == "paper" else _stats_kernels.DEF_GALLEY2019
+    n_threads = numba.get_num_threads()
+    for c0 in range(0, n_seg, chunk_segments):
+        c1 = min(n_seg, c0 + chunk_segments)
+        h_rows = hyp_sort[hyp_ptr_all[c0]:hyp_ptr_all[c1]]
+        r_rows = ref_sort[ref_ptr_all[c0]:ref_ptr_all[c1]]
+        if len(h_rows) == 0:
+            continue
+        hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
+        ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
+        hyp_ids, ref_ids = encode_segments(_rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr,
+                                           ref_ptr, tokenize=tokenize, lowercase=lowercase, timings=timings)
+        t2 = time.perf_counter()
+        hv, ho = list_buffers(hyp_ids)
+        rv, ro = list_buffers(ref_ids)
+        work = np.diff(ho[hyp_ptr].astype(np.int64)) + np.diff(ro[ref_ptr].astype(np.int64)) + 1
+        args = (hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
+                rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
+                np.ascontiguousarray(weights[r_rows]), n, definition,
+                max(int(hv.max(initial=-1)), int(rv.max(initial=-1))) + 1)
+        if n_threads == 1 or work.sum() < PARALLEL_MIN_TOKENS:
+            res = _stats_kernels.compute_stats_serial(*args)
+        else:
+            res = _stats_kernels.compute_stats(*args, block_bounds(work, 8 * n_threads))
+        c_lens, c_avg, c_nrefs, c_wmax, c_counts, c_wcounts = res
+        lens[:, h_rows] = c_lens
+        ref_avg[h_rows] = c_avg
+        n_refs[h_rows] = c_nrefs
+        wmax[h_rows] = c_wmax
+        counts[:, h_rows] = c_counts
+        wcounts[:, h_rows] = c_wcounts
+        del hyp_ids, ref_ids, hv, ho, rv, ro, args, res  # before the next chunk
+        timings["kernel"] += time.perf_counter() - t2
 
 
 def compute_stats(
@@ -352,7 +367,7 @@ def compute_stats(
     >>> st.column("match_1").tolist(), st.column("wmatch_1").tolist(), st.column("wtotal_1").tolist()
     ([2], [1.0], [2.0])
     """
-    _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
+    check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
     if not isinstance(chunk_segments, (int, np.integer)) or chunk_segments < 1:
         raise ValueError(f"chunk_segments must be a positive integer; got {chunk_segments!r}.")
     timings: dict[str, float] = {}
@@ -360,14 +375,14 @@ def compute_stats(
     hyps = io.as_hypotheses_table(hypotheses, system=system)
     refs = io.as_references_table(references, ref_weights, n_hyp=len(hyps) if not io.is_table(hypotheses) else None,
                                   layout=references_layout)
-    uniform = bool(refs.num_rows == 0 or pc.all(pc.equal(refs.column("weight"), 1.0)).as_py())
+    uniform = bool((columns_.to_numpy(refs.column("weight")) == 1.0).all())
     refs = _apply_view(refs, ref_view, weight_threshold)
     timings["read"] = time.perf_counter() - t0
 
     # Segment index: the distinct seg_ids that have references in this view.
-    ref_seg_ids = refs.column("seg_id").to_numpy()
+    ref_seg_ids = columns_.to_numpy(refs.column("seg_id"))
     seg_keys, ref_seg = np.unique(ref_seg_ids, return_inverse=True)
-    hyp_seg_ids = hyps.column("seg_id").to_numpy()
+    hyp_seg_ids = columns_.to_numpy(hyps.column("seg_id"))
     hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids)
     found = (hyp_seg < len(seg_keys)) & (seg_keys[np.minimum(hyp_seg, max(len(seg_keys) - 1, 0))] == hyp_seg_ids
                                          if len(seg_keys) else np.zeros(len(hyp_seg_ids), bool))
@@ -384,51 +399,36 @@ def compute_stats(
     n_hyp = hyps.num_rows
     n = max_ngram_order
     # the kernels' output layout, for all rows; each chunk's rows are scattered into it
-    lens, ref_avg, n_refs, wmax, counts, wcounts = _stats_kernels.alloc_outputs(n_hyp, n)
+    lens = np.zeros((3, n_hyp), np.int64)
+    ref_avg = np.zeros(n_hyp, np.float64)
+    n_refs = np.zeros(n_hyp, np.int64)
+    wmax = np.zeros(n_hyp, np.float64)
+    counts = np.zeros((2 * n, n_hyp), np.int64)
+    wcounts = np.zeros((2 * n, n_hyp), np.float64)
 
-    hyp_sort = np.argsort(hyp_seg, kind="stable")
-    ref_sort = np.argsort(ref_seg, kind="stable")
-    n_seg = len(seg_keys)
-    hyp_ptr_all = np.searchsorted(hyp_seg[hyp_sort], np.arange(n_seg + 1))
-    ref_ptr_all = np.searchsorted(ref_seg[ref_sort], np.arange(n_seg + 1))
     hyp_text = hyps.column("text")
     ref_text = refs.column("text")
-    weights = refs.column("weight").to_numpy()
-    definition = _stats_kernels.DEF_PAPER if delta_definition == "paper" else _stats_kernels.DEF_GALLEY2019
-    n_threads = numba.get_num_threads()
+    weights = columns_.to_numpy(refs.column("weight"))
     timings.update(tokenize=0.0, encode=0.0, kernel=0.0)
-
-    for c0 in range(0, n_seg, chunk_segments):
-        c1 = min(n_seg, c0 + chunk_segments)
-        h_rows = hyp_sort[hyp_ptr_all[c0]:hyp_ptr_all[c1]]
-        r_rows = ref_sort[ref_ptr_all[c0]:ref_ptr_all[c1]]
-        if len(h_rows) == 0:
-            continue
-        hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
-        ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
-        hyp_ids, ref_ids = encode_segments(_rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr,
-                                           ref_ptr, tokenize=tokenize, lowercase=lowercase, timings=timings)
-        t2 = time.perf_counter()
-        hv, ho = list_buffers(hyp_ids)
-        rv, ro = list_buffers(ref_ids)
-        work = np.diff(ho[hyp_ptr].astype(np.int64)) + np.diff(ro[ref_ptr].astype(np.int64)) + 1
-        args = (hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
-                rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
-                np.ascontiguousarray(weights[r_rows]), n, definition,
-                max(int(hv.max(initial=-1)), int(rv.max(initial=-1))) + 1)
-        if n_threads == 1 or work.sum() < PARALLEL_MIN_TOKENS:
-            out = _stats_kernels.compute_stats_serial(*args)
-        else:
-            out = _stats_kernels.compute_stats(*args, block_bounds(work, 8 * n_threads))
-        c_lens, c_avg, c_nrefs, c_wmax, c_counts, c_wcounts = out
-        lens[:, h_rows] = c_lens
-        ref_avg[h_rows] = c_avg
-        n_refs[h_rows] = c_nrefs
-        wmax[h_rows] = c_wmax
-        counts[:, h_rows] = c_counts
-        wcounts[:, h_rows] = c_wcounts
-        del hyp_ids, ref_ids, hv, ho, rv, ro, args, out  # before the next chunk
-        timings["kernel"] += time.perf_counter() - t2
+    n_chars = sum(c.nbytes for c in hyp_text.chunks) + sum(c.nbytes for c in ref_text.chunks)
+    if small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+        t = time.perf_counter()
+        ref_segments: list[list[tuple[str, float]]] = [[] for _ in seg_keys]
+        for text, w, s in zip(ref_text.to_pylist(), weights.tolist(), ref_seg.tolist()):
+            ref_segments[s].append((text, w))
+        rows = small.segment_statistics(hyp_text.to_pylist(), hyp_seg.tolist(), ref_segments, tokenize=tokenize,
+                                        lowercase=lowercase, max_ngram_order=n, delta_definition=delta_definition)
+        if rows:
+            hl, closest, shortest, avg, nr, w_max, match, total, wmatch, wtotal = zip(*rows)
+            lens[:] = (hl, closest, shortest)
+            ref_avg[:], n_refs[:], wmax[:] = avg, nr, w_max
+            counts[:] = np.array(match + total, np.int64).reshape(2, n_hyp, n).transpose(0, 2, 1).reshape(2 * n, n_hyp)
+            wcounts[:] = np.array(wmatch + wtotal, np.float64).reshape(2, n_hyp, n).transpose(0, 2, 1).reshape(
+                2 * n, n_hyp)
+        timings["plain"] = time.perf_counter() - t
+    else:
+        _kernel_statistics(hyp_text, ref_text, weights, hyp_seg, ref_seg, len(seg_keys), n, delta_definition,
+                           tokenize, lowercase, chunk_segments, timings, (lens, ref_avg, n_refs, wmax, counts, wcounts))
 
     t = time.perf_counter()
     columns = {
@@ -449,7 +449,7 @@ def compute_stats(
             columns[f"{prefix}_{i + 1}"] = wcounts[k * n + i]
     schema = schemas.arrow_schema("statistics", max_ngram_order=n)
     table = pa.Table.from_arrays(
-        [c if isinstance(c, pa.ChunkedArray) else pa.array(c) for c in columns.values()],
+        [c if isinstance(c, pa.ChunkedArray) else columns_.numeric(c) for c in columns.values()],
         schema=schema,
     )
     meta = {

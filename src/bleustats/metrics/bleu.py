@@ -40,6 +40,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import os
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -47,12 +48,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validate import check_choice, describe_ids
-from ..engine.stats import StatsTable, compute_stats, compute_stats_files
+from ..engine import small
+from ..engine.options import check_options
 from ..errors import InputError
 from .results import BLEUScore, Signature
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
     import pandas as pd
+
+    from ..engine.stats import StatsTable
 
 __all__ = [
     "METRICS",
@@ -364,6 +368,7 @@ def statistics_matrix(stats: StatsTable, *, metric: str = "bleu", ref_length: st
 
     Examples
     --------
+    >>> from bleustats.engine.stats import compute_stats
     >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none", max_ngram_order=2)
     >>> correct, total, hyp_len, ref_len = statistics_matrix(st)
     >>> correct.tolist(), total.tolist(), hyp_len.tolist(), ref_len.tolist()
@@ -402,6 +407,7 @@ def score_signature(stats: StatsTable, *, metric: str = "bleu", smooth_method: s
 
     Examples
     --------
+    >>> from bleustats.engine.stats import compute_stats
     >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none")
     >>> str(score_signature(st, smooth_method="floor"))
     'nrefs:1|case:mixed|eff:no|tok:none|smooth:floor[0.10]|order:4|refs:all|w:uniform|metric:bleu|version:...'
@@ -620,6 +626,125 @@ def sentence_scores(
                           smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
 
 
+# --------------------------------------------------------------------------- a few segments, plain floats
+
+
+def _plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int | float, k: float | None,
+                smooth_method: str, use_effective_order: bool) -> tuple[float, list, float, list, list]:
+    """:func:`_bleu` of one row of Python numbers: ``(score, precisions, bp, counts, totals)``.
+
+    The same float operations in the same order as the vectorized formula
+    (``math.log`` / ``math.exp`` where it calls numpy's, so a score may differ
+    from it in the last bit, never more: ``tests/metrics/test_plain.py``);
+    ``counts`` / ``totals`` as :func:`bleu_from_sums` reports them.
+    """
+    n_order = len(correct)
+    c = [float(x) for x in correct]
+    t = [float(x) for x in total]
+    any_match = any(x != 0 for x in c)
+    bp = 1.0 if sys_len >= ref_len else math.exp(1.0 - ref_len / sys_len) if sys_len > 0 else 0.0
+    if smooth_method == "add-k":
+        for i in range(1, n_order):
+            c[i] += float(k)
+            t[i] += float(k)
+    precisions = []
+    valid = True
+    n_valid = doublings = 0
+    for ci, ti in zip(c, t):
+        valid = valid and ti > 0  # from the first order with total 0 on, precision 0
+        n_valid += valid
+        t_safe = ti if ti > 0 else 1.0
+        p = 100.0 * ci / t_safe if ci > 0 else 0.0
+        if valid and ci == 0:
+            if smooth_method == "exp":
+                doublings += 1
+                p = 100.0 / (2.0 ** doublings * t_safe)
+            elif smooth_method == "floor":
+                p = 100.0 * k / t_safe
+        precisions.append(p if valid else 0.0)
+    eff = (n_valid or n_order) if use_effective_order else n_order
+    acc = 0.0
+    for i, p in enumerate(precisions):
+        acc = acc + ((math.log(p) if p > 0 else _LOG_FLOOR) if i < eff else 0.0)
+    if not any_match:
+        return 0.0, [0.0] * n_order, bp, [float(x) for x in correct], [float(x) for x in total]
+    return bp * math.exp(acc / eff), precisions, bp, c, t
+
+
+def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layout: str, options: dict[str, Any],
+                       scoring: dict[str, Any]) -> BLEUScore | None:
+    """:func:`corpus_bleu` without the pipeline, for small list inputs; ``None``: take the pipeline.
+
+    ``None`` also for every input the pipeline rejects (wrong types or shapes,
+    a segment without a reference in the view, ΔBLEU without a positive weight),
+    so that errors are raised, with their messages, in one place.
+    """
+    check_options(options["tokenize"], options["max_ngram_order"], options["ref_view"], options["weight_threshold"],
+                  options["delta_definition"])
+    if not isinstance(hypotheses, (list, tuple)) or not all(type(h) is str for h in hypotheses) or not hypotheses:
+        return None
+    segments = small.plain_references(references, ref_weights, n_hyp=len(hypotheses), layout=layout)
+    if segments is None:
+        return None
+    uniform = all(w == 1.0 for seg in segments for _, w in seg)
+    segments = small.view_references(segments, options["ref_view"], options["weight_threshold"])
+    n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in segments for text, _ in seg)
+    if not all(segments) or not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+        return None
+    metric = scoring["metric"]
+    if metric is None:
+        metric = "delta_bleu" if ref_weights is not None or not uniform else "bleu"
+    smooth_method, ref_length = scoring["smooth_method"], scoring["ref_length"]
+    k = check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=scoring["smooth_value"],
+                              ref_length=ref_length)
+    rows = small.segment_statistics(hypotheses, range(len(hypotheses)), segments, tokenize=options["tokenize"],
+                                    lowercase=options["lowercase"], max_ngram_order=options["max_ngram_order"],
+                                    delta_definition=options["delta_definition"])
+    delta = metric == "delta_bleu"
+    if delta and any(row[5] <= 0 for row in rows):
+        return None  # ΔBLEU is not defined there: the pipeline names the segments
+    n = options["max_ngram_order"]
+    num, den = (8, 9) if delta else (6, 7)
+    raw_c = [sum(row[num][i] for row in rows) for i in range(n)] if len(rows) > 1 else list(rows[0][num])
+    t_sum = [sum(row[den][i] for row in rows) for i in range(n)] if len(rows) > 1 else list(rows[0][den])
+    sys_len = sum(row[0] for row in rows)
+    r_len = sum(row[REF_LENGTHS.index(ref_length) + 1] for row in rows)
+    c_sum = [max(x, 0.0) for x in raw_c] if delta else raw_c
+    score, precisions, bp, counts, totals = _plain_bleu(c_sum, t_sum, sys_len, r_len, k, smooth_method,
+                                                        scoring["use_effective_order"])
+    integral = not delta
+    int_len = ref_length != "average"
+    n_refs = {row[4] for row in rows}
+    signature = Signature(
+        nrefs=str(n_refs.pop()) if len(n_refs) == 1 else "var",
+        tokenize=options["tokenize"],
+        lowercase=bool(options["lowercase"]),
+        smooth=smooth_method if k is None else f"{smooth_method}[{k:.2f}]",
+        effective_order=scoring["use_effective_order"],
+        max_ngram_order=n,
+        ref_view=options["ref_view"],
+        weight_threshold=float(options["weight_threshold"]) if options["ref_view"] == "threshold" else None,
+        weights="uniform" if uniform else "custom",
+        metric=metric,
+        delta_definition=options["delta_definition"] if delta else None,
+        ref_length=ref_length,
+    )
+    names = _PREFIXES[metric]
+    return BLEUScore(
+        score=score,
+        counts=[_num(v, integral and v.is_integer()) for v in counts],
+        totals=[_num(v, integral and v.is_integer()) for v in totals],
+        precisions=precisions,
+        bp=bp,
+        sys_len=int(sys_len),
+        ref_len=_num(r_len, int_len),
+        signature=signature,
+        stats={names[0]: [_num(v, integral) for v in raw_c], names[1]: [_num(v, integral) for v in t_sum],
+               "hyp_len": int(sys_len), "ref_len": _num(r_len, int_len)},
+        name="ΔBLEU" if delta else "BLEU",
+    )
+
+
 # --------------------------------------------------------------------------- sacreBLEU's functions
 
 
@@ -685,12 +810,25 @@ def corpus_bleu(
     Returns
     -------
     BLEUScore
+
+    Notes
+    -----
+    A small input (see :func:`bleustats.engine.small.prefer_plain`) is counted
+    in plain Python (:mod:`bleustats.engine.small`) and scored on plain floats:
+    the same statistics as the numba pipeline's, the same score to the last
+    bit or two (``tests/metrics/test_plain.py``).
     """
-    stats = compute_stats(
-        hypotheses, references, ref_weights=ref_weights, tokenize=tokenize, lowercase=lowercase,
-        max_ngram_order=max_ngram_order, ref_view=ref_view, weight_threshold=weight_threshold,
-        delta_definition=delta_definition, references_layout=references_layout,
-    )
+    options = dict(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
+                   weight_threshold=weight_threshold, delta_definition=delta_definition)
+    scoring = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                   use_effective_order=use_effective_order, ref_length=ref_length)
+    fast = _plain_corpus_bleu(hypotheses, references, ref_weights, references_layout, options, scoring)
+    if fast is not None:
+        return fast
+    from ..engine.stats import compute_stats
+
+    stats = compute_stats(hypotheses, references, ref_weights=ref_weights, references_layout=references_layout,
+                          **options)
     return corpus_score(
         stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
         smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
@@ -735,11 +873,16 @@ def sentence_bleu(
                             f"{type(references).__name__}.")
     refs = [list(references)]
     weights = None if ref_weights is None else [list(ref_weights)]
-    stats = compute_stats(
-        [hypothesis], refs, ref_weights=weights, tokenize=tokenize, lowercase=lowercase,
-        max_ngram_order=max_ngram_order, ref_view=ref_view, weight_threshold=weight_threshold,
-        delta_definition=delta_definition, references_layout="segments",
-    )
+    options = dict(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
+                   weight_threshold=weight_threshold, delta_definition=delta_definition)
+    fast = _plain_corpus_bleu([hypothesis], refs, weights, "segments", options, dict(
+        metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+        use_effective_order=use_effective_order, ref_length=ref_length))
+    if fast is not None:
+        return fast
+    from ..engine.stats import compute_stats
+
+    stats = compute_stats([hypothesis], refs, ref_weights=weights, references_layout="segments", **options)
     return corpus_score(
         stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
         smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
@@ -770,6 +913,8 @@ def corpus_bleu_files(
     reference file (one number per line). The result's ``stats`` carries the
     per-stage timings under ``"timings"``.
     """
+    from ..engine.stats import compute_stats_files
+
     stats = compute_stats_files(
         hypotheses_path, reference_paths, ref_weight_paths=ref_weight_paths, tokenize=tokenize,
         lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
