@@ -47,6 +47,7 @@ __all__ = [
     "TABLE_SUFFIXES",
     "as_hypotheses_table",
     "as_references_table",
+    "decode_utf8",
     "is_table",
     "iter_line_chunks",
     "lines_table",
@@ -337,7 +338,7 @@ def _open_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: cannot be read ({exc}).") from None
 
 
-def _decode(data: bytes, where: str, first_line: int = 1) -> str:
+def decode_utf8(data: bytes, where: str, first_line: int = 1) -> str:
     """UTF-8 text of ``data``; an error names the line (``data`` starts at ``first_line``) and byte."""
     try:
         return data.decode("utf-8")
@@ -459,7 +460,7 @@ def _bytes_to_lines(data: bytes, where: str, first_line: int) -> pa.Array:
     try:
         lines = lines.cast(pa.large_string())  # validates UTF-8
     except pa.ArrowInvalid:
-        _decode(data, where, first_line)  # raises, naming the line and byte
+        decode_utf8(data, where, first_line)  # raises, naming the line and byte
         raise
     return lines.cast(pa.string()) if end < 2**31 else lines
 
@@ -562,7 +563,7 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
             table = pq.read_table(path)
         else:
             data = _open_bytes(path)
-            text = _decode(data, str(path))  # names the line of a bad byte
+            text = decode_utf8(data, str(path))  # names the line of a bad byte
             if suffix == ".jsonl":
                 from io import StringIO
 

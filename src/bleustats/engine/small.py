@@ -54,7 +54,7 @@ __all__ = [
 #: Up to this many characters of text (hypotheses and references together) the plain
 #: path runs while the numba kernels are not loaded in the process: loading them costs
 #: more than counting that much text in Python (``benchmarks/bench_latency.py``).
-COLD_MAX_CHARS = 4_000_000
+COLD_MAX_CHARS = 1_000_000
 #: Once the kernels are loaded, the plain path is faster only for small inputs (a call
 #: of the pipeline costs about a millisecond in Arrow tables and checks).
 WARM_MAX_CHARS = 16_384

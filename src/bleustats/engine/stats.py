@@ -231,23 +231,80 @@ def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     return column.take(columns_.numeric(rows)).combine_chunks()
 
 
+def _missing_references(missing: np.ndarray, ref_view: str, weight_threshold: float | None) -> InputError:
+    view = "" if ref_view == "all" else f" in ref_view={ref_view!r}" + (
+        f" (weight >= {weight_threshold})" if ref_view == "threshold" else "")
+    return InputError(
+        f"references: {len(missing)} segment(s) have hypotheses but no reference{view}: "
+        f"seg_id {describe_ids(missing)}. Every hypothesis needs at least one reference; "
+        "drop those hypotheses or add references."
+    )
+
+
+def _settings(n: int, tokenize: str, lowercase: bool, ref_view: str, weight_threshold: float | None,
+              delta_definition: str, uniform: bool) -> dict[str, str]:
+    """The schema metadata (``bleustats.*``) that records how a table was computed."""
+    return {
+        "version": __version__,
+        "max_ngram_order": str(n),
+        "tokenize": tokenize,
+        "lowercase": "true" if lowercase else "false",
+        "ref_view": ref_view,
+        "weight_threshold": "" if ref_view != "threshold" else repr(float(weight_threshold)),
+        "delta_definition": delta_definition,
+        "weights": "uniform" if uniform else "custom",
+    }
+
+
+def _statistics_table(seg_id: pa.Array | pa.ChunkedArray, system: pa.Array | pa.ChunkedArray,
+                      out: tuple[np.ndarray, ...], settings: dict[str, str]) -> pa.Table:
+    """The statistics table of the kernels' output arrays (zero-copy columns) with its settings."""
+    lens, ref_avg, n_refs, wmax, counts, wcounts = out
+    n = int(settings["max_ngram_order"])
+    columns = [seg_id, system, lens[0], lens[1], lens[2], ref_avg, n_refs, wmax]
+    columns += [counts[i] for i in range(2 * n)] + [wcounts[i] for i in range(2 * n)]
+    table = pa.Table.from_arrays(
+        [c if isinstance(c, (pa.Array, pa.ChunkedArray)) else columns_.numeric(c) for c in columns],
+        schema=schemas.arrow_schema("statistics", max_ngram_order=n),
+    )
+    return table.replace_schema_metadata({_META + k: v for k, v in settings.items()})
+
+
+def _statistics_kernel(ids: np.ndarray, hyp_offsets: np.ndarray, hyp_ptr: np.ndarray, ref_offsets: np.ndarray,
+                       ref_order: np.ndarray, ref_ptr: np.ndarray, weights: np.ndarray, n: int, definition: str,
+                       n_vocab: int, work: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The statistics kernel over encoded segments; serial when too small to share out.
+
+    Segment ``s`` has the hypothesis rows ``hyp_ptr[s]:hyp_ptr[s+1]`` and the
+    reference rows ``ref_order[ref_ptr[s]:ref_ptr[s+1]]`` (row ``r``'s ids:
+    ``ids[ref_offsets[r]:ref_offsets[r + 1]]``); ``work`` is its number of tokens.
+    """
+    import numba
+
+    from . import _stats_kernels
+    from .encode import PARALLEL_MIN_TOKENS, block_bounds
+
+    code = _stats_kernels.DEF_PAPER if definition == "paper" else _stats_kernels.DEF_GALLEY2019
+    args = (ids, hyp_offsets, np.arange(len(hyp_offsets) - 1, dtype=np.int64), hyp_ptr, ids, ref_offsets, ref_order,
+            ref_ptr, weights, n, code, n_vocab)
+    n_threads = numba.get_num_threads()
+    if n_threads == 1 or work.sum() < PARALLEL_MIN_TOKENS:
+        return _stats_kernels.compute_stats_serial(*args)
+    return _stats_kernels.compute_stats(*args, block_bounds(work + 1, 8 * n_threads))
+
+
 def _kernel_statistics(hyp_text: pa.ChunkedArray, ref_text: pa.ChunkedArray, weights: np.ndarray,
                        hyp_seg: np.ndarray, ref_seg: np.ndarray, n_seg: int, n: int, delta_definition: str,
                        tokenize: str, lowercase: bool, chunk_segments: int, timings: dict[str, float],
                        out: tuple[np.ndarray, ...]) -> None:
     """The numba pipeline (encode, statistics kernel) over chunks of segments, into the arrays ``out``."""
-    import numba
-
-    from . import _stats_kernels
-    from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers
+    from .encode import encode_segment_ids
 
     lens, ref_avg, n_refs, wmax, counts, wcounts = out
     hyp_sort = np.argsort(hyp_seg, kind="stable")
     ref_sort = np.argsort(ref_seg, kind="stable")
     hyp_ptr_all = np.searchsorted(hyp_seg[hyp_sort], np.arange(n_seg + 1))
     ref_ptr_all = np.searchsorted(ref_seg[ref_sort], np.arange(n_seg + 1))
-    definition = _stats_kernels.DEF_PAPER if delta_definition == "paper" else _stats_kernels.DEF_GALLEY2019
-    n_threads = numba.get_num_threads()
     for c0 in range(0, n_seg, chunk_segments):
         c1 = min(n_seg, c0 + chunk_segments)
         h_rows = hyp_sort[hyp_ptr_all[c0]:hyp_ptr_all[c1]]
@@ -256,20 +313,14 @@ def _kernel_statistics(hyp_text: pa.ChunkedArray, ref_text: pa.ChunkedArray, wei
             continue
         hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
         ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
-        hyp_ids, ref_ids = encode_segments(_rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr,
-                                           ref_ptr, tokenize=tokenize, lowercase=lowercase, timings=timings)
+        ids, tok_off, n_h, n_vocab = encode_segment_ids(
+            _rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr, ref_ptr, tokenize=tokenize,
+            lowercase=lowercase, timings=timings)
         t2 = time.perf_counter()
-        hv, ho = list_buffers(hyp_ids)
-        rv, ro = list_buffers(ref_ids)
-        work = np.diff(ho[hyp_ptr].astype(np.int64)) + np.diff(ro[ref_ptr].astype(np.int64)) + 1
-        args = (hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
-                rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
-                np.ascontiguousarray(weights[r_rows]), n, definition,
-                max(int(hv.max(initial=-1)), int(rv.max(initial=-1))) + 1)
-        if n_threads == 1 or work.sum() < PARALLEL_MIN_TOKENS:
-            res = _stats_kernels.compute_stats_serial(*args)
-        else:
-            res = _stats_kernels.compute_stats(*args, block_bounds(work, 8 * n_threads))
+        ref_off = tok_off[n_h:]
+        res = _statistics_kernel(ids, tok_off[: n_h + 1], hyp_ptr, ref_off, np.arange(len(r_rows), dtype=np.int64),
+                                 ref_ptr, np.ascontiguousarray(weights[r_rows]), n, delta_definition, n_vocab,
+                                 np.diff(tok_off[hyp_ptr]) + np.diff(ref_off[ref_ptr]))
         c_lens, c_avg, c_nrefs, c_wmax, c_counts, c_wcounts = res
         lens[:, h_rows] = c_lens
         ref_avg[h_rows] = c_avg
@@ -277,7 +328,7 @@ def _kernel_statistics(hyp_text: pa.ChunkedArray, ref_text: pa.ChunkedArray, wei
         wmax[h_rows] = c_wmax
         counts[:, h_rows] = c_counts
         wcounts[:, h_rows] = c_wcounts
-        del hyp_ids, ref_ids, hv, ho, rv, ro, args, res  # before the next chunk
+        del ids, tok_off, res  # before the next chunk
         timings["kernel"] += time.perf_counter() - t2
 
 
@@ -387,14 +438,7 @@ def compute_stats(
     found = (hyp_seg < len(seg_keys)) & (seg_keys[np.minimum(hyp_seg, max(len(seg_keys) - 1, 0))] == hyp_seg_ids
                                          if len(seg_keys) else np.zeros(len(hyp_seg_ids), bool))
     if not found.all():
-        missing = np.unique(hyp_seg_ids[~found])
-        view = "" if ref_view == "all" else f" in ref_view={ref_view!r}" + (
-            f" (weight >= {weight_threshold})" if ref_view == "threshold" else "")
-        raise InputError(
-            f"references: {len(missing)} segment(s) have hypotheses but no reference{view}: "
-            f"seg_id {describe_ids(missing)}. Every hypothesis needs at least one reference; "
-            "drop those hypotheses or add references."
-        )
+        raise _missing_references(np.unique(hyp_seg_ids[~found]), ref_view, weight_threshold)
 
     n_hyp = hyps.num_rows
     n = max_ngram_order
@@ -431,38 +475,9 @@ def compute_stats(
                            tokenize, lowercase, chunk_segments, timings, (lens, ref_avg, n_refs, wmax, counts, wcounts))
 
     t = time.perf_counter()
-    columns = {
-        "seg_id": hyps.column("seg_id"),
-        "system": hyps.column("system"),
-        "hyp_len": lens[0],
-        "ref_len_closest": lens[1],
-        "ref_len_shortest": lens[2],
-        "ref_len_average": ref_avg,
-        "n_refs": n_refs,
-        "ref_weight_max": wmax,
-    }
-    for k, prefix in enumerate(("match", "total")):
-        for i in range(n):
-            columns[f"{prefix}_{i + 1}"] = counts[k * n + i]
-    for k, prefix in enumerate(("wmatch", "wtotal")):
-        for i in range(n):
-            columns[f"{prefix}_{i + 1}"] = wcounts[k * n + i]
-    schema = schemas.arrow_schema("statistics", max_ngram_order=n)
-    table = pa.Table.from_arrays(
-        [c if isinstance(c, pa.ChunkedArray) else columns_.numeric(c) for c in columns.values()],
-        schema=schema,
-    )
-    meta = {
-        "version": __version__,
-        "max_ngram_order": str(n),
-        "tokenize": tokenize,
-        "lowercase": "true" if lowercase else "false",
-        "ref_view": ref_view,
-        "weight_threshold": "" if ref_view != "threshold" else repr(float(weight_threshold)),
-        "delta_definition": delta_definition,
-        "weights": "uniform" if uniform else "custom",
-    }
-    table = table.replace_schema_metadata({_META + k: v for k, v in meta.items()})
+    table = _statistics_table(hyps.column("seg_id"), hyps.column("system"),
+                              (lens, ref_avg, n_refs, wmax, counts, wcounts), _settings(
+                                  n, tokenize, lowercase, ref_view, weight_threshold, delta_definition, uniform))
     timings["assemble"] = time.perf_counter() - t
     return StatsTable(table, timings)
 
@@ -516,6 +531,9 @@ def compute_stats_files(
         # weights are small (one number per line): read whole, checked against each file's length
         n_lines = [len(io.read_lines(p)) for p in reference_paths]
         weights = [io.read_weights(w, n=n, ref_path=r) for w, n, r in zip(ref_weight_paths, n_lines, reference_paths)]
+    if set(options) <= _FILE_OPTIONS and not small.prefer_plain(_text_size(paths),
+                                                                  kernels_loaded=small.kernels_loaded()):
+        return _files_statistics(paths, weights, chunk_lines, **options)
     parts: list[StatsTable] = []
     read = 0.0
     chunks = io.iter_line_chunks(paths, chunk_lines)
@@ -544,3 +562,91 @@ def compute_stats_files(
         meta[(_META + "weights").encode()] = b"custom"
     table = pa.concat_tables([p.table for p in parts]).replace_schema_metadata(meta)
     return StatsTable(table, timings)
+
+
+#: The options of compute_stats that the files route (:func:`_files_statistics`) takes.
+_FILE_OPTIONS = {"tokenize", "lowercase", "max_ngram_order", "ref_view", "weight_threshold", "delta_definition"}
+
+
+def _text_size(paths: Sequence[str | os.PathLike]) -> int:
+    """About how many bytes of text the files hold (a gzip file: four times its size)."""
+    total = 0
+    for p in paths:
+        try:
+            total += os.path.getsize(p) * (4 if str(p).endswith(".gz") else 1)
+        except OSError:
+            return 0  # let the reader name the missing file
+    return total
+
+
+def _files_statistics(paths: Sequence[str | os.PathLike], weights: list[np.ndarray] | None, chunk_lines: int, *,
+                      tokenize: str = "13a", lowercase: bool = False, max_ngram_order: int = 4, ref_view: str = "all",
+                      weight_threshold: float | None = None, delta_definition: str = "paper") -> StatsTable:
+    """:func:`compute_stats_files` for large files: read into one buffer per chunk, encoded in place.
+
+    Each chunk's lines of every file land in one buffer
+    (:func:`bleustats.engine.lines.iter_line_buffers`); the encoder reads it
+    where it lies, the references stay in file order (the statistics kernel
+    reads segment ``s``'s rows ``k * n + s``), and nothing is copied, split
+    into Arrow strings or reordered on the way. The same statistics as the
+    route through :func:`compute_stats` (``tests/engine/test_lines.py``).
+    """
+    from .columns import numeric, repeated
+    from .encode import encode_line_blocks, segment_blocks, tokenize_buffer
+    from .lines import iter_line_buffers
+
+    check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
+    n_streams = len(paths) - 1
+    uniform = weights is None or all(bool((w == 1.0).all()) for w in weights)
+    settings = _settings(max_ngram_order, tokenize, lowercase, ref_view, weight_threshold, delta_definition, uniform)
+    timings = dict.fromkeys(("read_files", "tokenize", "encode", "kernel", "assemble"), 0.0)
+    tables = []
+    chunks = iter_line_buffers(paths, chunk_lines)
+    while True:
+        t0 = time.perf_counter()
+        item = next(chunks, None)
+        t1 = time.perf_counter()
+        timings["read_files"] += t1 - t0
+        if item is None:
+            break
+        first, n, data, offsets = item
+        words = data.view(np.uint64)
+        if tokenize != "none" or lowercase:  # 'none' is the encoder's own split
+            data, offsets = tokenize_buffer(data, offsets, tokenize, lowercase=lowercase)
+            words = None
+        t2 = time.perf_counter()
+        timings["tokenize"] += t2 - t1
+        # blocks of segments: line s of every file (hypotheses, then each reference stream)
+        bounds = segment_blocks(np.diff(offsets).reshape(n_streams + 1, n).sum(axis=0))
+        ranges = np.empty((len(bounds) - 1, 2 * (n_streams + 1)), np.int64)
+        for k in range(n_streams + 1):
+            ranges[:, 2 * k] = k * n + bounds[:-1]
+            ranges[:, 2 * k + 1] = k * n + bounds[1:]
+        tok_off, ids, n_vocab = encode_line_blocks(data, offsets, ranges, words=words)
+        t3 = time.perf_counter()
+        timings["encode"] += t3 - t2
+        # segment s's references: rows k * n + s of the reference lines, those of the view
+        w = np.concatenate([x[first:first + n] for x in weights]) if weights is not None else np.ones(n_streams * n)
+        rows = np.arange(n_streams)[None, :] * n + np.arange(n)[:, None]
+        if ref_view == "first":
+            rows = rows[:, :1]
+        keep = w[rows] >= weight_threshold if ref_view == "threshold" else np.ones(rows.shape, bool)
+        per_segment = keep.sum(axis=1)
+        if not per_segment.all():
+            raise _missing_references(first + np.flatnonzero(per_segment == 0), ref_view, weight_threshold)
+        ref_ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(per_segment, out=ref_ptr[1:])
+        res = _statistics_kernel(ids, tok_off[: n + 1], np.arange(n + 1, dtype=np.int64), tok_off[n:],
+                                 np.ascontiguousarray(rows[keep], dtype=np.int64), ref_ptr, w, max_ngram_order,
+                                 delta_definition, n_vocab, np.diff(tok_off).reshape(n_streams + 1, n).sum(axis=0))
+        t4 = time.perf_counter()
+        timings["kernel"] += t4 - t3
+        tables.append(_statistics_table(numeric(np.arange(first, first + n, dtype=np.int64)), repeated("hyp", n),
+                                        res, settings))
+        del data, offsets, words, ids, tok_off, res, item  # the next chunk reuses the buffer
+        timings["assemble"] += time.perf_counter() - t4
+    if not tables:
+        return compute_stats([], [[] for _ in range(n_streams)], tokenize=tokenize, lowercase=lowercase,
+                             max_ngram_order=max_ngram_order, ref_view=ref_view, weight_threshold=weight_threshold,
+                             delta_definition=delta_definition)
+    return StatsTable(pa.concat_tables(tables) if len(tables) > 1 else tables[0], timings)

@@ -40,7 +40,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import os
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -633,16 +632,17 @@ def _plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int |
                 smooth_method: str, use_effective_order: bool) -> tuple[float, list, float, list, list]:
     """:func:`_bleu` of one row of Python numbers: ``(score, precisions, bp, counts, totals)``.
 
-    The same float operations in the same order as the vectorized formula
-    (``math.log`` / ``math.exp`` where it calls numpy's, so a score may differ
-    from it in the last bit, never more: ``tests/metrics/test_plain.py``);
+    The same float operations in the same order as the vectorized formula,
+    with numpy's ``log`` / ``exp`` (whose results do not depend on the array's
+    length, while ``math``'s differ from them in the last bit now and then), so
+    that a score is the same bits on either path (``tests/metrics/test_plain.py``);
     ``counts`` / ``totals`` as :func:`bleu_from_sums` reports them.
     """
     n_order = len(correct)
     c = [float(x) for x in correct]
     t = [float(x) for x in total]
     any_match = any(x != 0 for x in c)
-    bp = 1.0 if sys_len >= ref_len else math.exp(1.0 - ref_len / sys_len) if sys_len > 0 else 0.0
+    bp = 1.0 if sys_len >= ref_len else float(np.exp(1.0 - ref_len / sys_len)) if sys_len > 0 else 0.0
     if smooth_method == "add-k":
         for i in range(1, n_order):
             c[i] += float(k)
@@ -663,12 +663,13 @@ def _plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int |
                 p = 100.0 * k / t_safe
         precisions.append(p if valid else 0.0)
     eff = (n_valid or n_order) if use_effective_order else n_order
+    logs = np.log(np.array([p if p > 0 else 1.0 for p in precisions])).tolist()
     acc = 0.0
     for i, p in enumerate(precisions):
-        acc = acc + ((math.log(p) if p > 0 else _LOG_FLOOR) if i < eff else 0.0)
+        acc = acc + ((logs[i] if p > 0 else _LOG_FLOOR) if i < eff else 0.0)
     if not any_match:
         return 0.0, [0.0] * n_order, bp, [float(x) for x in correct], [float(x) for x in total]
-    return bp * math.exp(acc / eff), precisions, bp, c, t
+    return bp * float(np.exp(acc / eff)), precisions, bp, c, t
 
 
 def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layout: str, options: dict[str, Any],
@@ -703,12 +704,16 @@ def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layou
     delta = metric == "delta_bleu"
     if delta and any(row[5] <= 0 for row in rows):
         return None  # ΔBLEU is not defined there: the pipeline names the segments
-    n = options["max_ngram_order"]
     num, den = (8, 9) if delta else (6, 7)
-    raw_c = [sum(row[num][i] for row in rows) for i in range(n)] if len(rows) > 1 else list(rows[0][num])
-    t_sum = [sum(row[den][i] for row in rows) for i in range(n)] if len(rows) > 1 else list(rows[0][den])
-    sys_len = sum(row[0] for row in rows)
-    r_len = sum(row[REF_LENGTHS.index(ref_length) + 1] for row in rows)
+    length = REF_LENGTHS.index(ref_length) + 1
+    if len(rows) == 1:
+        raw_c, t_sum, sys_len, r_len = list(rows[0][num]), list(rows[0][den]), rows[0][0], rows[0][length]
+    else:  # numpy's sums: floats (ΔBLEU, average lengths) then add up in corpus_score's order
+        raw_c = np.array([row[num] for row in rows]).sum(axis=0).tolist()
+        t_sum = np.array([row[den] for row in rows]).sum(axis=0).tolist()
+        sys_len = sum(row[0] for row in rows)
+        r_len = np.array([row[length] for row in rows]).sum().item()
+    n = options["max_ngram_order"]
     c_sum = [max(x, 0.0) for x in raw_c] if delta else raw_c
     score, precisions, bp, counts, totals = _plain_bleu(c_sum, t_sum, sys_len, r_len, k, smooth_method,
                                                         scoring["use_effective_order"])
