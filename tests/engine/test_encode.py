@@ -125,3 +125,20 @@ def test_token_counts_per_line():
     tok_off, _, _ = _encode_kernels.encode_lines(data, _padded_words(data), offsets.astype(np.int64),
                                                  np.array([[0, len(lines)]]))
     assert np.diff(tok_off).tolist() == [len(x.split()) for x in lines]
+
+
+ascii_heavy = st.text(alphabet=st.sampled_from([chr(c) for c in range(32, 127)] * 4
+                                               + ["\t", "\n", "\x0b", "\x1c", "\x1f", "\x00", "\x7f", "\u00a0",
+                                                  "\u3000", "\u2009", "é", "\u0085", "日"]), max_size=90)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ascii_heavy, min_size=1, max_size=10))
+def test_word_at_a_time_counts_equal_python(lines):
+    # mostly printable ASCII: the counter takes eight bytes at a time, at every alignment, and falls
+    # back to bytes for control characters, newlines and UTF-8 whitespace inside or across the words
+    data, offsets = string_buffers(pa.array(lines))
+    tok_off, ids, _ = _encode_kernels.encode_lines(data, _padded_words(data), offsets.astype(np.int64),
+                                                   np.array([[0, len(lines)]]))
+    assert np.diff(tok_off).tolist() == [len(x.split()) for x in lines]
+    assert token_lists(ids, tok_off).to_pylist() == python_encode(lines)[0]

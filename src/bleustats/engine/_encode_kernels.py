@@ -39,6 +39,10 @@ _BYTE_CLASS[0xC2] = 2
 _BYTE_CLASS[0xE1:0xE4] = 2
 
 _MIX = np.uint64(0xFF51AFD7ED558CCD)
+_LOWS = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_ADD_95 = np.uint64(0x5F5F5F5F5F5F5F5F)  # + 95 per lane: the high bit is set for bytes >= 33
+_ADD_96 = np.uint64(0x6060606060606060)  # + 96 per lane: the high bit is clear for bytes < 32
 _ALL_BITS = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -76,17 +80,11 @@ def _space_len(data, i, end):
 
 
 @njit(cache=True, nogil=True)
-def _count_line(data, i, end):
-    """Number of str.split() tokens of the line data[i:end].
-
-    A token starts at a non-space byte after a space or the line start;
-    counting that flag needs no branch per byte for ASCII text (token lengths
-    are unpredictable, so a branch per token boundary costs more than the scan
-    itself).
-    """
-    prev_space = np.int64(1)
+def _count_bytes(data, i, stop, end, prev_space):
+    """Tokens starting in data[i:stop] of the line ending at ``end`` (a token starts at a non-space after a
+    space); returns (count, prev_space, where the scan stopped: ``stop``, or past it inside a character)."""
     n = np.int64(0)
-    while i < end:
+    while i < stop:
         c = _BYTE_CLASS[data[i]]
         space = np.int64(c == 1)
         width = np.int64(1)
@@ -98,7 +96,40 @@ def _count_line(data, i, end):
         n += (1 - space) & prev_space
         prev_space = space
         i += width
-    return n
+    return n, prev_space, i
+
+
+@njit(cache=True, nogil=True)
+def _count_line(data, words, i, end):
+    """Number of str.split() tokens of the line data[i:end].
+
+    Eight bytes at a time while they are printable ASCII (every byte >= 32, the
+    space the only whitespace among them): the lanes that are not spaces, and
+    the starts among them, come from word arithmetic with no carry between
+    lanes; any other byte (a control character, a newline, UTF-8) takes the
+    byte loop, which knows every ``str.split()`` whitespace character. Counting
+    the start flags needs no branch per byte: token lengths are unpredictable,
+    so a branch per token boundary would cost more than the scan itself.
+    """
+    prev_space = np.int64(1)
+    n = np.int64(0)
+    while i + 8 <= end:
+        w = _word_at(words, i)
+        if (w | ~(w + _ADD_96)) & _HIGHS:
+            pass  # a byte below 32 or above 127 in the word: the byte loop takes it
+        else:
+            # _HIGHS lanes of (w + 95) are set exactly for bytes >= 33: the non-spaces
+            nonspace = ((w + _ADD_95) & _HIGHS) >> np.uint64(7)
+            before = (nonspace << np.uint64(8)) | np.uint64(1 - prev_space)
+            starts = nonspace & ~before & _LOWS
+            n += np.int64((starts * _LOWS) >> np.uint64(56))
+            prev_space = np.int64(1) - np.int64(nonspace >> np.uint64(56))
+            i += 8
+            continue
+        c, prev_space, i = _count_bytes(data, i, i + 8, end, prev_space)
+        n += c
+    c, prev_space, i = _count_bytes(data, i, end, end, prev_space)
+    return n + c
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -267,7 +298,7 @@ def encode_lines(data, words, offsets, block_ranges):
     n_lines = offsets.shape[0] - 1
     counts = np.empty(n_lines, np.int64)
     for j in prange(n_lines):
-        counts[j] = _count_line(data, np.int64(offsets[j]), np.int64(offsets[j + 1]))
+        counts[j] = _count_line(data, words, np.int64(offsets[j]), np.int64(offsets[j + 1]))
     tok_offsets = np.empty(n_lines + 1, np.int64)
     tok_offsets[0] = 0
     for j in range(n_lines):
@@ -281,8 +312,6 @@ def encode_lines(data, words, offsets, block_ranges):
 
 
 _NEWLINES = np.uint64(0x0A0A0A0A0A0A0A0A)
-_ONES = np.uint64(0x0101010101010101)
-_HIGHS = np.uint64(0x8080808080808080)
 
 
 @njit(cache=True, nogil=True)
@@ -298,7 +327,7 @@ def _newline_pass(data, words, lo, hi, out, write):
         i += 1
     while i + 8 <= hi:
         x = words[i >> 3] ^ _NEWLINES
-        if ((x - _ONES) & ~x & _HIGHS) != 0:  # some byte of the word may be a newline: look
+        if ((x - _LOWS) & ~x & _HIGHS) != 0:  # some byte of the word may be a newline: look
             for q in range(i, i + 8):
                 if data[q] == 10:
                     if write:
