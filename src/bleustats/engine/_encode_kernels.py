@@ -199,11 +199,12 @@ def _encode_range(data, words, offsets, tok_offsets, l0, l1, ids,
         for t in range(n_start):
             t0 = tok_start[t]
             ln = tok_end[t] - t0
-            if ln <= 15:
-                n1 = min(ln, 8)
-                n2 = max(ln - 8, 0)
-                k1 = _word_at(words, t0) & (_ALL_BITS >> np.uint64(64 - 8 * n1))
-                k2 = _word_at(words, t0 + 8) & ((_ALL_BITS >> np.uint64(1)) >> np.uint64(63 - 8 * n2))
+            if ln <= 8:  # most tokens: one word, and the length alone in the second
+                k1 = _word_at(words, t0) & (_ALL_BITS >> np.uint64(64 - 8 * ln))
+                k2 = np.uint64(ln) << np.uint64(56)
+            elif ln <= 15:
+                k1 = _word_at(words, t0)
+                k2 = _word_at(words, t0 + 8) & ((_ALL_BITS >> np.uint64(1)) >> np.uint64(63 - 8 * (ln - 8)))
                 k2 |= np.uint64(ln) << np.uint64(56)
             else:
                 k1 = _word_at(words, t0)
@@ -351,7 +352,8 @@ def newline_ends(data, words, lo, hi):
     a zero byte (the has-zero-byte test, exact as a yes / no); the bytes of
     such a word (one in about twenty in text) are then checked one by one. Two
     passes (count, then fill) over a block that stays in cache. ``words`` is
-    ``data`` as uint64 words, padded past ``hi``.
+    ``data`` as uint64 words, padded past ``hi``. (Serial: the file reader calls
+    it per block of 16 MiB, and a parallel version was slower on a busy machine.)
     """
     out = np.empty(0, np.int64)
     n = _newline_pass(data, words, lo, hi, out, False)
