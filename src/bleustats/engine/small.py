@@ -72,7 +72,12 @@ def kernels_loaded() -> bool:
     Looked up in ``sys.modules``, so that asking imports nothing.
     """
     kernels = sys.modules.get(__package__ + "._stats_kernels")
-    return kernels is not None and bool(kernels.compute_stats_serial.overloads or kernels.compute_stats.overloads)
+    if kernels is None:
+        return False
+    compiled = [getattr(k, "overloads", None) for k in (kernels.compute_stats_serial, kernels.compute_stats)]
+    if any(c is None for c in compiled):  # NUMBA_DISABLE_JIT: plain functions, nothing to load
+        return True
+    return any(bool(c) for c in compiled)
 
 
 def prefer_plain(n_chars: int, *, kernels_loaded: bool) -> bool:
