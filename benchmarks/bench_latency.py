@@ -252,7 +252,17 @@ def main(argv=None) -> int:
     ap.add_argument("--mojo-python", default=bench_core.DEFAULT_MOJO_PY)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out", default=os.path.join(RESULTS, "latency"))
+    ap.add_argument("--render", metavar="JSON", help="recompute the targets and rewrite the .md of a results JSON")
     a = ap.parse_args(argv)
+    if a.render:
+        with open(a.render) as fh:
+            result = json.load(fh)
+        result["targets"] = targets(result["tasks"])
+        with open(a.render, "w") as fh:
+            json.dump(result, fh, indent=1, default=str)
+        with open(a.render[:-len(".json")] + ".md", "w") as fh:
+            fh.write(render(result))
+        return 0
     a.cold_repeats = a.repeats if a.cold_repeats is None else a.cold_repeats
     for name in ("hyp.10000.txt", "ref0.10000.txt"):
         if not os.path.exists(os.path.join(a.data, name)):
@@ -341,28 +351,29 @@ def targets(tasks: list[dict]) -> list[dict]:
     """Issue 15's same-run ratios, each with met / not met."""
     by = {t["task"]: t for t in tasks}
     out = []
+    def add(target, task, ours, theirs, limit, strict=False, wall="wall", cpu="cpu"):
+        a, b = _med(task, ours, wall), _med(task, theirs, wall)
+        if a and b:
+            ca, cb = _med(task, ours, cpu), _med(task, theirs, cpu)
+            out.append({"target": target, "ratio": a / b, "met": a / b < limit if strict else a / b <= limit,
+                        "cpu_ratio": ca / cb if ca and cb else None})
+
     t = by.get("corpus10k_13a")
     if t:
-        ours, cli = _med(t, "bleustats-cli"), _med(t, "sacrebleu-cli")
-        if ours and cli:
-            out.append({"target": "10k x 1 ref 13a, bleustats CLI (warm) <= 0.5 x sacreBLEU's CLI",
-                        "ratio": ours / cli, "met": ours / cli <= 0.5})
-        cold = _med(t, "bleustats-cli-cold")
-        if cold and cli:
-            out.append({"target": "10k x 1 ref 13a, bleustats CLI (cold: empty numba cache) <= 0.5 x sacreBLEU's CLI",
-                        "ratio": cold / cli, "met": cold / cli <= 0.5})
+        add("10k x 1 ref 13a, bleustats CLI (warm) <= 0.5 x sacreBLEU's CLI", t, "bleustats-cli", "sacrebleu-cli", 0.5)
+        add("10k x 1 ref 13a, bleustats API (warm) <= 0.5 x sacreBLEU's CLI", t, "bleustats", "sacrebleu-cli", 0.5)
+        add("10k x 1 ref 13a, bleustats CLI (cold: empty numba cache) <= 0.5 x sacreBLEU's CLI", t,
+            "bleustats-cli-cold", "sacrebleu-cli", 0.5)
         peers = {p: _med(t, p) for p in ("sacrebleu", "sacrebleu-cli", "sacrebleu-mojo", "bleuscore") if _med(t, p)}
         if peers:
             fastest = min(peers, key=peers.get)
             for tool in ("bleustats", "bleustats-cli"):
-                if _med(t, tool):
-                    r = _med(t, tool) / peers[fastest]
-                    out.append({"target": f"10k x 1 ref 13a, {tool} (warm) ahead of the fastest peer ({fastest})",
-                                "ratio": r, "met": r < 1})
+                add(f"10k x 1 ref 13a, {tool} (warm) ahead of the fastest peer ({fastest})", t, tool, fastest, 1,
+                    strict=True)
     t = by.get("per_call")
-    if t and _med(t, "bleustats", "per_call_wall") and _med(t, "sacrebleu", "per_call_wall"):
-        r = _med(t, "bleustats", "per_call_wall") / _med(t, "sacrebleu", "per_call_wall")
-        out.append({"target": "sentence_bleu per call <= 1 x sacreBLEU's", "ratio": r, "met": r <= 1})
+    if t:
+        add("sentence_bleu per call <= 1 x sacreBLEU's", t, "bleustats", "sacrebleu", 1, wall="per_call_wall",
+            cpu="per_call_cpu")
     return out
 
 
@@ -391,9 +402,13 @@ def render(result: dict) -> str:
     else:
         L += [f"Agreement gate: passed (every score within {TOL:g} of sacreBLEU's, timing-only rows marked).", ""]
     L += [f"- n/a **{tool}**: {why}" for tool, why in result.get("missing", {}).items()]
-    L += ["", "## Targets (same-run ratios)", "", "| target | ratio | met |", "|---|---:|---|"]
+    L += ["", "## Targets (same-run ratios)", "",
+          "Met or not by the wall-clock ratio; the CPU-time ratio beside it is steadier on a busy machine (but "
+          "counts every thread of a parallel tool, e.g. bleuscore's rayon pool).", "",
+          "| target | wall ratio | met | CPU ratio |", "|---|---:|---|---:|"]
     for t in result["targets"]:
-        L.append(f"| {t['target']} | {t['ratio']:.2f}× | {'yes' if t['met'] else '**no**'} |")
+        cpu = f"{t['cpu_ratio']:.2f}×" if t.get("cpu_ratio") else "—"
+        L.append(f"| {t['target']} | {t['ratio']:.2f}× | {'yes' if t['met'] else '**no**'} | {cpu} |")
     L.append("")
     for task in result["tasks"]:
         per_call = task["task"] == "per_call"
