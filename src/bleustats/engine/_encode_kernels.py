@@ -174,7 +174,7 @@ def _encode_range(data, words, offsets, tok_offsets, l0, l1, ids,
     for j in range(l0, l1):
         i = np.int64(offsets[j])
         end = np.int64(offsets[j + 1])
-        # split: branch-free boundary flags (see count_tokens)
+        # split: branch-free boundary flags (see _count_line)
         prev_space = np.int64(1)
         n_start = np.int64(0)
         n_end = np.int64(0)
