@@ -1,7 +1,7 @@
 """Numba kernels of the encoder: UTF-8 lines → exact integer token ids.
 
 Private module; only :mod:`bleustats.engine.encode` calls its entry point
-:func:`encode_lines` (and the statistics kernels share :data:`GOLDEN` and
+:func:`encode_lines` (or :func:`encode_lines_serial` for small inputs; the statistics kernels share :data:`GOLDEN` and
 :func:`table_bits`): one call counts every line's tokens and gives the ids, so a
 process loads one compiled kernel for all of encoding. The file reader
 (:mod:`bleustats.engine.io`) finds line ends with :func:`newline_ends`. Tokens are split on exactly the
@@ -311,6 +311,21 @@ def encode_lines(data, words, offsets, block_ranges):
         vocab[k] = _encode_ranges(data, words, offsets, tok_offsets, block_ranges[k], ids)
     return tok_offsets, ids, vocab.max()
 
+
+
+@njit(cache=True, nogil=True)
+def encode_lines_serial(data, words, offsets, block_ranges):
+    """:func:`encode_lines` on the calling thread: for text too small to share out, no thread pool is started."""
+    n_lines = offsets.shape[0] - 1
+    tok_offsets = np.empty(n_lines + 1, np.int64)
+    tok_offsets[0] = 0
+    for j in range(n_lines):
+        tok_offsets[j + 1] = tok_offsets[j] + _count_line(data, words, np.int64(offsets[j]), np.int64(offsets[j + 1]))
+    ids = np.empty(tok_offsets[n_lines], np.int32)
+    n_vocab = 0
+    for k in range(block_ranges.shape[0]):
+        n_vocab = max(n_vocab, _encode_ranges(data, words, offsets, tok_offsets, block_ranges[k], ids))
+    return tok_offsets, ids, n_vocab
 
 _NEWLINES = np.uint64(0x0A0A0A0A0A0A0A0A)
 
