@@ -148,10 +148,18 @@ def best_shift(words: list, ref: list, evaluated: int):
     return best[4], best[0], evaluated
 
 
-def ter_edits(hyp: list, ref: list) -> int:
-    """Number of edits (shifts + edit distance) turning hyp into ref, as tercom counts them."""
+@dataclass
+class Search:
+    edits: int
+    shifts: int
+    evaluated: int  # candidate shifts scored, over all rounds
+    hit_limit: bool  # stopped by MAX_SHIFT_CANDIDATES (the last round's best shift is dropped)
+
+
+def shift_search(hyp: list, ref: list) -> Search:
+    """tercom's greedy search: apply the best shift while it lowers the edit distance."""
     if not ref:
-        return len(hyp)
+        return Search(len(hyp), 0, 0, False)
     words = list(hyp)
     shifts = 0
     evaluated = 0
@@ -161,7 +169,13 @@ def ter_edits(hyp: list, ref: list) -> int:
             break
         words = moved
         shifts += 1
-    return shifts + align(words, ref).distance
+    return Search(shifts + align(words, ref).distance, shifts, evaluated,
+                  evaluated >= MAX_SHIFT_CANDIDATES)
+
+
+def ter_edits(hyp: list, ref: list) -> int:
+    """Number of edits (shifts + edit distance) turning hyp into ref, as tercom counts them."""
+    return shift_search(hyp, ref).edits
 
 
 def ter_segment_stats(hyp: list, refs: list) -> tuple[int, float]:

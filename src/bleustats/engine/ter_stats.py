@@ -21,7 +21,8 @@ array([[1., 8.],
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -42,7 +43,9 @@ __all__ = ["TER_COLUMNS", "ter_statistics"]
 #: The columns of :func:`ter_statistics`, as sacreBLEU's TER names its two statistics.
 TER_COLUMNS = ("num_edits", "ref_length")
 
-#: Below this many hypothesis tokens the kernel runs on the calling thread.
+#: Below this many segments or hypothesis tokens the kernel runs on the calling thread:
+#: waking the thread pool costs more than the work (and one long segment cannot be split).
+_PARALLEL_MIN_SEGMENTS = 256
 _PARALLEL_MIN_TOKENS = 2_000
 
 
@@ -105,13 +108,26 @@ def _reference_segments(references: Any, n_hyp: int, layout: str) -> tuple[list[
     return texts, seg_refs
 
 
-def _tokenize_all(lines: list[str], tokenizer: TercomTokenizer, plain: bool, lowercase: bool) -> pa.Array:
-    """Tokenized lines as an Arrow string array, as sacreBLEU's TER prepares each line."""
+def _tokenize_all(lines: list[str], tokenizer: TercomTokenizer, plain: bool, lowercase: bool,
+                  passes: int = 1) -> pa.Array:
+    """Tokenized lines as an Arrow string array, as sacreBLEU's TER prepares each line.
+
+    ``passes=2`` applies the tokenizer twice: sacreBLEU 2.6's TER tokenizes
+    references once when it reads them and again when it splits them into
+    words (``_cache_references`` then ``_extract_reference_info``), and with
+    ``normalized`` the second pass can change the line (``"Jim's\\tcar"``
+    becomes ``"jim's car"``, then ``"jim 's car"``; ``"&amp;quot;"`` becomes
+    ``"&quot;"``, then ``'"'``).
+    """
     if plain:
-        # Without normalization or punctuation removal the tokenizer only lowercases and
-        # collapses whitespace, and the encoder splits exactly as str.split() does.
+        # Without normalization or punctuation removal the tokenizer only lowercases (which
+        # is idempotent) and collapses whitespace, and the encoder splits exactly as
+        # str.split() does.
         return pa.array([s.lower() for s in lines] if lowercase else lines, pa.string())
-    return pa.array([tokenizer(s.rstrip()) for s in lines], pa.string())
+    out = [tokenizer(s.rstrip()) for s in lines]
+    for _ in range(passes - 1):
+        out = [tokenizer(s) for s in out]  # a tokenized line has no trailing whitespace to strip
+    return pa.array(out, pa.string())
 
 
 def ter_statistics(
@@ -123,7 +139,8 @@ def ter_statistics(
     asian_support: bool = False,
     case_sensitive: bool = False,
     references_layout: str = "auto",
-) -> NDArray[np.float64]:
+    return_n_refs: bool = False,
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.int64]]:
     r"""Per-segment TER statistics ``[num_edits, ref_length]``, as sacreBLEU 2.6 computes them.
 
     For hypothesis :math:`h` with references :math:`r_1..r_K` (after the
@@ -155,12 +172,16 @@ def ter_statistics(
         :class:`~bleustats.tokenizers.TercomTokenizer` options (sacreBLEU's TER options).
     references_layout : {'auto', 'streams', 'segments'}
         How list ``references`` are laid out.
+    return_n_refs : bool
+        Also return each segment's number of references.
 
     Returns
     -------
-    numpy.ndarray
+    stats : numpy.ndarray
         float64, shape ``(len(hypotheses), 2)``; columns :data:`TER_COLUMNS`.
         Edit counts are whole numbers.
+    n_refs : numpy.ndarray
+        int64, shape ``(len(hypotheses),)``; only with ``return_n_refs=True``.
 
     Raises
     ------
@@ -180,6 +201,11 @@ def ter_statistics(
     allocates an :math:`n \times m` matrix per edit distance; typical pairs
     finish in 2-3 rounds.
 
+    Like sacreBLEU 2.6, references go through the tokenizer twice (hypotheses
+    once); with ``normalized`` the second pass can split a little more
+    (``"Jim's\tcar"`` gives ``jim 's car`` as a reference, ``jim's car`` as a
+    hypothesis).
+
     References
     ----------
     M. Snover, B. Dorr, R. Schwartz, L. Micciulla, J. Makhoul. "A Study of
@@ -194,27 +220,35 @@ def ter_statistics(
     >>> ter_statistics(["Jim's car."], [["jim 's car ."]], normalized=True).tolist()
     [[0.0, 4.0]]
     """
-    for name, value in (("normalized", normalized), ("no_punct", no_punct),
-                        ("asian_support", asian_support), ("case_sensitive", case_sensitive)):
+    for name, value in (("normalized", normalized), ("no_punct", no_punct), ("asian_support", asian_support),
+                        ("case_sensitive", case_sensitive), ("return_n_refs", return_n_refs)):
         if not isinstance(value, (bool, np.bool_)):
             raise io.InputError(f"{name} must be True or False; got {type(value).__name__} {value!r:.40}.")
     hyps = _hypothesis_list(hypotheses)
     n = len(hyps)
     ref_texts, seg_refs = _reference_segments(references, n, references_layout)
+    out = _statistics(hyps, ref_texts, seg_refs, normalized, no_punct, asian_support, case_sensitive)
+    return (out, np.diff(seg_refs)) if return_n_refs else out
+
+
+def _statistics(hyps: list[str], ref_texts: list[str], seg_refs: np.ndarray, normalized: bool,
+                no_punct: bool, asian_support: bool, case_sensitive: bool) -> np.ndarray:
+    n = len(hyps)
     if n == 0:
         return np.zeros((0, 2), np.float64)
     tokenizer = TercomTokenizer(normalized=normalized, no_punct=no_punct,
                                 asian_support=asian_support, case_sensitive=case_sensitive)
     plain = not normalized and not no_punct
     h_tok = _tokenize_all(hyps, tokenizer, plain, not case_sensitive)
-    r_tok = _tokenize_all(ref_texts, tokenizer, plain, not case_sensitive)
+    r_tok = _tokenize_all(ref_texts, tokenizer, plain, not case_sensitive, passes=2)
     hyp_lists, ref_lists = _encode(h_tok, r_tok, np.arange(n + 1, dtype=np.int64), seg_refs)
     hyp_ids = hyp_lists.values.to_numpy(zero_copy_only=True)
     hyp_off = hyp_lists.offsets.to_numpy(zero_copy_only=True)
     ref_ids = ref_lists.values.to_numpy(zero_copy_only=True)
     ref_off = ref_lists.offsets.to_numpy(zero_copy_only=True)
     # hypothesis and reference lists view one flat id array with absolute offsets
-    if numba.get_num_threads() == 1 or hyp_off[-1] - hyp_off[0] < _PARALLEL_MIN_TOKENS:
+    if (numba.get_num_threads() == 1 or n < _PARALLEL_MIN_SEGMENTS
+            or hyp_off[-1] - hyp_off[0] < _PARALLEL_MIN_TOKENS):
         out = _ter_kernels._ter_batch_serial(hyp_ids, hyp_off, ref_ids, ref_off, seg_refs)
     else:
         out = _ter_kernels._ter_batch(hyp_ids, hyp_off, ref_ids, ref_off, seg_refs)
