@@ -141,6 +141,8 @@ def worker(tool: str, shared: str, n: int, repeats: int) -> dict:
             runs.append(time.perf_counter() - t)
         out.update(runs=runs, result={"score": score.score, "num_edits": score.num_edits,
                                       "ref_length": score.ref_length})
+    if n:
+        out["encode"] = compare_encoders(hyps, refs, repeats)
     for name, (hyp, ref) in (("long", long_pair(shared)), ("adversarial", adversarial_pair())):
         times = []
         for _ in range(repeats):
@@ -150,6 +152,48 @@ def worker(tool: str, shared: str, n: int, repeats: int) -> dict:
         out[name] = {"runs": times, "result": {"score": score.score, "num_edits": score.num_edits},
                      "tokens": [len(hyp.split()), len(ref.split())]}
     return out
+
+
+def compare_encoders(hyps: list[str], refs: list[list[str]], repeats: int) -> dict:
+    """Tokens to integer ids, default options: the engine's Arrow/numba encoder vs a Python dict.
+
+    Both start from the raw lines and end with flat ids and offsets for the kernel; the
+    lowercasing is the same Python ``str.lower`` in both.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from bleustats.stats import _encode
+
+    ref_lines = [r for pair in zip(*refs) for r in pair]
+    seg_refs = np.arange(0, len(refs) * len(hyps) + 1, len(refs), dtype=np.int64)
+
+    def arrow_encoder():
+        h = pa.array([x.lower() for x in hyps], pa.string())
+        r = pa.array([x.lower() for x in ref_lines], pa.string())
+        return _encode(h, r, np.arange(len(hyps) + 1, dtype=np.int64), seg_refs)
+
+    def python_dict():
+        vocab: dict[str, int] = {}
+        get = vocab.setdefault
+        out = []
+        for lines in (hyps, ref_lines):
+            toks = [x.lower().split() for x in lines]
+            off = np.zeros(len(toks) + 1, np.int64)
+            np.cumsum([len(t) for t in toks], out=off[1:])
+            out.append((np.fromiter((get(w, len(vocab)) for t in toks for w in t), np.int64, count=off[-1]), off))
+        return out
+
+    result = {}
+    for name, fn in (("arrow_encoder", arrow_encoder), ("python_dict", python_dict)):
+        fn()
+        times = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        result[name] = times
+    return result
 
 
 def run_worker(tool: str, args: argparse.Namespace, threads: int | None = None,
@@ -229,6 +273,15 @@ def render(meta: dict, res: dict) -> str:
         a = r["adversarial"]
         lines.append(f"| random binary tokens, {a['tokens'][0]} / {a['tokens'][1]} | bleustats ({threads} thr.) | "
                      f"{statistics.median(a['runs']):.3f} | {a['result']['num_edits']} |")
+    enc = first.get("encode")
+    if enc:
+        lines += ["", "## Token ids: the engine's encoder vs a Python dict", "",
+                  ("Lowercase, split and map every token of the corpus to an integer id (default "
+                  "options), median of the runs, same process as the 1-thread run:"), "",
+                  "| encoder | seconds |", "|---|---|",
+                  (f"| Arrow string array + `stats._encode` (numba, exact) | "
+                  f"{statistics.median(enc['arrow_encoder']):.3f} |"),
+                  f"| `dict.setdefault` over `str.split()` | {statistics.median(enc['python_dict']):.3f} |"]
     lines += ["", ("sacreBLEU is not run on the adversarial pair (it would take hours: every candidate "
                    "allocates a full 2,000 x 2,000 matrix)."), ""]
     return "\n".join(lines)
