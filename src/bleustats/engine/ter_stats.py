@@ -83,8 +83,8 @@ def _reference_segments(references: Any, n_hyp: int, layout: str) -> tuple[list[
     refs = io.as_references_table(references, n_hyp=n_hyp, layout=layout)
     if refs.num_rows and not pc.all(pc.equal(refs.column("weight"), 1.0)).as_py():
         raise io.InputError(
-            "references: TER has no reference weights, but some weights are not 1. Drop the "
-            "(text, weight) pairs or the 'weight' column."
+            "references: TER has no reference weights, but some weights are not 1. Give plain "
+            "strings instead of (text, weight) pairs, or set a table's 'weight' column to 1."
         )
     seg = refs.column("seg_id").to_numpy()
     outside = np.unique(seg[(seg < 0) | (seg >= n_hyp)])
