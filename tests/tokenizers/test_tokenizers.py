@@ -371,7 +371,7 @@ def test_constants_and_signature() -> None:
     assert set(tokmod.__all__) == {
         "DEFAULT_TOKENIZER", "TOKENIZERS", "tokenize_lines", "tokenizer_signature", "get_tokenizer",
         "BaseTokenizer", "NoneTokenizer", "Tokenizer13a", "TokenizerChar", "TokenizerV14International",
-        "TokenizerZh",
+        "TokenizerZh", "TercomTokenizer",
     }
 
 

@@ -29,6 +29,7 @@ from .tokenizer_base import BaseTokenizer
 from .tokenizer_char import TokenizerChar, tokenize_char
 from .tokenizer_intl import TokenizerV14International, tokenize_intl
 from .tokenizer_none import NoneTokenizer
+from .tokenizer_ter import TercomTokenizer
 from .tokenizer_zh import TokenizerZh, tokenize_zh
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "TOKENIZERS",
     "BaseTokenizer",
     "NoneTokenizer",
+    "TercomTokenizer",
     "Tokenizer13a",
     "TokenizerChar",
     "TokenizerV14International",
