@@ -10,7 +10,7 @@ where ΔBLEU has no positively weighted reference are dropped for every metric.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -21,8 +21,10 @@ from ..engine import io
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..meta import ref_weights, study
+from ..meta.ref_weights import parse_weight_transform
 
-__all__ = ["StudyInputs", "UNDEFINED", "VIEW_NAMES", "read_scores_table", "read_study_inputs"]
+__all__ = ["StudyInputs", "StudyMetrics", "UNDEFINED", "VIEW_NAMES", "pair_of_names", "read_scores_table",
+           "read_study_inputs", "weight_transform_arg"]
 
 #: What to do with segments where ΔBLEU is undefined (no reference of positive weight).
 UNDEFINED = ("error", "exclude")
@@ -233,7 +235,53 @@ def unit_metric(stats: StatsTable | list, name: str, refs: str, args: argparse.N
     if inputs.single_ref is not None and refs.startswith("single"):
         extra.append(("single", inputs.single_ref))
     if extra:
-        from dataclasses import replace
-
         m = replace(m, signature=m.signature.with_extra(*extra))
     return m
+
+
+def pair_of_names(text: str) -> tuple[str, str]:
+    """``A,B`` of ``--compare`` as a pair of names (argparse type)."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise argparse.ArgumentTypeError(f"expected two metric names A,B (e.g. delta_bleu:all,bleu:all); got {text!r}")
+    return parts[0], parts[1]
+
+
+def weight_transform_arg(text: str) -> str:
+    """A ``--weight-transform`` spec, checked (argparse type)."""
+    try:
+        return str(parse_weight_transform(text))
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class StudyMetrics:
+    """The study's metrics per view, with their ``--compare`` keys."""
+
+    def __init__(self, inputs: StudyInputs, names: list[str], args: argparse.Namespace, options: dict,
+                 err: TextIO):
+        self.inputs, self.names, self.args, self.options, self.err = inputs, names, args, options, err
+        self.stats = {v: view_stats(inputs, v, args.threshold, options, err) for v in VIEW_NAMES}
+        self.keys: dict[str, str] = {}
+
+    def build(self, stats: dict | None = None, *, max_ngram_order: int | None = None,
+              threshold_label: str | None = None) -> list:
+        """Metrics of every name and view (of ``stats``, default the study's views)."""
+        out = []
+        for name in self.names:
+            for view, st in (stats or self.stats).items():
+                refs = threshold_label if view == "threshold" and threshold_label else \
+                    view_label(self.inputs, view, self.args.threshold)
+                m = unit_metric(st, name, refs, self.args, self.inputs, max_ngram_order)
+                if stats is None:
+                    self.keys.setdefault(metric_key(name, view), m.label)
+                out.append(m)
+        return out
+
+    def resolve(self, name: str) -> str:
+        if name in self.keys:
+            return self.keys[name]
+        if name in self.keys.values():
+            return name
+        raise InputError(f"--compare: {name!r} is not a metric of the study; the metrics are "
+                         f"{', '.join(sorted(self.keys))} (or their labels {sorted(self.keys.values())!r}).")

@@ -54,7 +54,6 @@ from .._version import __version__
 from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import InputError
 from ..meta import report, study
-from ..meta.ref_weights import parse_weight_transform
 from ..metrics.bleu import SMOOTH_METHODS
 from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
@@ -110,20 +109,6 @@ def _floats(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers; got {text!r}") from None
 
 
-def _pair_of_names(text: str) -> tuple[str, str]:
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) != 2 or not all(parts):
-        raise argparse.ArgumentTypeError(f"expected two metric names A,B (e.g. delta_bleu:all,bleu:all); got {text!r}")
-    return parts[0], parts[1]
-
-
-def _transform(text: str) -> str:
-    try:
-        return str(parse_weight_transform(text))
-    except InputError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def add_parser(subparsers: Any) -> None:
     """Add the ``study`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
@@ -143,7 +128,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--ref-weights-from", metavar="TABLE",
                    help="human scores of the references (ref_id, seg_id, score rows, or a human table whose "
                         "system names are reference ids) that set the references' ΔBLEU weights")
-    p.add_argument("--weight-transform", type=_transform, metavar="SPEC",
+    p.add_argument("--weight-transform", type=inputs_.weight_transform_arg, metavar="SPEC",
                    help="scores -> weights in [-1, 1]: linear:SCALE, rank or constant-linear:SCALE")
     p.add_argument("--single-ref", metavar="REF_ID",
                    help="the reference of the single-reference view (default: each segment's first)")
@@ -179,7 +164,7 @@ def add_parser(subparsers: Any) -> None:
                         "for every metric (counted)")
     p.add_argument("--pair", action="append", nargs=2, metavar=("SYS_A", "SYS_B"),
                    help="system pair, repeatable (default: all pairs sharing rated segments)")
-    p.add_argument("--compare", action="append", type=_pair_of_names, metavar="A,B",
+    p.add_argument("--compare", action="append", type=inputs_.pair_of_names, metavar="A,B",
                    help="paired comparison of two metrics (e.g. delta_bleu:all,bleu:all): difference of ρ and τ, "
                         "interval, p-value; repeatable")
     p.add_argument("--compare-bootstrap", type=int, default=None, metavar="B",
@@ -204,38 +189,6 @@ def add_parser(subparsers: Any) -> None:
 def _usage(err: TextIO, message: str) -> int:
     print(f"bleustats study: error: {message}", file=err)
     return 2
-
-
-class _Metrics:
-    """The study's metrics per view, with their ``--compare`` keys."""
-
-    def __init__(self, inputs: inputs_.StudyInputs, names: list[str], args: argparse.Namespace, options: dict,
-                 err: TextIO):
-        self.inputs, self.names, self.args, self.options, self.err = inputs, names, args, options, err
-        self.stats = {v: inputs_.view_stats(inputs, v, args.threshold, options, err) for v in VIEW_NAMES}
-        self.keys: dict[str, str] = {}
-
-    def build(self, stats: dict | None = None, *, max_ngram_order: int | None = None,
-              threshold_label: str | None = None) -> list:
-        """Metrics of every name and view (of ``stats``, default the study's views)."""
-        out = []
-        for name in self.names:
-            for view, st in (stats or self.stats).items():
-                refs = threshold_label if view == "threshold" and threshold_label else \
-                    inputs_.view_label(self.inputs, view, self.args.threshold)
-                m = inputs_.unit_metric(st, name, refs, self.args, self.inputs, max_ngram_order)
-                if stats is None:
-                    self.keys.setdefault(inputs_.metric_key(name, view), m.label)
-                out.append(m)
-        return out
-
-    def resolve(self, name: str) -> str:
-        if name in self.keys:
-            return self.keys[name]
-        if name in self.keys.values():
-            return name
-        raise InputError(f"--compare: {name!r} is not a metric of the study; the metrics are "
-                         f"{', '.join(sorted(self.keys))} (or their labels {sorted(self.keys.values())!r}).")
 
 
 def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
@@ -296,7 +249,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
               f"without a rating not scored), {len(inputs.references)} references, {len(inputs.human)} ratings; "
               "computing statistics per reference view", file=err)
         t_stats = time.perf_counter()
-        metrics = _Metrics(inputs, names, args, options, err)
+        metrics = inputs_.StudyMetrics(inputs, names, args, options, err)
         main_metrics = metrics.build()
         t_stats = time.perf_counter() - t_stats
         compare = [(metrics.resolve(a), metrics.resolve(b)) for a, b in args.compare or []]
@@ -337,7 +290,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     return 0
 
 
-def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: _Metrics, sizes: list[int],
+def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: inputs_.StudyMetrics, sizes: list[int],
             results: list, study_opts: dict, err: TextIO) -> dict[str, pd.DataFrame]:
     """Figure 2 panels: θ and N swept at every unit size; the unit-size panel from the studies (or the paper's M)."""
     sweeps: dict[str, pd.DataFrame] = {}
