@@ -376,8 +376,12 @@ def _result_files(results: list, sweeps: dict, inputs: inputs_.StudyInputs, args
             print("bleustats study: matplotlib is not installed: no figures (pip install 'bleustats[plot]')",
                   file=err)
         else:
+            by_size = dict(sweeps)
+            if len(results) > 1 and "unit_size" not in by_size:  # Figure 2 (B) from the studies themselves
+                by_size["unit_size"] = pd.concat([r.summary.assign(parameter="unit_size", value=r.unit_size)
+                                                  for r in results], ignore_index=True)
             for r in results:
-                panels = report.study_panels(r.summary, sweeps, unit_size=r.unit_size)
+                panels = report.study_panels(r.summary, by_size, unit_size=r.unit_size)
                 files[f"figure2_M{r.unit_size}.png"] = (lambda pn, m: lambda p: report.plot_sweeps(
                     pn, title=f"M = {m}").savefig(p, format="png", dpi=120))(panels, r.unit_size)
     manifest = {

@@ -159,20 +159,30 @@ def comparisons_markdown(comparisons: "pd.DataFrame", *, confidence: float = 0.9
 
 def study_panels(summary: "pd.DataFrame", sweeps: Mapping[str, "pd.DataFrame"], *, unit_size: int
                  ) -> dict[str, "pd.DataFrame"]:
-    """The Figure 2 panels of one unit size: its θ / N sweeps, the unit-size sweep, else Table 2 by view.
+    """The Figure 2-style panels of one unit size: Table 2 by reference view, then the sweeps.
 
-    Sweep frames with a ``unit_size`` column contribute their rows of ``unit_size``;
-    with no sweep at all, one panel draws the study's Table 2: each metric's
-    coefficient over the reference views (``parameter='refs'``).
+    The first panel (``'refs'``) draws the study's Table 2: each metric's
+    coefficient over the reference views. Sweep frames with a ``unit_size``
+    column contribute their rows of ``unit_size`` (θ and N swept at this M); a
+    ``'unit_size'`` frame is drawn whole.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"metric": ["BLEU", "BLEU"], "refs": ["single", "all"], "label": ["BLEU [single]",
+    ...                   "BLEU [all]"], "rho": [0.1, 0.2]})
+    >>> list(study_panels(s, {}, unit_size=1))
+    ['refs']
     """
-    panels = {}
-    for param, frame in sweeps.items():
+    panels = {"refs": summary.assign(parameter="refs", value=summary["refs"], label=summary["metric"])}
+    for param in ("threshold", "unit_size", "max_ngram_order"):
+        frame = sweeps.get(param)
+        if frame is None:
+            continue
         if "unit_size" in frame.columns and param != "unit_size":
             frame = frame[frame["unit_size"] == unit_size]
         if len(frame):
             panels[param] = frame
-    if not panels:
-        panels["refs"] = summary.assign(parameter="refs", value=summary["refs"], label=summary["metric"])
     return panels
 
 

@@ -118,7 +118,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import check_count, choices_text
 from ..errors import InputError
-from .rank_stats import dense_ranks, rank_rows, tau_from_counts
+from .rank_stats import dense_ranks, rank_rows, sum_units, tau_from_counts
 from .resample import SeedLike
 from .units import StudyCells
 
@@ -311,9 +311,11 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
             else:
                 pos = np.tile(np.arange(sizes[p], dtype=np.int64), (len(rows), 1))
             items.append((p, rows, pos))
+    values, offsets, spans = cells.stacked_values(which)
+    columns = np.arange(values.shape[1], dtype=np.int64)
     for part in range(n_partitions):
         n_units_total = np.zeros(blk, dtype=np.int64)
-        pieces = []  # (rows, column offsets, unit values per metric, human, valid)
+        unit_rows, unit_cols, unit_items = [], [], []  # every unit of every pair copy, in one list
         for p, rows, pos in items:
             pos = order_rng.permuted(pos, axis=1)  # a random order of its own: a random assignment
             mask = pos >= 0
@@ -326,27 +328,27 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
             keep = mask & (unit < n_units[:, None])
             r_i, c_i = np.nonzero(keep)
             units = np.full((len(rows), u_max, unit_size), -1, dtype=np.int64)
-            units[r_i, unit[r_i, c_i], slot[r_i, c_i]] = pos[r_i, c_i]
-            diffs, hy = cells.unit_differences(p, units, unit_size, which)
+            units[r_i, unit[r_i, c_i], slot[r_i, c_i]] = pos[r_i, c_i] + offsets[p]
             ok = np.arange(u_max)[None, :] < n_units[:, None]
-            diffs = [_finite(np.where(ok, d, 0.0), cells.metrics[k].label) for k, d in zip(which, diffs)]
-            pieces.append((rows, n_units_total[rows].copy(), diffs, np.where(ok, hy, 0.0), ok))
+            r_u, u_u = np.nonzero(ok)
+            unit_rows.append(rows[r_u])
+            unit_cols.append(n_units_total[rows][r_u] + u_u)
+            unit_items.append(units[r_u, u_u])
             n_units_total[rows] += n_units
-        if not pieces:
+        if not unit_items:
             return
+        rr, cc = np.concatenate(unit_rows), np.concatenate(unit_cols)
+        sums = sum_units(values, np.concatenate(unit_items)[None], columns)[0]
+        diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size)
         width = int(n_units_total.max())
-        xs = [np.zeros((blk, width)) for _ in which]
         y = np.zeros((blk, width))
+        y[rr, cc] = hy
         w = np.zeros((blk, width), dtype=np.int64)
-        for rows, offset, diffs, hy, ok in pieces:
-            r_i, u_i = np.nonzero(ok)
-            rr, cc = rows[r_i], offset[r_i] + u_i
-            for x, d in zip(xs, diffs):
-                x[rr, cc] = d[r_i, u_i]
-            y[rr, cc] = hy[r_i, u_i]
-            w[rr, cc] = 1
+        w[rr, cc] = 1
         y_ranks = dense_ranks(y)
-        for k, x in zip(which, xs):
+        for k, d in zip(which, diffs):
+            x = np.zeros((blk, width))
+            x[rr, cc] = _finite(d, cells.metrics[k].label)
             stats = rank_rows(x, y, y_ranks=y_ranks).stats(w)
             out[k][0][b0:b0 + blk, part] = stats[:, 0]
             out[k][1][b0:b0 + blk, part] = tau_from_counts(stats, kendall_variant)

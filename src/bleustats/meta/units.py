@@ -485,6 +485,43 @@ class StudyCells:
             self._columns[key] = (np.ascontiguousarray(x_all[:, distinct]), inverse, spans)
         return self._columns[key]
 
+    def stacked_values(self, metrics: Sequence[int]) -> tuple[NDArray[np.float64], NDArray[np.int64], list]:
+        """Value columns of every pair, stacked: rows ``offsets[p]:offsets[p + 1]`` are pair ``p``'s cells.
+
+        Columns as in :meth:`unit_differences` (for each metric A's then B's
+        values, then A's and B's human score); returns ``(values, offsets,
+        spans)`` with ``spans[i] = (first column, width)`` of metric ``i``. Units
+        of several pairs can then be summed with one kernel call.
+        """
+        which = tuple(int(k) for k in metrics)
+        key = ("stacked", which)
+        if key not in self._columns:
+            blocks = []
+            for p in range(len(self.pair_names)):
+                ca, cb = self.pair_a[p], self.pair_b[p]
+                cols = []
+                for k in which:
+                    cols += [self.metrics[k].values[self.rows[k][ca]], self.metrics[k].values[self.rows[k][cb]]]
+                cols += [self.human[ca][:, None], self.human[cb][:, None]]
+                blocks.append(np.concatenate(cols, axis=1))
+            spans, start = [], 0
+            for k in which:
+                w = self.metrics[k].values.shape[1]
+                spans.append((start, w))
+                start += 2 * w
+            offsets = np.concatenate([[0], np.cumsum([len(b) for b in blocks])]).astype(np.int64)
+            self._columns[key] = (np.ascontiguousarray(np.concatenate(blocks)), offsets, spans)
+        return self._columns[key]
+
+    def differences_from_sums(self, sums: NDArray[np.float64], metrics: Sequence[int], spans: list,
+                              unit_size: int) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
+        """Metric and human differences of units from their summed :meth:`stacked_values` columns."""
+        with np.errstate(all="ignore"):
+            diffs = [self.metrics[int(k)].unit_scores(sums[..., s:s + w], unit_size)
+                     - self.metrics[int(k)].unit_scores(sums[..., s + w:s + 2 * w], unit_size)
+                     for k, (s, w) in zip(metrics, spans)]
+        return diffs, sums[..., -2] / unit_size - sums[..., -1] / unit_size
+
     def unit_differences(self, p: int, units: NDArray[np.int64], unit_size: int,
                          metrics: Sequence[int] | None = None
                          ) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
