@@ -192,8 +192,6 @@ def reference_weights(
     InputError
         A bad transform, or references without a score (they are named).
     """
-    import pandas as pd
-
     t = parse_weight_transform(transform)
     refs = references.copy()
     refs["ref_id"] = refs["ref_id"].astype(str)

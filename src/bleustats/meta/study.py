@@ -400,7 +400,7 @@ def correlation_study(
         (``numba.set_num_threads``). The result does not depend on either.
     progress : callable, optional
         Called as ``progress(done, total)`` after each pair, each metric and
-        each block of comparison replicates.
+        each of the comparison's three resamplings.
 
     Returns
     -------
@@ -451,13 +451,13 @@ def correlation_study(
     part_ss, boot_ss, comp_ss = np.random.SeedSequence(seed).spawn(3)
     pair_seeds = part_ss.spawn(len(cells.pair_names))
     n_pairs = len(cells.pair_names)
-    total_steps = n_pairs + len(metrics)
+    total_steps = n_pairs + len(metrics) + (3 if to_compare else 0)
     done = [0]
 
     def tick() -> None:
         done[0] += 1
         if progress is not None:
-            progress(done[0], total_steps + (1 if to_compare else 0))
+            progress(done[0], total_steps)
 
     t1 = time.perf_counter()
 
@@ -574,9 +574,11 @@ def correlation_study(
         n_cb = n_compare_bootstrap or max(1, n_bootstrap)
         needed = sorted({labels.index(x) for pair in to_compare for x in pair})
         schemes = ("segments", compare_resampling, "within")
-        reps = {scheme: protocol_bootstrap(cells, needed, unit_size=unit_size, n_bootstrap=n_cb, seed=ss,
-                                           kendall_variant=kendall_variant, resample=scheme, n_partitions=2)
-                for scheme, ss in zip(schemes, comp_ss.spawn(len(schemes)))}
+        reps = {}
+        for scheme, ss in zip(schemes, comp_ss.spawn(len(schemes))):
+            reps[scheme] = protocol_bootstrap(cells, needed, unit_size=unit_size, n_bootstrap=n_cb, seed=ss,
+                                              kendall_variant=kendall_variant, resample=scheme, n_partitions=2)
+            tick()
         csig = sig.with_extra(("compare", f"segments+{compare_resampling}-within"), ("cboot", n_cb))
         rows = []
         for a, b in to_compare:
@@ -589,7 +591,6 @@ def correlation_study(
                              "signature": str(csig)})
         comparisons = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
         timings["comparisons"] = time.perf_counter() - t3
-        tick()
 
     pairs_df = pd.DataFrame(pair_rows, columns=["system_a", "system_b", "n_shared", "n_units", "n_dropped"])
     exclusions = {**cells.exclusions, "segments_dropped": int(pairs_df["n_dropped"].sum())}
