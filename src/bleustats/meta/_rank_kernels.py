@@ -62,7 +62,7 @@ def _sort_row(xr, ox, yr, order, rx_sorted, ry_sorted):
 
 @njit(cache=True, nogil=True, parallel=True)
 def sort_rows(x, x_order, y_ranks):
-    """Order of each row by (x, y rank), and the dense x and y ranks in that order.
+    """Order of each row by (x, y rank), and the dense x and y ranks in that order (int32).
 
     ``x_order`` is an argsort of each row of ``x`` (any order among equal x:
     ties are ordered by y here); ``y_ranks`` has as many rows as ``x``, or one
@@ -70,9 +70,9 @@ def sort_rows(x, x_order, y_ranks):
     """
     rows, n = x.shape
     shared = y_ranks.shape[0] == 1
-    order = np.empty((rows, n), np.int64)
-    rx_sorted = np.empty((rows, n), np.int64)
-    ry_sorted = np.empty((rows, n), np.int64)
+    order = np.empty((rows, n), np.int32)
+    rx_sorted = np.empty((rows, n), np.int32)
+    ry_sorted = np.empty((rows, n), np.int32)
     for r in prange(rows):
         _sort_row(x[r], x_order[r], y_ranks[0] if shared else y_ranks[r], order[r], rx_sorted[r], ry_sorted[r])
     return order, rx_sorted, ry_sorted
@@ -83,9 +83,9 @@ def sort_rows_serial(x, x_order, y_ranks):
     """:func:`sort_rows` on one thread (small inputs: no parallel launch)."""
     rows, n = x.shape
     shared = y_ranks.shape[0] == 1
-    order = np.empty((rows, n), np.int64)
-    rx_sorted = np.empty((rows, n), np.int64)
-    ry_sorted = np.empty((rows, n), np.int64)
+    order = np.empty((rows, n), np.int32)
+    rx_sorted = np.empty((rows, n), np.int32)
+    ry_sorted = np.empty((rows, n), np.int32)
     for r in range(rows):
         _sort_row(x[r], x_order[r], y_ranks[0] if shared else y_ranks[r], order[r], rx_sorted[r], ry_sorted[r])
     return order, rx_sorted, ry_sorted
@@ -97,7 +97,7 @@ def _stats_of_row(order, rx, ry, n_y, w, out):
     n = order.shape[0]
     total = 0
     for j in range(n):  # sequential: the mean rank is needed before the pass
-        total += w[j]
+        total += np.int64(w[j])
     mean = (total + 1) / 2.0
     ws = np.empty(n, np.int64)  # weights in sorted order, gathered once
     wy = np.zeros(n_y, np.int64)  # weight per y rank
@@ -111,10 +111,35 @@ def _stats_of_row(order, rx, ry, n_y, w, out):
     sxx = 0.0
     j = 0
     while j < n:
+        if j + 1 == n or rx[j + 1] != rx[j]:  # an x value of its own: the common case, no inner runs
+            wj = np.int64(w[order[j]])
+            if wj > 0:
+                k = ry[j]
+                ax = inserted + (wj + 1) / 2.0 - mean
+                pairs_in = wj * (wj - 1) // 2
+                x_tied += pairs_in
+                xy_tied += pairs_in
+                x_classes += 1
+                sxx += wj * ax * ax
+                wy[k] += wj
+                sx_y[k] += wj * ax
+                below = 0  # inserted weight with y rank <= k
+                p = k + 1
+                while p > 0:
+                    below += tree[p]
+                    p -= p & (-p)
+                discordant += wj * (inserted - below)
+                p = k + 1
+                while p <= n_y:
+                    tree[p] += wj
+                    p += p & (-p)
+                inserted += wj
+            j += 1
+            continue
         e = j
         gw = 0
         while e < n and rx[e] == rx[j]:
-            we = w[order[e]]
+            we = np.int64(w[order[e]])
             ws[e] = we
             gw += we
             e += 1
