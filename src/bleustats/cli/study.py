@@ -168,7 +168,7 @@ def add_parser(subparsers: Any) -> None:
                    help="paired comparison of two metrics (e.g. delta_bleu:all,bleu:all): difference of ρ and τ, "
                         "interval, p-value; repeatable")
     p.add_argument("--compare-bootstrap", type=int, default=None, metavar="B",
-                   help="replicates of each resampling of --compare (default: --bootstrap)")
+                   help="replicates of each resampling of --compare (default: --bootstrap, or 1000 with --bootstrap 0)")
     p.add_argument("--compare-resampling", choices=study.COMPARE_RESAMPLING, default="systems",
                    help="how --compare samples system pairs: systems (default) or pairs")
     p.add_argument("--sweep", action="append", choices=study.SWEEP_PARAMETERS,
@@ -226,8 +226,8 @@ def _check_args(args: argparse.Namespace, err: TextIO) -> int | None:
         return _usage(err, f"argument --orders: each must be from 1 to --max-ngram-order ({args.max_ngram_order}); "
                            f"got {orders}")
     args.orders = orders
-    if args.compare_bootstrap is not None and args.compare_bootstrap < 1:
-        return _usage(err, f"argument --compare-bootstrap: must be >= 1; got {args.compare_bootstrap}")
+    if args.compare_bootstrap is not None and args.compare_bootstrap < 2:
+        return _usage(err, f"argument --compare-bootstrap: must be >= 2; got {args.compare_bootstrap}")
     return None
 
 

@@ -388,8 +388,8 @@ def correlation_study(
         Pairs of metric labels to compare (difference of ρ and of τ, interval
         and p-value; see :mod:`bleustats.meta.study_compare`).
     n_compare_bootstrap : int, optional
-        Replicates of each resampling scheme of the comparison (default
-        ``n_bootstrap``, at least 1).
+        Replicates of each resampling scheme of the comparison, at least 2
+        (default ``n_bootstrap``, or 1,000 when that is below 2).
     compare_resampling : {'systems', 'pairs'}
         How the comparison samples system pairs: draw systems with replacement
         (every pair of drawn systems; the default, as pairs that share a
@@ -435,7 +435,7 @@ def correlation_study(
                                   or n_threads < 1):
         raise InputError(f"n_threads must be a positive integer or None; got {n_threads!r}.")
     if n_compare_bootstrap is not None:
-        check_count("n_compare_bootstrap", n_compare_bootstrap, minimum=1)
+        check_count("n_compare_bootstrap", n_compare_bootstrap, minimum=2)
     if compare_resampling not in COMPARE_RESAMPLING:
         raise InputError(f"compare_resampling must be 'systems' or 'pairs'; got {compare_resampling!r}.")
     timings: dict[str, float] = {}
@@ -571,7 +571,7 @@ def correlation_study(
     comparisons = None
     if to_compare:
         t3 = time.perf_counter()
-        n_cb = n_compare_bootstrap or max(1, n_bootstrap)
+        n_cb = n_compare_bootstrap or (n_bootstrap if n_bootstrap >= 2 else 1000)
         needed = sorted({labels.index(x) for pair in to_compare for x in pair})
         schemes = ("segments", compare_resampling, "within")
         reps = {}
