@@ -1,6 +1,6 @@
 """The ``bleustats`` command: one parser, one module per subcommand, one error policy.
 
-Subcommands: ``score``, ``stats``, ``kbest``, ``tune``, ``analyze``, ``study``, ``demo``
+Subcommands: ``score``, ``stats``, ``kbest``, ``tune``, ``analyze``, ``study``, ``correlate``, ``demo``
 (``bleustats <command> -h``). Results go to stdout, errors to stderr as one
 line; exit code 0 ok, 1 error, 2 usage.
 """
@@ -13,11 +13,11 @@ from typing import Sequence
 
 from .._version import __version__
 from ..engine.stats import MAX_ORDER_LIMIT
-from . import analyze, demo, kbest, score, stats, study, tune
+from . import analyze, correlate, demo, kbest, score, stats, study, tune
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = (score, stats, kbest, tune, analyze, study, demo)
+_SUBCOMMANDS = (score, stats, kbest, tune, analyze, study, correlate, demo)
 
 
 def _parser() -> argparse.ArgumentParser:
