@@ -36,9 +36,10 @@ import pyarrow.parquet as pq
 from .._validate import describe_ids
 from .._version import __version__
 from ..errors import InputError
-from ..tokenizers import TOKENIZERS
+from ..tokenizers import SACREBLEU_TOKENIZERS
 from . import _stats_kernels, io, schemas
-from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers
+from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers, tokenized
+from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +52,7 @@ __all__ = [
     "compute_stats",
     "compute_stats_files",
     "load_stats",
+    "reference_tokens",
 ]
 
 #: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
@@ -217,9 +219,9 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
 
 
 def _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition):
-    if tokenize not in TOKENIZERS:
+    if tokenize not in SACREBLEU_TOKENIZERS:
         raise ValueError(
-            f"tokenize must be one of {', '.join(map(repr, TOKENIZERS))}; got {tokenize!r}."
+            f"tokenize must be one of {', '.join(map(repr, SACREBLEU_TOKENIZERS))}; got {tokenize!r}."
         )
     if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or not (
         1 <= max_ngram_order <= MAX_ORDER_LIMIT
@@ -257,6 +259,33 @@ def _apply_view(refs: pa.Table, ref_view: str, weight_threshold: float | None) -
 
 
 # --------------------------------------------------------------------------- pipeline
+
+
+def _references_table(references: Any, ref_weights: Any, hyps: pa.Table, hyps_are_table: bool, layout: str,
+                      tokenize: str, lowercase: bool) -> tuple[pa.Table, bool]:
+    """The validated references table; a ReferenceSet adds its cached tokenized texts (``tokens``)."""
+    n_hyp = None if hyps_are_table else hyps.num_rows
+    if not isinstance(references, ReferenceSet):
+        return io.as_references_table(references, ref_weights, n_hyp=n_hyp, layout=layout), False
+    if ref_weights is not None:
+        raise InputError("ref_weights must be None when references is a ReferenceSet; give the weights to "
+                         "ReferenceSet(references, ref_weights).")
+    if n_hyp is not None and references.n_segments is not None and references.n_segments != n_hyp:
+        raise InputError(f"references: the ReferenceSet has {references.n_segments} segments but there are "
+                         f"{n_hyp} hypotheses; every reference stream must be as long as the hypotheses.")
+    return references.table.append_column("tokens", reference_tokens(references, tokenize, lowercase)), True
+
+
+def reference_tokens(references: ReferenceSet, tokenize: str, lowercase: bool) -> pa.Array:
+    """The references' texts as ``tokenize`` leaves them, computed once per (tokenize, lowercase).
+
+    Examples
+    --------
+    >>> reference_tokens(ReferenceSet([["Hello, world!"]]), "13a", True).to_pylist()
+    ['hello , world !']
+    """
+    return references.cached(("bleu", tokenize, bool(lowercase)),
+                             lambda t: tokenized(t.column("text").combine_chunks(), tokenize, lowercase))
 
 
 def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
@@ -310,11 +339,14 @@ def compute_stats(
     references : list of lists, pandas.DataFrame or pyarrow.Table
         sacreBLEU-style reference streams, one list of references per segment
         (see ``references_layout``), or the long-form ``references`` table
-        (``seg_id``, ``ref_id``, ``weight``, ``text``).
+        (``seg_id``, ``ref_id``, ``weight``, ``text``), or a
+        :class:`~bleustats.engine.references.ReferenceSet` (validated once; its
+        tokenized texts are cached for the next call with the same tokenizer).
     ref_weights : list of lists of float, optional
         Weights in [-1, 1], same shape as list ``references``; default all 1.
-    tokenize : {'13a', 'none', 'intl', 'char', 'zh'}
-        sacreBLEU tokenizer.
+    tokenize : {'13a', 'none', 'intl', 'char', 'zh', 'ja-mecab', 'ko-mecab', 'spm', 'flores101', ...}
+        sacreBLEU tokenizer (the last ones need their optional packages; see
+        :mod:`bleustats.tokenizers`).
     lowercase : bool
         Lowercase before tokenizing.
     max_ngram_order : int
@@ -358,8 +390,8 @@ def compute_stats(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     hyps = io.as_hypotheses_table(hypotheses, system=system)
-    refs = io.as_references_table(references, ref_weights, n_hyp=len(hyps) if not io.is_table(hypotheses) else None,
-                                  layout=references_layout)
+    refs, pretokenized = _references_table(references, ref_weights, hyps, io.is_table(hypotheses),
+                                           references_layout, tokenize, lowercase)
     uniform = bool(refs.num_rows == 0 or pc.all(pc.equal(refs.column("weight"), 1.0)).as_py())
     refs = _apply_view(refs, ref_view, weight_threshold)
     timings["read"] = time.perf_counter() - t0
@@ -392,7 +424,7 @@ def compute_stats(
     hyp_ptr_all = np.searchsorted(hyp_seg[hyp_sort], np.arange(n_seg + 1))
     ref_ptr_all = np.searchsorted(ref_seg[ref_sort], np.arange(n_seg + 1))
     hyp_text = hyps.column("text")
-    ref_text = refs.column("text")
+    ref_text = refs.column("tokens" if pretokenized else "text")
     weights = refs.column("weight").to_numpy()
     definition = _stats_kernels.DEF_PAPER if delta_definition == "paper" else _stats_kernels.DEF_GALLEY2019
     n_threads = numba.get_num_threads()
@@ -407,7 +439,8 @@ def compute_stats(
         hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
         ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
         hyp_ids, ref_ids = encode_segments(_rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr,
-                                           ref_ptr, tokenize=tokenize, lowercase=lowercase, timings=timings)
+                                           ref_ptr, tokenize=tokenize, lowercase=lowercase, timings=timings,
+                                           refs_tokenized=pretokenized)
         t2 = time.perf_counter()
         hv, ho = list_buffers(hyp_ids)
         rv, ro = list_buffers(ref_ids)

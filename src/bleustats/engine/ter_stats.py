@@ -34,6 +34,7 @@ from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
 from . import _ter_kernels, io
 from .encode import encode_segments
+from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,6 +81,11 @@ def _describe(seg_ids: np.ndarray) -> str:
 
 def _reference_segments(references: Any, n_hyp: int, layout: str) -> tuple[list[str], np.ndarray]:
     """References in segment order and the pointer ``seg_refs`` (segment s owns ``seg_refs[s]:seg_refs[s+1]``)."""
+    if isinstance(references, ReferenceSet):
+        if references.n_segments is not None and references.n_segments != n_hyp:
+            raise InputError(f"references: the ReferenceSet has {references.n_segments} segments but there are "
+                             f"{n_hyp} hypotheses; every reference stream must be as long as the hypotheses.")
+        return references.cached(("ter-segments", n_hyp), lambda t: _reference_segments(t, n_hyp, "auto"))
     refs = io.as_references_table(references, n_hyp=n_hyp, layout=layout)
     if refs.num_rows and not pc.all(pc.equal(refs.column("weight"), 1.0)).as_py():
         raise InputError(
@@ -167,7 +173,9 @@ def ter_statistics(
         sacreBLEU-style streams (``references[k][i]``, ``None`` = segment i has
         no k-th reference), one list of references per segment, or a long-form
         ``references`` table whose ``seg_id`` is the hypothesis' position
-        (see :func:`bleustats.engine.io.as_references_table`).
+        (see :func:`bleustats.engine.io.as_references_table`), or a
+        :class:`~bleustats.engine.references.ReferenceSet` (its tokenized
+        references are cached per option set).
     normalized, no_punct, asian_support, case_sensitive : bool
         :class:`~bleustats.tokenizers.TercomTokenizer` options (sacreBLEU's TER options).
     references_layout : {'auto', 'streams', 'segments'}
@@ -227,20 +235,32 @@ def ter_statistics(
     hyps = _hypothesis_list(hypotheses)
     n = len(hyps)
     ref_texts, seg_refs = _reference_segments(references, n, references_layout)
-    out = _statistics(hyps, ref_texts, seg_refs, normalized, no_punct, asian_support, case_sensitive)
+    ref_tok = None
+    if isinstance(references, ReferenceSet):  # references tokenized once per option set
+        key = ("ter-tokens", normalized, no_punct, asian_support, case_sensitive)
+        ref_tok = references.cached(key, lambda t: _tokenize_all(ref_texts, _tokenizer(
+            normalized, no_punct, asian_support, case_sensitive), not normalized and not no_punct,
+            not case_sensitive, passes=2))
+    out = _statistics(hyps, ref_texts, seg_refs, normalized, no_punct, asian_support, case_sensitive, ref_tok)
     return (out, np.diff(seg_refs)) if return_n_refs else out
 
 
+def _tokenizer(normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool) -> TercomTokenizer:
+    return TercomTokenizer(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                           case_sensitive=case_sensitive)
+
+
 def _statistics(hyps: list[str], ref_texts: list[str], seg_refs: np.ndarray, normalized: bool,
-                no_punct: bool, asian_support: bool, case_sensitive: bool) -> np.ndarray:
+                no_punct: bool, asian_support: bool, case_sensitive: bool,
+                r_tok: pa.Array | None = None) -> np.ndarray:
     n = len(hyps)
     if n == 0:
         return np.zeros((0, 2), np.float64)
-    tokenizer = TercomTokenizer(normalized=normalized, no_punct=no_punct,
-                                asian_support=asian_support, case_sensitive=case_sensitive)
+    tokenizer = _tokenizer(normalized, no_punct, asian_support, case_sensitive)
     plain = not normalized and not no_punct
     h_tok = _tokenize_all(hyps, tokenizer, plain, not case_sensitive)
-    r_tok = _tokenize_all(ref_texts, tokenizer, plain, not case_sensitive, passes=2)
+    if r_tok is None:
+        r_tok = _tokenize_all(ref_texts, tokenizer, plain, not case_sensitive, passes=2)
     hyp_lists, ref_lists = encode_segments(h_tok, r_tok, np.arange(n + 1, dtype=np.int64), seg_refs,
                                            tokenize="none", lowercase=False)  # already Tercom-tokenized
     hyp_ids = hyp_lists.values.to_numpy(zero_copy_only=True)
