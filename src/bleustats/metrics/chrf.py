@@ -345,9 +345,6 @@ class CHRF(Metric):
         if references is not None:
             self._ref_cache = self._cache_references(references)
 
-    def _prepare(self, refs: ReferenceSet) -> None:
-        chrf_statistics([], refs, **self._options)  # validates the options against the references once
-
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> NDArray[np.int64]:
         return chrf_statistics(list(hypotheses), refs, **self._options)
 
