@@ -38,14 +38,18 @@ from .._version import __version__
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS
 from . import _stats_kernels, io, schemas
+from .chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_metadata, chrf_options, chrf_statistics
 from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers, tokenized
 from .references import ReferenceSet
+from .ter_stats import ter_statistics_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
     "DELTA_DEFINITIONS",
+    "STAT_METRICS",
+    "TER_DEFAULTS",
     "MAX_ORDER_LIMIT",
     "REF_VIEWS",
     "StatsTable",
@@ -63,6 +67,11 @@ DELTA_DEFINITIONS = ("paper", "galley2019")
 MAX_ORDER_LIMIT = 32
 
 _META = "bleustats."
+
+#: Metric groups a statistics table can hold (``bleu`` always; ``chrf++`` is chrF with word_order=2).
+STAT_METRICS = ("bleu", "chrf", "chrf++", "ter")
+#: sacreBLEU 2.6's TER options and defaults.
+TER_DEFAULTS = {"normalized": False, "no_punct": False, "asian_support": False, "case_sensitive": False}
 
 
 @dataclass(frozen=True)
@@ -125,6 +134,28 @@ class StatsTable:
     @property
     def version(self) -> str:
         return self._meta("version")
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """Metric groups whose statistics the table holds: ``('bleu',)``, ``('bleu', 'chrf', 'ter')``, ..."""
+        return tuple(self._meta("metrics").split(",")) if self._meta("metrics") else ("bleu",)
+
+    @property
+    def chrf_options(self) -> dict[str, Any] | None:
+        """The chrF options the ``chrf_*`` columns were made with (None without them)."""
+        if "chrf" not in self.metrics:
+            return None
+        beta = self._meta("chrf_beta")
+        return {"char_order": int(self._meta("chrf_char_order")), "word_order": int(self._meta("chrf_word_order")),
+                "beta": float(beta) if "." in beta or "e" in beta else int(beta),
+                **{k: self._meta(f"chrf_{k}") == "true" for k in ("lowercase", "whitespace", "eps_smoothing")}}
+
+    @property
+    def ter_options(self) -> dict[str, bool] | None:
+        """The TER options the ``ter_*`` columns were made with (None without them)."""
+        if "ter" not in self.metrics:
+            return None
+        return {k: self._meta(f"ter_{k}") == "true" for k in TER_DEFAULTS}
 
     @property
     def n_refs_label(self) -> str:
@@ -211,8 +242,62 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
             "(StatsTable.save)."
         )
     max_order = int(meta[key])
-    aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path))
+    groups = _groups(StatsTable(table))
+    aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path), groups=groups)
     return StatsTable(aligned.replace_schema_metadata(meta))
+
+
+def _groups(stats: StatsTable) -> dict[str, dict[str, int]]:
+    """The optional column groups of a table, from its metadata (for the schema)."""
+    groups: dict[str, dict[str, int]] = {}
+    for metric in stats.metrics:
+        if metric == "chrf":
+            opts = stats.chrf_options or {}
+            groups["chrf"] = {"chrf_char_order": opts["char_order"], "chrf_word_order": opts["word_order"]}
+        elif metric == "ter":
+            groups["ter"] = {}
+        elif metric != "bleu":
+            raise InputError(f"statistics metadata names an unknown metric group {metric!r}; known: "
+                             f"{', '.join(STAT_METRICS)}. Was the table written by a newer bleustats?")
+    return groups
+
+
+def _metric_options(metrics: Any, chrf: Any, ter: Any) -> tuple[list[str], dict | None, dict | None]:
+    """Check ``metrics`` / ``chrf_options`` / ``ter_options``; return the groups and normalised options."""
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    metrics = list(metrics)
+    bad = [m for m in metrics if m not in STAT_METRICS]
+    if bad:
+        raise InputError(f"metrics must name some of {', '.join(map(repr, STAT_METRICS))}; got {bad[0]!r}.")
+    want_chrf = "chrf" in metrics or "chrf++" in metrics
+    chrf_opts = ter_opts = None
+    if chrf is not None and not want_chrf:
+        raise InputError("chrf_options is given but metrics has no 'chrf'; add 'chrf' (or 'chrf++') to metrics.")
+    if ter is not None and "ter" not in metrics:
+        raise InputError("ter_options is given but metrics has no 'ter'; add 'ter' to metrics.")
+    if want_chrf:
+        given = dict(chrf or {})
+        unknown = set(given) - set(CHRF_DEFAULTS)
+        if unknown:
+            raise InputError(f"chrf_options: unknown option(s) {sorted(unknown)}; known: {sorted(CHRF_DEFAULTS)}.")
+        if "chrf++" in metrics:
+            if given.get("word_order", 2) != 2:
+                raise InputError(f"metrics has 'chrf++' (word_order=2) but chrf_options sets word_order="
+                                 f"{given['word_order']!r}; use 'chrf' with that word_order instead.")
+            given["word_order"] = 2
+        chrf_opts = chrf_options(**given)
+    if "ter" in metrics:
+        given = dict(ter or {})
+        unknown = set(given) - set(TER_DEFAULTS)
+        if unknown:
+            raise InputError(f"ter_options: unknown option(s) {sorted(unknown)}; known: {sorted(TER_DEFAULTS)}.")
+        ter_opts = {**TER_DEFAULTS, **given}
+        for k, v in ter_opts.items():
+            if not isinstance(v, (bool, np.bool_)):
+                raise InputError(f"ter_options[{k!r}] must be True or False; got {v!r}.")
+    groups = ["bleu"] + (["chrf"] if want_chrf else []) + (["ter"] if "ter" in metrics else [])
+    return groups, chrf_opts, ter_opts
 
 
 # --------------------------------------------------------------------------- checks
@@ -309,8 +394,11 @@ def compute_stats(
     references_layout: str = "auto",
     system: str | None = None,
     chunk_segments: int = 100_000,
+    metrics: Sequence[str] = ("bleu",),
+    chrf_options: dict[str, Any] | None = None,
+    ter_options: dict[str, bool] | None = None,
 ) -> StatsTable:
-    r"""Per-hypothesis BLEU and ΔBLEU sufficient statistics.
+    r"""Per-hypothesis BLEU and ΔBLEU sufficient statistics (and chrF and TER's, with ``metrics=``).
 
     For hypothesis :math:`h` with references :math:`r_1..r_K` of weights
     :math:`w_j \in [-1, 1]` and :math:`\#g(x)` the count of n-gram :math:`g`
@@ -364,6 +452,19 @@ def compute_stats(
         System name for list ``hypotheses``.
     chunk_segments : int
         Segments per chunk; bounds memory on large inputs.
+    metrics : sequence of {'bleu', 'chrf', 'chrf++', 'ter'}
+        Statistics groups of the table. BLEU's columns are always there;
+        ``'chrf'`` adds the ``chrf_*`` / ``chrfw_*`` columns
+        (:func:`~bleustats.engine.chrf_stats.chrf_statistics`; ``'chrf++'`` is
+        chrF with ``word_order=2``), ``'ter'`` adds ``ter_num_edits`` and
+        ``ter_ref_length`` (:func:`~bleustats.engine.ter_stats.ter_statistics`),
+        both against the references of ``ref_view`` (weights ignored).
+    chrf_options : dict, optional
+        sacreBLEU's ``CHRF`` options (``char_order``, ``word_order``, ``beta``,
+        ``lowercase``, ``whitespace``, ``eps_smoothing``); recorded in the metadata.
+    ter_options : dict, optional
+        sacreBLEU's ``TER`` options (``normalized``, ``no_punct``,
+        ``asian_support``, ``case_sensitive``); recorded in the metadata.
 
     Returns
     -------
@@ -385,6 +486,7 @@ def compute_stats(
     ([2], [1.0], [2.0])
     """
     _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
+    groups, chrf_opts, ter_opts = _metric_options(metrics, chrf_options, ter_options)
     if not isinstance(chunk_segments, (int, np.integer)) or chunk_segments < 1:
         raise ValueError(f"chunk_segments must be a positive integer; got {chunk_segments!r}.")
     timings: dict[str, float] = {}
@@ -480,7 +582,24 @@ def compute_stats(
     for k, prefix in enumerate(("wmatch", "wtotal")):
         for i in range(n):
             columns[f"{prefix}_{i + 1}"] = wcounts[k * n + i]
-    schema = schemas.arrow_schema("statistics", max_ngram_order=n)
+    schema_groups: dict[str, dict[str, int]] = {}
+    if chrf_opts is not None:
+        t_chrf = time.perf_counter()
+        rows = chrf_statistics(hyps, refs.drop_columns([c for c in ("tokens",) if c in refs.column_names]),
+                               **chrf_opts)
+        for name, col in zip(chrf_column_names(chrf_opts["char_order"], chrf_opts["word_order"]), rows.T):
+            columns[name] = np.ascontiguousarray(col)
+        schema_groups["chrf"] = {"chrf_char_order": chrf_opts["char_order"],
+                                 "chrf_word_order": chrf_opts["word_order"]}
+        timings["chrf"] = time.perf_counter() - t_chrf
+    if ter_opts is not None:
+        t_ter = time.perf_counter()
+        rows = ter_statistics_table(hyps, refs, **ter_opts)
+        columns["ter_num_edits"] = rows[:, 0].astype(np.int64)
+        columns["ter_ref_length"] = np.ascontiguousarray(rows[:, 1])
+        schema_groups["ter"] = {}
+        timings["ter"] = time.perf_counter() - t_ter
+    schema = schemas.arrow_schema("statistics", max_ngram_order=n, groups=schema_groups)
     table = pa.Table.from_arrays(
         [c if isinstance(c, pa.ChunkedArray) else pa.array(c) for c in columns.values()],
         schema=schema,
@@ -494,8 +613,14 @@ def compute_stats(
         "weight_threshold": "" if ref_view != "threshold" else repr(float(weight_threshold)),
         "delta_definition": delta_definition,
         "weights": "uniform" if uniform else "custom",
+        "metrics": ",".join(groups),
     }
-    table = table.replace_schema_metadata({_META + k: v for k, v in meta.items()})
+    meta = {_META + k: v for k, v in meta.items()}
+    if chrf_opts is not None:
+        meta.update(chrf_metadata(chrf_opts))
+    if ter_opts is not None:
+        meta.update({f"{_META}ter_{k}": "true" if v else "false" for k, v in ter_opts.items()})
+    table = table.replace_schema_metadata(meta)
     timings["assemble"] = time.perf_counter() - t
     return StatsTable(table, timings)
 

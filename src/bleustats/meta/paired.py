@@ -49,8 +49,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._validate import check_count
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import (bleu_scores, check_delta_defined, check_scoring_options, corpus_score, score_signature,
-                            statistics_matrix)
+from ..metrics.bleu import (OTHER_METRICS, bleu_scores, check_delta_defined, check_scoring_options, corpus_score,
+                            score_signature, statistics_matrix, table_metric)
 from ..metrics.base import bootstrap_sums, chunk_rows, estimate_ci
 from ..metrics.results import Signature
 from .resample import generator_and_label
@@ -79,7 +79,7 @@ class PairedTestResult:
     Attributes
     ----------
     test : {'paired-bs', 'paired-ar'}
-    metric : {'bleu', 'delta_bleu'}
+    metric : {'bleu', 'delta_bleu', 'chrf', 'chrf++', 'ter'}
     baseline_score, system_score : float
         Corpus scores of all segments (as :func:`bleustats.corpus_score`).
     p_value : float
@@ -173,6 +173,9 @@ def _paired_rows(stats: StatsTable, baseline_rows: Any, system_rows: Any
 
 def _scoring_settings(stats: StatsTable, rows: Sequence[NDArray[np.int64]], metric: str, smooth_method: str,
                       smooth_value: Any, ref_length: str) -> None:
+    if metric in OTHER_METRICS:
+        table_metric(stats, metric)  # the table has the columns
+        return
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     if metric == "delta_bleu":
@@ -208,6 +211,9 @@ def _p_value(sample_stats: NDArray[np.float64], real: float) -> float:
 def _matrix_and_scorer(stats: StatsTable, metric: str, smooth_method: str, smooth_value: float | None,
                        use_effective_order: bool, ref_length: str) -> tuple[NDArray[np.float64], Scorer]:
     """The per-row statistics matrix of ``metric`` and the vectorized score of its sums."""
+    if metric in OTHER_METRICS:
+        obj, mat = table_metric(stats, metric)
+        return np.asarray(mat, dtype=np.float64), lambda sums, f32: obj.scores_from_sums(sums, float32=f32)
     n_order = stats.max_ngram_order
 
     def scorer(sums: NDArray[np.float64], float32: bool) -> NDArray[np.float64]:
@@ -278,6 +284,11 @@ def approximate_randomization_counts(rng: np.random.Generator, n_samples: int,
 
 def _signature(stats: StatsTable, metric: str, smooth_method: str, smooth_value: float | None,
                use_effective_order: bool, ref_length: str, *extra: tuple[str, Any]) -> Signature:
+    if metric in OTHER_METRICS:  # the chrF / TER signature's fields, then the test's
+        info = table_metric(stats, metric)[0].get_signature().info
+        fields = [(k, ("yes" if v else "no") if isinstance(v, bool) else v) for k, v in info.items()
+                  if v is not None and k != "version"]
+        return Signature.from_fields(("metric", metric), *fields, *extra)
     return score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                            use_effective_order=use_effective_order, ref_length=ref_length).with_extra(*extra)
 
@@ -322,7 +333,8 @@ def paired_bootstrap(
         A system name (its rows, ordered by ``seg_id``), a boolean mask or an
         index array; the two selections are paired by position and must have
         the same ``seg_id`` at every position.
-    metric : {'bleu', 'delta_bleu'}
+    metric : {'bleu', 'delta_bleu', 'chrf', 'chrf++', 'ter'}
+        chrF / TER need their columns in ``stats`` (``compute_stats(..., metrics=...)``).
     n_samples : int
         Bootstrap resamples (sacreBLEU's default 1000).
     seed : int, None or numpy.random.Generator
@@ -366,7 +378,7 @@ def paired_bootstrap(
     n_samples = check_count("n_samples", n_samples, minimum=1)
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)
     _scoring_settings(stats, (b_rows, s_rows), metric, smooth_method, smooth_value, ref_length)
-    f32 = (metric == "bleu") if float32 is None else bool(float32)
+    f32 = (metric != "delta_bleu") if float32 is None else bool(float32)
     rng, label = generator_and_label(seed)
     kw = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
               use_effective_order=use_effective_order, ref_length=ref_length)
@@ -461,7 +473,7 @@ def paired_approximate_randomization(
         raise InputError(f"n_confidence must be an int (<= 0 for no intervals); got {n_confidence!r}.")
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)
     _scoring_settings(stats, (b_rows, s_rows), metric, smooth_method, smooth_value, ref_length)
-    f32 = (metric == "bleu") if float32 is None else bool(float32)
+    f32 = (metric != "delta_bleu") if float32 is None else bool(float32)
     rng, label = generator_and_label(seed)
     kw = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
               use_effective_order=use_effective_order, ref_length=ref_length)

@@ -52,8 +52,10 @@ from ..engine.references import ReferenceSet
 from ..engine.stats import StatsTable, compute_stats, compute_stats_files, reference_tokens
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
-from .base import Metric, MetricSignature
+from .base import Metric, MetricSignature, Score
+from .chrf import chrf_table
 from .results import BLEUScore, Signature
+from .ter import ter_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,6 +69,8 @@ __all__ = [
     "REF_LENGTHS",
     "SMOOTH_DEFAULTS",
     "SMOOTH_METHODS",
+    "OTHER_METRICS",
+    "TABLE_METRICS",
     "bleu_from_sums",
     "bleu_scores",
     "check_delta_defined",
@@ -81,13 +85,18 @@ __all__ = [
     "sentence_bleu",
     "sentence_scores",
     "statistics_matrix",
+    "table_metric",
 ]
 
 #: Smoothing methods and their default value (sacreBLEU's ``BLEU.SMOOTH_DEFAULTS``).
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 SMOOTH_METHODS = tuple(SMOOTH_DEFAULTS)
-#: Metrics computable from a statistics table.
+#: The BLEU family computable from a statistics table's BLEU columns.
 METRICS = ("bleu", "delta_bleu")
+#: Metrics of the table's other column groups (``compute_stats(..., metrics=(...))``).
+OTHER_METRICS = ("chrf", "chrf++", "ter")
+#: Every metric :func:`corpus_score`, :func:`corpus_scores` and :func:`sentence_scores` accept.
+TABLE_METRICS = METRICS + OTHER_METRICS
 #: Reference-length choices for the brevity penalty.
 REF_LENGTHS = ("closest", "shortest", "average")
 
@@ -467,6 +476,8 @@ def corpus_score(
     Returns
     -------
     BLEUScore
+        Or, for ``metric='chrf'`` / ``'chrf++'`` / ``'ter'`` (the table's chrF /
+        TER columns; the BLEU options do not apply), a ``CHRFScore`` / ``TERScore``.
 
     Examples
     --------
@@ -475,6 +486,10 @@ def corpus_score(
     >>> round(corpus_score(st, rows=[True, False]).score, 10)
     100.0
     """
+    if metric in OTHER_METRICS:
+        obj, mat = table_metric(stats, metric)
+        rows = _rows(stats, rows)
+        return obj._aggregate_and_compute(mat if rows is None else mat[rows])
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     rows = _rows(stats, rows)
@@ -528,13 +543,14 @@ def corpus_scores(
         A column of ``stats`` (default ``'system'``) or one label per row
         (e.g. document ids).
     metric, smooth_method, smooth_value, use_effective_order, ref_length
-        As in :func:`corpus_score`.
+        As in :func:`corpus_score` (``'chrf'``, ``'chrf++'``, ``'ter'`` included).
 
     Returns
     -------
     pandas.DataFrame
         One row per group (sorted by label): ``score``, ``bp``, ``sys_len``,
-        ``ref_len``, ``precision_1..N``, the summed numerators and totals.
+        ``ref_len``, ``precision_1..N``, the summed numerators and totals
+        (chrF / TER: ``score`` and the summed statistics columns).
 
     Examples
     --------
@@ -545,8 +561,9 @@ def corpus_scores(
     >>> corpus_scores(compute_stats(hyps, refs), by="system")["score"].round(2).tolist()
     [100.0, 42.73]
     """
-    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                          ref_length=ref_length)
+    if metric not in OTHER_METRICS:
+        check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                              ref_length=ref_length)
     if metric == "delta_bleu":
         check_delta_defined(stats)
     if isinstance(by, str):
@@ -562,7 +579,6 @@ def corpus_scores(
         if labels.shape != (len(stats),):
             raise InputError(f"by: need one label per row ({len(stats)}); got shape {labels.shape}.")
     keys, inv = np.unique(labels, return_inverse=True)
-    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
     g = len(keys)
 
     order = np.argsort(inv, kind="stable")
@@ -571,6 +587,10 @@ def corpus_scores(
     def gsum(x: np.ndarray) -> np.ndarray:
         # sorted reduceat keeps integer sums exact (bincount would go through float64)
         return np.add.reduceat(x[order], starts, axis=0) if len(x) else np.zeros((0,) + x.shape[1:], x.dtype)
+
+    if metric in OTHER_METRICS:
+        return _other_groups(stats, metric, name, keys, gsum)
+    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
 
     c_sum, t_sum = gsum(correct), gsum(total)
     sys_len, r_len = gsum(hyp_len), gsum(ref_len)
@@ -609,7 +629,8 @@ def sentence_scores(
 
     Same formula as :func:`corpus_score` applied to each row alone; the
     defaults are those of ``sacrebleu.sentence_bleu`` (``exp`` smoothing,
-    effective order). ΔBLEU clamps each row's numerators at 0.
+    effective order). ΔBLEU clamps each row's numerators at 0. ``'chrf'`` /
+    ``'chrf++'`` / ``'ter'`` give sentence chrF / TER from the table's columns.
 
     Examples
     --------
@@ -618,6 +639,9 @@ def sentence_scores(
     >>> sentence_scores(st).round(2).tolist()  # "a dog": p1 = 1/2, p2 = 1/(2*1) by exp smoothing
     [100.0, 50.0]
     """
+    if metric in OTHER_METRICS:
+        obj, mat = table_metric(stats, metric)
+        return np.asarray(obj.scores_from_sums(mat), dtype=np.float64)
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     if metric == "delta_bleu":
@@ -627,6 +651,26 @@ def sentence_scores(
         correct = np.maximum(correct, 0.0)
     return bleu_from_sums(correct, total, hyp_len, ref_len, smooth_method=smooth_method,
                           smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
+
+
+def table_metric(stats: StatsTable, metric: str) -> tuple[Metric, np.ndarray]:
+    """The chrF / TER object made like a table's columns, and their per-row statistics matrix."""
+    return ter_table(stats) if metric == "ter" else chrf_table(stats, metric)
+
+
+def _other_groups(stats: StatsTable, metric: str, name: str, keys: np.ndarray, gsum: Any) -> pd.DataFrame:
+    import pandas as pd
+
+    obj, mat = table_metric(stats, metric)
+    sums = gsum(mat)
+    frame: dict[str, Any] = {name: keys, "score": obj.scores_from_sums(sums)}
+    columns = ["ter_num_edits", "ter_ref_length"] if metric == "ter" else [
+        c for c in stats.table.column_names if c.startswith(("chrf_", "chrfw_"))]
+    for i, c in enumerate(columns):
+        frame[c] = sums[:, i]
+    df = pd.DataFrame(frame)
+    df.attrs["signature"] = str(obj.get_signature())
+    return df
 
 
 # --------------------------------------------------------------------------- sacreBLEU's functions

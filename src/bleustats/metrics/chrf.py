@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_options, chrf_statistics
+from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_options, chrf_statistics
 from ..engine.references import ReferenceSet
 from .base import Metric, MetricSignature, Score
 
-__all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_from_sums", "corpus_chrf", "sentence_chrf"]
+__all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_from_sums", "chrf_table", "corpus_chrf", "sentence_chrf"]
 
 #: Stands in for an undefined precision, recall or per-order F (sacreBLEU's choice).
 EPS = 1e-16
@@ -364,3 +364,32 @@ class CHRF(Metric):
     def get_signature(self) -> CHRFSignature:
         """sacreBLEU's chrF signature (``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:...``)."""
         return CHRFSignature(self)
+
+
+def chrf_table(stats: Any, metric: str = "chrf") -> tuple[CHRF, NDArray[np.int64]]:
+    """A :class:`CHRF` set up as the chrF columns of a statistics table were made, and their matrix.
+
+    ``metric='chrf++'`` also checks that the table's chrF has ``word_order=2``.
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> st = compute_stats(["a cat"], [["the cat"]], metrics=("chrf",), chrf_options={"char_order": 2})
+    >>> metric, rows = chrf_table(st)
+    >>> print(metric._aggregate_and_compute(rows), rows.tolist())
+    chrF2 = 48.54 [[4, 6, 3, 3, 5, 2]]
+    """
+    opts = stats.chrf_options
+    if opts is None:
+        raise ValueError(f"metric={metric!r}: the statistics table has no chrF statistics (it holds "
+                         f"{', '.join(stats.metrics)}); compute it with compute_stats(..., metrics=('bleu', "
+                         f"'{metric}')).")
+    if metric == "chrf++" and opts["word_order"] != 2:
+        raise ValueError(f"metric='chrf++': the table's chrF statistics have word_order={opts['word_order']} "
+                         "(chrF++ is word_order=2); score them with metric='chrf'.")
+    obj = CHRF(**opts)
+    n_refs = np.unique(stats.column("n_refs"))
+    obj.num_refs = int(n_refs[0]) if len(n_refs) == 1 else -1
+    names = chrf_column_names(opts["char_order"], opts["word_order"])
+    return obj, np.column_stack([stats.column(c) for c in names]) if len(stats) else np.zeros((0, len(names)),
+                                                                                                np.int64)

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["TER", "TERScore", "TERSignature", "corpus_ter", "sentence_ter", "ter_from_sums"]
+__all__ = ["TER", "TERScore", "TERSignature", "corpus_ter", "sentence_ter", "ter_from_sums", "ter_table"]
 
 
 def ter_from_sums(stats: ArrayLike, *, float32: bool = False) -> NDArray[np.float64] | np.float64:
@@ -323,3 +323,24 @@ class TER(Metric):
             raise ValueError("TER: the number of references is unknown; score something (or pass references= "
                              "to the constructor) before get_signature().")
         return TERSignature(self.num_refs, n_bootstrap=self.n_bootstrap, seed=self.seed, **self._options)
+
+
+def ter_table(stats: Any) -> tuple[TER, NDArray[np.float64]]:
+    """A :class:`TER` set up as the TER columns of a statistics table were made, and their (n, 2) matrix.
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> st = compute_stats(["d e f g h a b c"], [["a b c d e f g h"]], metrics=("ter",))
+    >>> metric, rows = ter_table(st)
+    >>> print(metric._aggregate_and_compute(rows), rows.tolist())
+    TER = 12.50 [[1.0, 8.0]]
+    """
+    opts = stats.ter_options
+    if opts is None:
+        raise ValueError(f"metric='ter': the statistics table has no TER statistics (it holds "
+                         f"{', '.join(stats.metrics)}); compute it with compute_stats(..., metrics=('bleu', 'ter')).")
+    obj = TER(**opts)
+    n_refs = np.unique(stats.column("n_refs"))
+    obj.num_refs = int(n_refs[0]) if len(n_refs) == 1 else -1
+    return obj, np.column_stack([stats.column("ter_num_edits").astype(np.float64), stats.column("ter_ref_length")])
