@@ -14,8 +14,6 @@ again.
   :class:`CHRF` object, ``corpus_chrf`` / ``sentence_chrf``.
 - :mod:`~bleustats.metrics.ter`: TER from summed statistics, the :class:`TER`
   object, ``corpus_ter`` / ``sentence_ter``.
-- :mod:`~bleustats.metrics.table`: chrF and TER scores of a statistics table
-  (corpus, groups, sentences), beside BLEU's.
 - :mod:`~bleustats.metrics.sentence`: the registry of sentence-level variants
   (BLEU+1, Nakov et al.'s fixes, pseudo-document BLEU, Chen & Cherry, ...).
 - :mod:`~bleustats.metrics.results`: :class:`BLEUScore` and :class:`Signature`.
