@@ -113,3 +113,25 @@ def test_errors_name_the_missing_group():
         bleustats.compute_stats(["a"], [["a"]], metrics=("meteor",))
     with pytest.raises(InputError, match="ter_options is given but metrics has no 'ter'"):
         bleustats.compute_stats(["a"], [["a"]], ter_options={"normalized": True})
+
+
+def test_study_combination_and_kbest_take_chrf_and_ter(table):
+    from bleustats.meta.combine import component_scores
+    from bleustats.meta.study import corpus_metric
+    from bleustats.tools.kbest import score_nbest
+
+    systems, refs, st = table
+    for metric in ("chrf", "ter"):
+        unit = corpus_metric(st, metric=metric)
+        rows = np.flatnonzero(st.column("system") == "A")
+        got = unit.unit_scores(unit.values[rows].sum(axis=0, keepdims=True), len(rows))[0]
+        assert got == pytest.approx(bleustats.corpus_score(st, metric=metric, rows=rows).score, abs=1e-9)
+        assert f"metric:{metric}" in str(unit.signature)
+    comp = component_scores(st, ["chrf++", "ter"])
+    np.testing.assert_allclose(comp["ter"], bleustats.sentence_scores(st, metric="ter"))
+    nb = pd.DataFrame({"seg_id": [0, 0, 1], "text": ["a b c d e", "a b c d x", "u v w x y"],
+                       "model_score": [-1.0, -0.5, 0.0]})
+    rf = pd.DataFrame({"seg_id": [0, 1], "text": ["a b c d e", "u v w x y z"]})
+    res = score_nbest(nb, rf, tokenize="none", variants=["chrf++", "ter"])
+    want = sm.TER().sentence_score("a b c d e", ["a b c d e"]).score
+    assert want == 0.0 and set(res.oracles) == {"chrf++", "ter"}
