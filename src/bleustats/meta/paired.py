@@ -46,10 +46,10 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validate import check_count
+from .._validate import check_choice, check_count
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import (OTHER_METRICS, bleu_scores, check_delta_defined, check_scoring_options, corpus_score,
+from ..metrics.bleu import (OTHER_METRICS, TABLE_METRICS, bleu_scores, check_delta_defined, check_scoring_options, corpus_score,
                             score_signature, statistics_matrix, table_metric)
 from ..metrics.base import bootstrap_sums, chunk_rows, estimate_ci
 from ..metrics.results import Signature
@@ -173,7 +173,7 @@ def _paired_rows(stats: StatsTable, baseline_rows: Any, system_rows: Any
 
 def _scoring_settings(stats: StatsTable, rows: Sequence[NDArray[np.int64]], metric: str, smooth_method: str,
                       smooth_value: Any, ref_length: str) -> None:
-    if metric in OTHER_METRICS:
+    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
         table_metric(stats, metric)  # the table has the columns
         return
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,

@@ -486,7 +486,7 @@ def corpus_score(
     >>> round(corpus_score(st, rows=[True, False]).score, 10)
     100.0
     """
-    if metric in OTHER_METRICS:
+    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
         obj, mat = table_metric(stats, metric)
         rows = _rows(stats, rows)
         return obj._aggregate_and_compute(mat if rows is None else mat[rows])
@@ -561,7 +561,7 @@ def corpus_scores(
     >>> corpus_scores(compute_stats(hyps, refs), by="system")["score"].round(2).tolist()
     [100.0, 42.73]
     """
-    if metric not in OTHER_METRICS:
+    if check_choice("metric", metric, TABLE_METRICS) not in OTHER_METRICS:
         check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                               ref_length=ref_length)
     if metric == "delta_bleu":
@@ -639,7 +639,7 @@ def sentence_scores(
     >>> sentence_scores(st).round(2).tolist()  # "a dog": p1 = 1/2, p2 = 1/(2*1) by exp smoothing
     [100.0, 50.0]
     """
-    if metric in OTHER_METRICS:
+    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
         obj, mat = table_metric(stats, metric)
         return np.asarray(obj.scores_from_sums(mat), dtype=np.float64)
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
