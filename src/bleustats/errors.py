@@ -1,7 +1,7 @@
 """Every exception bleustats raises on bad input, in one place.
 
-Both are :class:`ValueError` subclasses, so ``except ValueError`` keeps
-working. Messages name the parameter (or file and line), what was expected,
+The input errors are :class:`ValueError` subclasses, so ``except ValueError``
+keeps working; a missing optional package is a :class:`MissingExtraError`. Messages name the parameter (or file and line), what was expected,
 the repr of what arrived, and how to fix it.
 
 Examples
@@ -13,7 +13,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["InputError", "SchemaError"]
+__all__ = ["InputError", "MissingExtraError", "SchemaError"]
 
 
 class InputError(ValueError):
@@ -22,3 +22,11 @@ class InputError(ValueError):
 
 class SchemaError(InputError):
     """A table does not match its declared schema; the message lists every problem."""
+
+
+class MissingExtraError(ImportError, RuntimeError):
+    """An optional feature needs a package that is not installed; the message names the extra.
+
+    Both an :class:`ImportError` and a :class:`RuntimeError` (what sacreBLEU
+    raises for its MeCab tokenizers), so either ``except`` catches it.
+    """

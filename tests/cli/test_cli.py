@@ -576,7 +576,7 @@ def test_table_schema_error(capsys, files):
     "argv",
     [
         ["score", "--bogus"],
-        ["score", "-tok", "ja-mecab"],
+        ["score", "-tok", "ja_mecab"],
         ["score", "-s", "laplace"],
         ["score", "--max-ngram-order", "four"],
         ["score", "-sv", "x"],
@@ -593,8 +593,8 @@ def test_usage_errors_exit_2(capsys, argv):
 
 
 def test_usage_error_names_the_choices(capsys):
-    rc, _, err = run(capsys, "score", "-tok", "ja-mecab")
-    assert rc == 2 and "invalid choice: 'ja-mecab'" in err and "'13a'" in err
+    rc, _, err = run(capsys, "score", "-tok", "ja_mecab")
+    assert rc == 2 and "invalid choice: 'ja_mecab'" in err and "'13a'" in err
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.usefixtures("numba_one_thread")
             "laplace",
             r"smooth_method must be one of 'none', 'floor', 'add-k', 'exp'; got 'laplace'",
         ),
-        ("metric", "chrf", r"metric must be one of 'bleu', 'delta_bleu'; got 'chrf'"),
+        ("metric", "meteor", r"metric must be one of 'bleu', 'delta_bleu', 'chrf', 'chrf\+\+', 'ter'; got 'meteor'"),
         (
             "ref_length",
             "longest",

@@ -24,11 +24,20 @@ from ..engine.stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, Stats
                             compute_stats_files, load_stats)
 from ..errors import InputError
 from ..metrics.bleu import REF_LENGTHS, SMOOTH_METHODS, corpus_score, corpus_scores
-from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
+from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
+from . import sacrebleu_cli
 
 __all__ = ["add_input_options", "add_parser", "add_score_options", "compute_from_args", "print_scores", "run"]
 
 _METRIC_CHOICES = ("bleu", "delta_bleu", "both")
+
+
+class _Given(argparse.Action):
+    """Store the value and note that it was given (sacreBLEU's mode has other defaults for -w and -tok)."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
@@ -36,11 +45,14 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("refs", nargs="*", metavar="REF",
                    help="reference files, one segment per line (one file per reference stream), or one "
                         "long-form references table (.tsv/.jsonl/.parquet with seg_id, ref_id, weight, text)")
-    p.add_argument("-i", "--input", metavar="HYP",
+    p.add_argument("-i", "--input", metavar="HYP", nargs="+",
                    help="hypotheses: a text file (one segment per line) or a long-form table "
-                        "(seg_id, system, text); default: standard input")
-    p.add_argument("-tok", "--tokenize", choices=TOKENIZERS, default=DEFAULT_TOKENIZER,
-                   help="tokenizer, as sacreBLEU's (default: %(default)s)")
+                        "(seg_id, system, text); default: standard input. Several files are several "
+                        "systems (sacreBLEU's output mode); with no REF before -i, '-i HYP REF...' reads "
+                        "the files after HYP as references")
+    p.add_argument("-tok", "--tokenize", choices=SACREBLEU_TOKENIZERS, default=DEFAULT_TOKENIZER, action=_Given,
+                   help="tokenizer, as sacreBLEU's (default: %(default)s; ja-mecab, ko-mecab, spm, flores* "
+                        "need their extras)")
     p.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
     p.add_argument("--max-ngram-order", type=int, default=4, metavar="N",
                    help=f"largest n-gram order, 1..{MAX_ORDER_LIMIT} (default: %(default)s)")
@@ -70,24 +82,45 @@ def add_score_options(p: argparse.ArgumentParser) -> None:
                    help="score per group of this statistics column (default: per system when there "
                         "are several)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("-w", "--width", type=int, default=2, help="decimals of the score (default: %(default)s)")
+    p.add_argument("-w", "--width", type=int, default=2, action=_Given,
+                   help="decimals of the score (default: %(default)s; 1 in sacreBLEU's output mode)")
     p.add_argument("-b", "--score-only", action="store_true", help="print only the score")
 
 
 def add_parser(subparsers: Any) -> None:
     """Add the ``score`` subcommand."""
-    p = subparsers.add_parser("score", help="corpus BLEU / ΔBLEU of hypotheses against references",
-                              description="Corpus BLEU / ΔBLEU, sacreBLEU-compatible arguments.")
+    p = subparsers.add_parser("score", help="corpus BLEU / ΔBLEU (and chrF, TER) of hypotheses against references",
+                              description="Corpus BLEU / ΔBLEU with sacreBLEU's arguments; with -m, -f, -ci, "
+                                          "-sl or --paired-*, sacreBLEU's whole command line and output "
+                                          "(bleustats.cli.sacrebleu_cli).", allow_abbrev=False)
     add_input_options(p)
     add_score_options(p)
+    sacrebleu_cli.add_sacrebleu_options(p)
+    p.set_defaults(width_given=None, tokenize_given=None)
     p.add_argument("--from-stats", metavar="PARQUET",
                    help="score a saved statistics table instead of texts (no REF/-i)")
     p.add_argument("--save-stats", metavar="PARQUET", help="also save the statistics table")
     p.set_defaults(func=run)
 
 
+def _inputs(args: argparse.Namespace) -> None:
+    """``-i`` takes one or more files: with no REF before it, the files after the first are references."""
+    if isinstance(args.input, list):
+        if not args.refs and len(args.input) > 1:
+            args.refs, args.input = args.input[1:], [args.input[0]]
+        args.systems = args.input
+        args.input = args.input[0]
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``bleustats score``; errors propagate to :func:`bleustats.cli.main`."""
+    _inputs(args)
+    if sacrebleu_cli.wants_sacrebleu(args):
+        args.input = getattr(args, "systems", None)
+        return sacrebleu_cli.run(args)
+    if len(getattr(args, "systems", None) or ()) > 1:
+        raise InputError(f"-i: {len(args.systems)} system files; several systems are scored in sacreBLEU's "
+                         "output mode (add -f text or -f json), or give one hypotheses table.")
     if args.from_stats:
         if args.refs or args.input:
             raise InputError("--from-stats: scores a saved table; drop REF and -i.")
@@ -118,6 +151,7 @@ def _read_stdin_lines() -> pa.Array:
 
 def compute_from_args(args: argparse.Namespace) -> StatsTable:
     """The statistics table of the inputs named by ``score`` / ``stats`` arguments."""
+    _inputs(args)
     if not args.refs:
         raise InputError("no references: give reference files (or one references table) as "
                             "positional arguments.")

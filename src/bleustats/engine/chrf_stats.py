@@ -36,6 +36,7 @@ from ..errors import InputError
 from . import _chrf_kernels as _k
 from . import io
 from .encode import block_bounds, string_buffers
+from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -220,8 +221,9 @@ def chrf_statistics(
     references : list of lists, or long-form table
         sacreBLEU-style streams (``None`` for a missing reference), one list
         per segment (``references_layout``), Arrow streams, or the
-        ``references`` table; see :func:`bleustats.engine.io.as_references_table`.
-        A table's rows are taken in their order within a segment. Reference
+        ``references`` table; see :func:`bleustats.engine.io.as_references_table`;
+        or a :class:`~bleustats.engine.references.ReferenceSet`. A table's rows
+        are taken in their order within a segment. Reference
         weights are ignored.
     char_order, word_order, beta, lowercase, whitespace, eps_smoothing
         sacreBLEU's ``CHRF`` options (see :func:`chrf_options`).
@@ -255,8 +257,14 @@ def chrf_statistics(
                         lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
     n_cols = 3 * (opts["char_order"] + opts["word_order"])
     hyps = io.as_hypotheses_table(hypotheses)
-    refs = io.as_references_table(references, n_hyp=None if io.is_table(hypotheses) else hyps.num_rows,
-                                  layout=references_layout)
+    n_list = None if io.is_table(hypotheses) else hyps.num_rows
+    if isinstance(references, ReferenceSet):
+        if n_list is not None and references.n_segments is not None and references.n_segments != n_list:
+            raise InputError(f"references: the ReferenceSet has {references.n_segments} segments but there are "
+                             f"{n_list} hypotheses; every reference stream must be as long as the hypotheses.")
+        refs = references.table
+    else:
+        refs = io.as_references_table(references, n_hyp=n_list, layout=references_layout)
     n_hyp = hyps.num_rows
     if n_hyp == 0:
         return np.zeros((0, n_cols), np.int64)
@@ -281,10 +289,19 @@ def chrf_statistics(
         )
 
     hyp_text = hyps.column("text").combine_chunks()
-    ref_text = refs.column("text")
-    ref_text = (ref_text.take(pa.array(ref_order)) if len(ref_order) else ref_text).combine_chunks()
+
+
+    def ordered_refs(table: pa.Table) -> pa.Array:
+        text = table.column("text")
+        text = (text.take(pa.array(ref_order)) if len(ref_order) else text).combine_chunks()
+        return _lowered(text) if opts["lowercase"] else text
+
+    if isinstance(references, ReferenceSet):  # prepared once per lowercase setting
+        ref_text = references.cached(("chrf", opts["lowercase"]), ordered_refs)
+    else:
+        ref_text = ordered_refs(refs)
     if opts["lowercase"]:
-        hyp_text, ref_text = _lowered(hyp_text), _lowered(ref_text)
+        hyp_text = _lowered(hyp_text)
     h_data, h_off = string_buffers(hyp_text)
     r_data, r_off = string_buffers(ref_text)
 

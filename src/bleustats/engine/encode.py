@@ -329,8 +329,8 @@ def block_bounds(work: np.ndarray, n_blocks: int) -> np.ndarray:
 
 
 def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.ndarray, *,
-                    tokenize: str, lowercase: bool, timings: dict[str, float] | None = None
-                    ) -> tuple[pa.ListArray, pa.ListArray]:
+                    tokenize: str, lowercase: bool, timings: dict[str, float] | None = None,
+                    refs_tokenized: bool = False) -> tuple[pa.ListArray, pa.ListArray]:
     """Token ids of a chunk's hypotheses and references (both grouped by segment).
 
     ``hyp_ptr`` / ``ref_ptr`` are CSR offsets: segment ``s`` owns hypotheses
@@ -339,7 +339,8 @@ def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarra
     their bytes. Each block of about ``_ENCODE_BLOCK_TOKENS`` tokens has its own
     id space; a segment's hypotheses and references are always in the same block.
     Seconds spent are added to ``timings['tokenize']`` / ``timings['encode']``
-    when a dict is given.
+    when a dict is given. ``refs_tokenized=True`` says ``ref_texts`` were
+    tokenized already (a :class:`~bleustats.engine.references.ReferenceSet`'s cache).
 
     Examples
     --------
@@ -350,7 +351,7 @@ def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarra
     """
     t0 = time.perf_counter()
     h_tok = tokenized(hyp_texts, tokenize, lowercase)
-    r_tok = tokenized(ref_texts, tokenize, lowercase)
+    r_tok = ref_texts if refs_tokenized else tokenized(ref_texts, tokenize, lowercase)
     t1 = time.perf_counter()
     if h_tok.type != r_tok.type:
         h_tok, r_tok = h_tok.cast(pa.large_string()), r_tok.cast(pa.large_string())

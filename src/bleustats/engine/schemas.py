@@ -80,7 +80,30 @@ def load_schema(name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
-def _columns(name: str, max_ngram_order: int | None) -> list[dict[str, Any]]:
+def _group_columns(name: str, groups: dict[str, dict[str, int]] | None) -> list[dict[str, Any]]:
+    """The columns of the optional groups present (``{'chrf': {'chrf_char_order': 6, ...}, 'ter': {}}``)."""
+    declared = load_schema(name).get("groups", {})
+    cols: list[dict[str, Any]] = []
+    for group, spec in declared.items():
+        if not groups or group not in groups:
+            continue
+        repeats: dict[str, list[dict[str, Any]]] = {}
+        for col in spec["columns"]:
+            if "repeat" in col:
+                repeats.setdefault(col["repeat"], []).append(col)
+            else:
+                cols.append(col)
+        for key, members in repeats.items():  # interleaved per order: hyp_1, ref_1, match_1, hyp_2, ...
+            for n in range(1, int(groups[group].get(key, 0)) + 1):
+                cols += [{**c, "name": c["name"].format(n=n)} for c in members]
+    unknown = set(groups or ()) - set(declared)
+    if unknown:
+        raise ValueError(f"groups: the {name!r} schema declares {sorted(declared)}; got {sorted(unknown)}.")
+    return cols
+
+
+def _columns(name: str, max_ngram_order: int | None, groups: dict[str, dict[str, int]] | None = None
+             ) -> list[dict[str, Any]]:
     cols = []
     per_order = [c for c in load_schema(name)["columns"] if c.get("per_order")]
     for col in load_schema(name)["columns"]:
@@ -94,10 +117,11 @@ def _columns(name: str, max_ngram_order: int | None) -> list[dict[str, Any]]:
         for col in per_order:
             for n in range(1, max_ngram_order + 1):
                 cols.append({**col, "name": col["name"].format(n=n)})
-    return cols
+    return cols + _group_columns(name, groups)
 
 
-def arrow_schema(name: str, max_ngram_order: int | None = None) -> pa.Schema:
+def arrow_schema(name: str, max_ngram_order: int | None = None,
+                 groups: dict[str, dict[str, int]] | None = None) -> pa.Schema:
     """Return the :class:`pyarrow.Schema` of table ``name``.
 
     Parameters
@@ -107,6 +131,9 @@ def arrow_schema(name: str, max_ngram_order: int | None = None) -> pa.Schema:
     max_ngram_order : int, optional
         Largest n-gram order; required for ``'statistics'``, whose per-order
         columns (``match_{n}``, ...) repeat for ``n = 1..max_ngram_order``.
+    groups : dict, optional
+        The optional column groups present and their repeat counts, e.g.
+        ``{'chrf': {'chrf_char_order': 6, 'chrf_word_order': 2}, 'ter': {}}``.
 
     Examples
     --------
@@ -116,7 +143,7 @@ def arrow_schema(name: str, max_ngram_order: int | None = None) -> pa.Schema:
     fields = [
         pa.field(c["name"], _TYPES[c["type"]], nullable=c.get("nullable", True),
                  metadata={"description": c["description"]})
-        for c in _columns(name, max_ngram_order)
+        for c in _columns(name, max_ngram_order, groups)
     ]
     return pa.schema(fields)
 
@@ -162,6 +189,7 @@ def validate(
     *,
     max_ngram_order: int | None = None,
     param: str | None = None,
+    groups: dict[str, dict[str, int]] | None = None,
 ) -> pa.Table:
     """Check ``table`` against the declared schema and return it aligned.
 
@@ -182,6 +210,8 @@ def validate(
         For ``'statistics'``: the largest order of the per-order columns.
     param : str, optional
         Name of the user's argument, used in the error message.
+    groups : dict, optional
+        For ``'statistics'``: the optional column groups present (see :func:`arrow_schema`).
 
     Returns
     -------
@@ -198,7 +228,7 @@ def validate(
     problems: list[str] = []
     out: dict[str, pa.ChunkedArray] = {}
     n = table.num_rows
-    for col in _columns(name, max_ngram_order):
+    for col in _columns(name, max_ngram_order, groups):
         cname, want = col["name"], _TYPES[col["type"]]
         if cname not in table.column_names:
             if col.get("required", True):
@@ -251,7 +281,7 @@ def validate(
     for cname, value in out.items():
         if value is None:
             out[cname] = pa.chunked_array([_position_in_group(out["seg_id"].to_numpy())])
-    schema = arrow_schema(name, max_ngram_order)
+    schema = arrow_schema(name, max_ngram_order, groups)
     arrays = [out[f.name] for f in schema]
     # chunked columns stay chunked: combining would copy every text (e.g. K reference files)
     return pa.Table.from_arrays(arrays, schema=schema)

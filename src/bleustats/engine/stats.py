@@ -36,21 +36,27 @@ import pyarrow.parquet as pq
 from .._validate import describe_ids
 from .._version import __version__
 from ..errors import InputError
-from ..tokenizers import TOKENIZERS
+from ..tokenizers import SACREBLEU_TOKENIZERS
 from . import _stats_kernels, io, schemas
-from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers
+from .chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_metadata, chrf_options, chrf_statistics
+from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers, tokenized
+from .references import ReferenceSet
+from .ter_stats import ter_statistics_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
     "DELTA_DEFINITIONS",
+    "STAT_METRICS",
+    "TER_DEFAULTS",
     "MAX_ORDER_LIMIT",
     "REF_VIEWS",
     "StatsTable",
     "compute_stats",
     "compute_stats_files",
     "load_stats",
+    "reference_tokens",
 ]
 
 #: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
@@ -61,6 +67,11 @@ DELTA_DEFINITIONS = ("paper", "galley2019")
 MAX_ORDER_LIMIT = 32
 
 _META = "bleustats."
+
+#: Metric groups a statistics table can hold (``bleu`` always; ``chrf++`` is chrF with word_order=2).
+STAT_METRICS = ("bleu", "chrf", "chrf++", "ter")
+#: sacreBLEU 2.6's TER options and defaults.
+TER_DEFAULTS = {"normalized": False, "no_punct": False, "asian_support": False, "case_sensitive": False}
 
 
 @dataclass(frozen=True)
@@ -123,6 +134,28 @@ class StatsTable:
     @property
     def version(self) -> str:
         return self._meta("version")
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """Metric groups whose statistics the table holds: ``('bleu',)``, ``('bleu', 'chrf', 'ter')``, ..."""
+        return tuple(self._meta("metrics").split(",")) if self._meta("metrics") else ("bleu",)
+
+    @property
+    def chrf_options(self) -> dict[str, Any] | None:
+        """The chrF options the ``chrf_*`` columns were made with (None without them)."""
+        if "chrf" not in self.metrics:
+            return None
+        beta = self._meta("chrf_beta")
+        return {"char_order": int(self._meta("chrf_char_order")), "word_order": int(self._meta("chrf_word_order")),
+                "beta": float(beta) if "." in beta or "e" in beta else int(beta),
+                **{k: self._meta(f"chrf_{k}") == "true" for k in ("lowercase", "whitespace", "eps_smoothing")}}
+
+    @property
+    def ter_options(self) -> dict[str, bool] | None:
+        """The TER options the ``ter_*`` columns were made with (None without them)."""
+        if "ter" not in self.metrics:
+            return None
+        return {k: self._meta(f"ter_{k}") == "true" for k in TER_DEFAULTS}
 
     @property
     def n_refs_label(self) -> str:
@@ -209,17 +242,71 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
             "(StatsTable.save)."
         )
     max_order = int(meta[key])
-    aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path))
+    groups = _groups(StatsTable(table))
+    aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path), groups=groups)
     return StatsTable(aligned.replace_schema_metadata(meta))
+
+
+def _groups(stats: StatsTable) -> dict[str, dict[str, int]]:
+    """The optional column groups of a table, from its metadata (for the schema)."""
+    groups: dict[str, dict[str, int]] = {}
+    for metric in stats.metrics:
+        if metric == "chrf":
+            opts = stats.chrf_options or {}
+            groups["chrf"] = {"chrf_char_order": opts["char_order"], "chrf_word_order": opts["word_order"]}
+        elif metric == "ter":
+            groups["ter"] = {}
+        elif metric != "bleu":
+            raise InputError(f"statistics metadata names an unknown metric group {metric!r}; known: "
+                             f"{', '.join(STAT_METRICS)}. Was the table written by a newer bleustats?")
+    return groups
+
+
+def _metric_options(metrics: Any, chrf: Any, ter: Any) -> tuple[list[str], dict | None, dict | None]:
+    """Check ``metrics`` / ``chrf_options`` / ``ter_options``; return the groups and normalised options."""
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    metrics = list(metrics)
+    bad = [m for m in metrics if m not in STAT_METRICS]
+    if bad:
+        raise InputError(f"metrics must name some of {', '.join(map(repr, STAT_METRICS))}; got {bad[0]!r}.")
+    want_chrf = "chrf" in metrics or "chrf++" in metrics
+    chrf_opts = ter_opts = None
+    if chrf is not None and not want_chrf:
+        raise InputError("chrf_options is given but metrics has no 'chrf'; add 'chrf' (or 'chrf++') to metrics.")
+    if ter is not None and "ter" not in metrics:
+        raise InputError("ter_options is given but metrics has no 'ter'; add 'ter' to metrics.")
+    if want_chrf:
+        given = dict(chrf or {})
+        unknown = set(given) - set(CHRF_DEFAULTS)
+        if unknown:
+            raise InputError(f"chrf_options: unknown option(s) {sorted(unknown)}; known: {sorted(CHRF_DEFAULTS)}.")
+        if "chrf++" in metrics:
+            if given.get("word_order", 2) != 2:
+                raise InputError(f"metrics has 'chrf++' (word_order=2) but chrf_options sets word_order="
+                                 f"{given['word_order']!r}; use 'chrf' with that word_order instead.")
+            given["word_order"] = 2
+        chrf_opts = chrf_options(**given)
+    if "ter" in metrics:
+        given = dict(ter or {})
+        unknown = set(given) - set(TER_DEFAULTS)
+        if unknown:
+            raise InputError(f"ter_options: unknown option(s) {sorted(unknown)}; known: {sorted(TER_DEFAULTS)}.")
+        ter_opts = {**TER_DEFAULTS, **given}
+        for k, v in ter_opts.items():
+            if not isinstance(v, (bool, np.bool_)):
+                raise InputError(f"ter_options[{k!r}] must be True or False; got {v!r}.")
+    groups = ["bleu"] + (["chrf"] if want_chrf else []) + (["ter"] if "ter" in metrics else [])
+    return groups, chrf_opts, ter_opts
 
 
 # --------------------------------------------------------------------------- checks
 
 
 def _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition):
-    if tokenize not in TOKENIZERS:
+    if tokenize not in SACREBLEU_TOKENIZERS:
         raise ValueError(
-            f"tokenize must be one of {', '.join(map(repr, TOKENIZERS))}; got {tokenize!r}."
+            f"tokenize must be one of {', '.join(map(repr, SACREBLEU_TOKENIZERS))}; got {tokenize!r}."
         )
     if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or not (
         1 <= max_ngram_order <= MAX_ORDER_LIMIT
@@ -259,6 +346,33 @@ def _apply_view(refs: pa.Table, ref_view: str, weight_threshold: float | None) -
 # --------------------------------------------------------------------------- pipeline
 
 
+def _references_table(references: Any, ref_weights: Any, hyps: pa.Table, hyps_are_table: bool, layout: str,
+                      tokenize: str, lowercase: bool) -> tuple[pa.Table, bool]:
+    """The validated references table; a ReferenceSet adds its cached tokenized texts (``tokens``)."""
+    n_hyp = None if hyps_are_table else hyps.num_rows
+    if not isinstance(references, ReferenceSet):
+        return io.as_references_table(references, ref_weights, n_hyp=n_hyp, layout=layout), False
+    if ref_weights is not None:
+        raise InputError("ref_weights must be None when references is a ReferenceSet; give the weights to "
+                         "ReferenceSet(references, ref_weights).")
+    if n_hyp is not None and references.n_segments is not None and references.n_segments != n_hyp:
+        raise InputError(f"references: the ReferenceSet has {references.n_segments} segments but there are "
+                         f"{n_hyp} hypotheses; every reference stream must be as long as the hypotheses.")
+    return references.table.append_column("tokens", reference_tokens(references, tokenize, lowercase)), True
+
+
+def reference_tokens(references: ReferenceSet, tokenize: str, lowercase: bool) -> pa.Array:
+    """The references' texts as ``tokenize`` leaves them, computed once per (tokenize, lowercase).
+
+    Examples
+    --------
+    >>> reference_tokens(ReferenceSet([["Hello, world!"]]), "13a", True).to_pylist()
+    ['hello , world !']
+    """
+    return references.cached(("bleu", tokenize, bool(lowercase)),
+                             lambda t: tokenized(t.column("text").combine_chunks(), tokenize, lowercase))
+
+
 def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """column[rows] as one array: a zero-copy slice when rows are consecutive."""
     if len(rows) and (np.diff(rows) == 1).all():
@@ -280,8 +394,11 @@ def compute_stats(
     references_layout: str = "auto",
     system: str | None = None,
     chunk_segments: int = 100_000,
+    metrics: Sequence[str] = ("bleu",),
+    chrf_options: dict[str, Any] | None = None,
+    ter_options: dict[str, bool] | None = None,
 ) -> StatsTable:
-    r"""Per-hypothesis BLEU and ΔBLEU sufficient statistics.
+    r"""Per-hypothesis BLEU and ΔBLEU sufficient statistics (and chrF and TER's, with ``metrics=``).
 
     For hypothesis :math:`h` with references :math:`r_1..r_K` of weights
     :math:`w_j \in [-1, 1]` and :math:`\#g(x)` the count of n-gram :math:`g`
@@ -310,11 +427,14 @@ def compute_stats(
     references : list of lists, pandas.DataFrame or pyarrow.Table
         sacreBLEU-style reference streams, one list of references per segment
         (see ``references_layout``), or the long-form ``references`` table
-        (``seg_id``, ``ref_id``, ``weight``, ``text``).
+        (``seg_id``, ``ref_id``, ``weight``, ``text``), or a
+        :class:`~bleustats.engine.references.ReferenceSet` (validated once; its
+        tokenized texts are cached for the next call with the same tokenizer).
     ref_weights : list of lists of float, optional
         Weights in [-1, 1], same shape as list ``references``; default all 1.
-    tokenize : {'13a', 'none', 'intl', 'char', 'zh'}
-        sacreBLEU tokenizer.
+    tokenize : {'13a', 'none', 'intl', 'char', 'zh', 'ja-mecab', 'ko-mecab', 'spm', 'flores101', ...}
+        sacreBLEU tokenizer (the last ones need their optional packages; see
+        :mod:`bleustats.tokenizers`).
     lowercase : bool
         Lowercase before tokenizing.
     max_ngram_order : int
@@ -332,6 +452,19 @@ def compute_stats(
         System name for list ``hypotheses``.
     chunk_segments : int
         Segments per chunk; bounds memory on large inputs.
+    metrics : sequence of {'bleu', 'chrf', 'chrf++', 'ter'}
+        Statistics groups of the table. BLEU's columns are always there;
+        ``'chrf'`` adds the ``chrf_*`` / ``chrfw_*`` columns
+        (:func:`~bleustats.engine.chrf_stats.chrf_statistics`; ``'chrf++'`` is
+        chrF with ``word_order=2``), ``'ter'`` adds ``ter_num_edits`` and
+        ``ter_ref_length`` (:func:`~bleustats.engine.ter_stats.ter_statistics`),
+        both against the references of ``ref_view`` (weights ignored).
+    chrf_options : dict, optional
+        sacreBLEU's ``CHRF`` options (``char_order``, ``word_order``, ``beta``,
+        ``lowercase``, ``whitespace``, ``eps_smoothing``); recorded in the metadata.
+    ter_options : dict, optional
+        sacreBLEU's ``TER`` options (``normalized``, ``no_punct``,
+        ``asian_support``, ``case_sensitive``); recorded in the metadata.
 
     Returns
     -------
@@ -353,13 +486,14 @@ def compute_stats(
     ([2], [1.0], [2.0])
     """
     _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
+    groups, chrf_opts, ter_opts = _metric_options(metrics, chrf_options, ter_options)
     if not isinstance(chunk_segments, (int, np.integer)) or chunk_segments < 1:
         raise ValueError(f"chunk_segments must be a positive integer; got {chunk_segments!r}.")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     hyps = io.as_hypotheses_table(hypotheses, system=system)
-    refs = io.as_references_table(references, ref_weights, n_hyp=len(hyps) if not io.is_table(hypotheses) else None,
-                                  layout=references_layout)
+    refs, pretokenized = _references_table(references, ref_weights, hyps, io.is_table(hypotheses),
+                                           references_layout, tokenize, lowercase)
     uniform = bool(refs.num_rows == 0 or pc.all(pc.equal(refs.column("weight"), 1.0)).as_py())
     refs = _apply_view(refs, ref_view, weight_threshold)
     timings["read"] = time.perf_counter() - t0
@@ -392,7 +526,7 @@ def compute_stats(
     hyp_ptr_all = np.searchsorted(hyp_seg[hyp_sort], np.arange(n_seg + 1))
     ref_ptr_all = np.searchsorted(ref_seg[ref_sort], np.arange(n_seg + 1))
     hyp_text = hyps.column("text")
-    ref_text = refs.column("text")
+    ref_text = refs.column("tokens" if pretokenized else "text")
     weights = refs.column("weight").to_numpy()
     definition = _stats_kernels.DEF_PAPER if delta_definition == "paper" else _stats_kernels.DEF_GALLEY2019
     n_threads = numba.get_num_threads()
@@ -407,7 +541,8 @@ def compute_stats(
         hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
         ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
         hyp_ids, ref_ids = encode_segments(_rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr,
-                                           ref_ptr, tokenize=tokenize, lowercase=lowercase, timings=timings)
+                                           ref_ptr, tokenize=tokenize, lowercase=lowercase, timings=timings,
+                                           refs_tokenized=pretokenized)
         t2 = time.perf_counter()
         hv, ho = list_buffers(hyp_ids)
         rv, ro = list_buffers(ref_ids)
@@ -447,7 +582,24 @@ def compute_stats(
     for k, prefix in enumerate(("wmatch", "wtotal")):
         for i in range(n):
             columns[f"{prefix}_{i + 1}"] = wcounts[k * n + i]
-    schema = schemas.arrow_schema("statistics", max_ngram_order=n)
+    schema_groups: dict[str, dict[str, int]] = {}
+    if chrf_opts is not None:
+        t_chrf = time.perf_counter()
+        rows = chrf_statistics(hyps, refs.drop_columns([c for c in ("tokens",) if c in refs.column_names]),
+                               **chrf_opts)
+        for name, col in zip(chrf_column_names(chrf_opts["char_order"], chrf_opts["word_order"]), rows.T):
+            columns[name] = np.ascontiguousarray(col)
+        schema_groups["chrf"] = {"chrf_char_order": chrf_opts["char_order"],
+                                 "chrf_word_order": chrf_opts["word_order"]}
+        timings["chrf"] = time.perf_counter() - t_chrf
+    if ter_opts is not None:
+        t_ter = time.perf_counter()
+        rows = ter_statistics_table(hyps, refs, **ter_opts)
+        columns["ter_num_edits"] = rows[:, 0].astype(np.int64)
+        columns["ter_ref_length"] = np.ascontiguousarray(rows[:, 1])
+        schema_groups["ter"] = {}
+        timings["ter"] = time.perf_counter() - t_ter
+    schema = schemas.arrow_schema("statistics", max_ngram_order=n, groups=schema_groups)
     table = pa.Table.from_arrays(
         [c if isinstance(c, pa.ChunkedArray) else pa.array(c) for c in columns.values()],
         schema=schema,
@@ -461,8 +613,14 @@ def compute_stats(
         "weight_threshold": "" if ref_view != "threshold" else repr(float(weight_threshold)),
         "delta_definition": delta_definition,
         "weights": "uniform" if uniform else "custom",
+        "metrics": ",".join(groups),
     }
-    table = table.replace_schema_metadata({_META + k: v for k, v in meta.items()})
+    meta = {_META + k: v for k, v in meta.items()}
+    if chrf_opts is not None:
+        meta.update(chrf_metadata(chrf_opts))
+    if ter_opts is not None:
+        meta.update({f"{_META}ter_{k}": "true" if v else "false" for k, v in ter_opts.items()})
+    table = table.replace_schema_metadata(meta)
     timings["assemble"] = time.perf_counter() - t
     return StatsTable(table, timings)
 

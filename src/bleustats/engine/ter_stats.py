@@ -34,11 +34,12 @@ from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
 from . import _ter_kernels, io
 from .encode import encode_segments
+from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["TER_COLUMNS", "ter_statistics"]
+__all__ = ["TER_COLUMNS", "ter_statistics", "ter_statistics_table"]
 
 #: The columns of :func:`ter_statistics`, as sacreBLEU's TER names its two statistics.
 TER_COLUMNS = ("num_edits", "ref_length")
@@ -80,6 +81,11 @@ def _describe(seg_ids: np.ndarray) -> str:
 
 def _reference_segments(references: Any, n_hyp: int, layout: str) -> tuple[list[str], np.ndarray]:
     """References in segment order and the pointer ``seg_refs`` (segment s owns ``seg_refs[s]:seg_refs[s+1]``)."""
+    if isinstance(references, ReferenceSet):
+        if references.n_segments is not None and references.n_segments != n_hyp:
+            raise InputError(f"references: the ReferenceSet has {references.n_segments} segments but there are "
+                             f"{n_hyp} hypotheses; every reference stream must be as long as the hypotheses.")
+        return references.cached(("ter-segments", n_hyp), lambda t: _reference_segments(t, n_hyp, "auto"))
     refs = io.as_references_table(references, n_hyp=n_hyp, layout=layout)
     if refs.num_rows and not pc.all(pc.equal(refs.column("weight"), 1.0)).as_py():
         raise InputError(
@@ -167,7 +173,9 @@ def ter_statistics(
         sacreBLEU-style streams (``references[k][i]``, ``None`` = segment i has
         no k-th reference), one list of references per segment, or a long-form
         ``references`` table whose ``seg_id`` is the hypothesis' position
-        (see :func:`bleustats.engine.io.as_references_table`).
+        (see :func:`bleustats.engine.io.as_references_table`), or a
+        :class:`~bleustats.engine.references.ReferenceSet` (its tokenized
+        references are cached per option set).
     normalized, no_punct, asian_support, case_sensitive : bool
         :class:`~bleustats.tokenizers.TercomTokenizer` options (sacreBLEU's TER options).
     references_layout : {'auto', 'streams', 'segments'}
@@ -227,20 +235,32 @@ def ter_statistics(
     hyps = _hypothesis_list(hypotheses)
     n = len(hyps)
     ref_texts, seg_refs = _reference_segments(references, n, references_layout)
-    out = _statistics(hyps, ref_texts, seg_refs, normalized, no_punct, asian_support, case_sensitive)
+    ref_tok = None
+    if isinstance(references, ReferenceSet):  # references tokenized once per option set
+        key = ("ter-tokens", normalized, no_punct, asian_support, case_sensitive)
+        ref_tok = references.cached(key, lambda t: _tokenize_all(ref_texts, _tokenizer(
+            normalized, no_punct, asian_support, case_sensitive), not normalized and not no_punct,
+            not case_sensitive, passes=2))
+    out = _statistics(hyps, ref_texts, seg_refs, normalized, no_punct, asian_support, case_sensitive, ref_tok)
     return (out, np.diff(seg_refs)) if return_n_refs else out
 
 
+def _tokenizer(normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool) -> TercomTokenizer:
+    return TercomTokenizer(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                           case_sensitive=case_sensitive)
+
+
 def _statistics(hyps: list[str], ref_texts: list[str], seg_refs: np.ndarray, normalized: bool,
-                no_punct: bool, asian_support: bool, case_sensitive: bool) -> np.ndarray:
+                no_punct: bool, asian_support: bool, case_sensitive: bool,
+                r_tok: pa.Array | None = None) -> np.ndarray:
     n = len(hyps)
     if n == 0:
         return np.zeros((0, 2), np.float64)
-    tokenizer = TercomTokenizer(normalized=normalized, no_punct=no_punct,
-                                asian_support=asian_support, case_sensitive=case_sensitive)
+    tokenizer = _tokenizer(normalized, no_punct, asian_support, case_sensitive)
     plain = not normalized and not no_punct
     h_tok = _tokenize_all(hyps, tokenizer, plain, not case_sensitive)
-    r_tok = _tokenize_all(ref_texts, tokenizer, plain, not case_sensitive, passes=2)
+    if r_tok is None:
+        r_tok = _tokenize_all(ref_texts, tokenizer, plain, not case_sensitive, passes=2)
     hyp_lists, ref_lists = encode_segments(h_tok, r_tok, np.arange(n + 1, dtype=np.int64), seg_refs,
                                            tokenize="none", lowercase=False)  # already Tercom-tokenized
     hyp_ids = hyp_lists.values.to_numpy(zero_copy_only=True)
@@ -257,3 +277,77 @@ def _statistics(hyps: list[str], ref_texts: list[str], seg_refs: np.ndarray, nor
     if len(broken):  # cannot happen (see _ter_pair); say so rather than return a wrong number
         raise RuntimeError(f"TER: the edit-distance traceback left its beam in segment(s) {_describe(broken)}.")
     return out
+
+
+def ter_statistics_table(hypotheses: pa.Table, references: pa.Table, *, normalized: bool = False,
+                         no_punct: bool = False, asian_support: bool = False, case_sensitive: bool = False
+                         ) -> NDArray[np.float64]:
+    """TER statistics of a long-form hypotheses table (any number of hypotheses per segment).
+
+    As :func:`ter_statistics`, for validated ``hypotheses`` (``seg_id``,
+    ``system``, ``text``) and ``references`` tables: every reference is
+    tokenized once however many hypotheses its segment has; each hypothesis
+    is scored against its segment's references. Rows in the hypotheses'
+    order; reference weights are ignored.
+
+    Examples
+    --------
+    >>> h = pa.table({"seg_id": [0, 0, 1], "system": ["A", "B", "A"], "text": ["a b c", "c b a", "x"]})
+    >>> r = pa.table({"seg_id": [0, 1], "ref_id": ["0", "0"], "weight": [1.0, 1.0], "text": ["a b c", "y"]})
+    >>> ter_statistics_table(h, r).tolist()
+    [[0.0, 3.0], [2.0, 3.0], [1.0, 1.0]]
+    """
+    n = hypotheses.num_rows
+    if n == 0:
+        return np.zeros((0, 2), np.float64)
+    ref_seg_ids = references.column("seg_id").to_numpy()
+    seg_keys, ref_seg = np.unique(ref_seg_ids, return_inverse=True)
+    hyp_seg_ids = hypotheses.column("seg_id").to_numpy()
+    hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids)
+    found = hyp_seg < len(seg_keys)
+    found[found] = seg_keys[hyp_seg[found]] == hyp_seg_ids[found]
+    if not found.all():
+        missing = np.unique(hyp_seg_ids[~found])
+        raise InputError(f"references: {len(missing)} segment(s) have hypotheses but no reference: seg_id "
+                         f"{_describe(missing)}. TER needs at least one reference per segment.")
+    hyp_order = np.argsort(hyp_seg, kind="stable")
+    ref_order = np.argsort(ref_seg, kind="stable")
+    n_seg = len(seg_keys)
+    hyp_ptr = np.searchsorted(hyp_seg[hyp_order], np.arange(n_seg + 1)).astype(np.int64)
+    ref_ptr = np.searchsorted(ref_seg[ref_order], np.arange(n_seg + 1)).astype(np.int64)
+    tokenizer = _tokenizer(normalized, no_punct, asian_support, case_sensitive)
+    plain = not normalized and not no_punct
+    h_tok = _tokenize_all(hypotheses.column("text").take(pa.array(hyp_order)).to_pylist(), tokenizer, plain,
+                          not case_sensitive)
+    r_tok = _tokenize_all(references.column("text").take(pa.array(ref_order)).to_pylist(), tokenizer, plain,
+                          not case_sensitive, passes=2)
+    # one id space per segment: a segment's hypotheses and references are encoded together
+    hyp_lists, ref_lists = encode_segments(h_tok, r_tok, hyp_ptr, ref_ptr, tokenize="none", lowercase=False)
+    hyp_ids = hyp_lists.values.to_numpy(zero_copy_only=True)
+    hyp_off = hyp_lists.offsets.to_numpy(zero_copy_only=True)
+    ref_ids = ref_lists.values.to_numpy(zero_copy_only=True)
+    ref_off = ref_lists.offsets.to_numpy(zero_copy_only=True).astype(np.int64)
+    # hypothesis j (segment s) gets its own copy of the segment's reference lines (ids only)
+    seg_sorted = hyp_seg[hyp_order]
+    per_hyp = (ref_ptr[seg_sorted + 1] - ref_ptr[seg_sorted])
+    lines = np.repeat(ref_ptr[seg_sorted], per_hyp) + (np.arange(per_hyp.sum()) - np.repeat(
+        np.cumsum(per_hyp) - per_hyp, per_hyp))
+    lengths = ref_off[lines + 1] - ref_off[lines]
+    dup_off = np.zeros(len(lines) + 1, np.int64)
+    np.cumsum(lengths, out=dup_off[1:])
+    starts = np.repeat(ref_off[lines], lengths) + (np.arange(dup_off[-1]) - np.repeat(dup_off[:-1], lengths))
+    dup_ids = np.ascontiguousarray(ref_ids[starts])
+    seg_refs = np.zeros(n + 1, np.int64)
+    np.cumsum(per_hyp, out=seg_refs[1:])
+    # the kernel reads hypothesis offsets relative to hyp_ids[0]
+    h_off = (hyp_off - hyp_off[0]).astype(np.int64)
+    h_ids = np.ascontiguousarray(hyp_ids[hyp_off[0]:hyp_off[-1]])
+    if numba.get_num_threads() == 1 or n < _PARALLEL_MIN_SEGMENTS or h_off[-1] < _PARALLEL_MIN_TOKENS:
+        out = _ter_kernels.ter_batch_serial(h_ids, h_off, dup_ids, dup_off, seg_refs)
+    else:
+        out = _ter_kernels.ter_batch(h_ids, h_off, dup_ids, dup_off, seg_refs)
+    if (out[:, 0] < 0).any():
+        raise RuntimeError("TER: the edit-distance traceback left its beam (cannot happen; please report).")
+    result = np.empty_like(out)
+    result[hyp_order] = out
+    return result

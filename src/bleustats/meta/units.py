@@ -40,7 +40,8 @@ from numpy.typing import NDArray
 from .._validate import describe_ids, renamed_keywords
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import bleu_scores, check_scoring_options, count_columns, score_signature
+from ..metrics.bleu import (OTHER_METRICS, bleu_scores, check_scoring_options, count_columns, score_signature,
+                            table_metric)
 from ..metrics.results import Signature
 from ..metrics.sentence import score_variant
 from .rank_stats import sum_units
@@ -117,6 +118,8 @@ class UnitMetric:
     clamp: bool = False
     options: dict = field(default_factory=dict)
     signature: Signature = field(default_factory=Signature.from_fields)
+    #: scores of summed ``values`` for chrF / TER units (None: BLEU of the sums)
+    scorer: Any = None
 
     @property
     def label(self) -> str:
@@ -139,6 +142,8 @@ class UnitMetric:
         """
         if self.kind == "mean":
             return sums[..., 0] / unit_size
+        if self.scorer is not None:
+            return self.scorer(sums)
         n = self.max_ngram_order
         correct = sums[..., 2:2 + n]
         if self.clamp:
@@ -219,7 +224,9 @@ def corpus_metric(
     stats : StatsTable or list of StatsTable
         One row per (system, segment); several tables (same settings) are
         concatenated, e.g. one system scored against other references.
-    metric : {'bleu', 'delta_bleu'}
+    metric : {'bleu', 'delta_bleu', 'chrf', 'chrf++', 'ter'}
+        chrF / TER need their columns (``compute_stats(..., metrics=...)``); a
+        unit's score is then their formula on the summed columns (TER: lower is better).
     max_ngram_order : int, optional
         Order N (default: the table's); lower orders use the first N columns.
     smooth_method, smooth_value, use_effective_order, ref_length
@@ -243,6 +250,15 @@ def corpus_metric(
     ('BLEU-2 [all]', [[3.0, 3.0, 2.0, 1.0, 3.0, 2.0]])
     """
     tables = _as_tables(stats)
+    if metric in OTHER_METRICS:  # chrF / TER of the unit: their formula on the summed columns
+        obj, _ = table_metric(tables[0], metric)
+        values = np.concatenate([np.asarray(table_metric(t, metric)[1], np.float64) for t in tables])
+        fields = [(k, ("yes" if v else "no") if isinstance(v, bool) else v)
+                  for k, v in obj.get_signature().info.items() if v is not None and k != "version"]
+        system, seg = _keys(tables)
+        return UnitMetric(metric=name or obj._aggregate_and_compute(values[:1]).name, refs=_refs_label(tables[0], refs),
+                          kind="corpus", system=system, seg_id=seg, values=values, scorer=obj.scores_from_sums,
+                          signature=Signature.from_fields(("metric", metric), *fields))
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     first = tables[0]

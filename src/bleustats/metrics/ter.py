@@ -26,7 +26,6 @@ array([12.5,  0. ])
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -34,18 +33,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import InputError
-from .._version import __version__
+from ..engine.references import ReferenceSet
 from ..engine.ter_stats import ter_statistics
+from ..errors import InputError
+from .base import Metric, MetricSignature, Score
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["TERScore", "TERSignature", "corpus_ter", "sentence_ter", "ter_from_sums"]
+__all__ = ["TER", "TERScore", "TERSignature", "corpus_ter", "sentence_ter", "ter_from_sums", "ter_table"]
 
 
-def ter_from_sums(stats: ArrayLike) -> NDArray[np.float64] | np.float64:
+def ter_from_sums(stats: ArrayLike, *, float32: bool = False) -> NDArray[np.float64] | np.float64:
     r"""TER on the 0-100 scale from statistics ``[num_edits, ref_length]`` along the last axis.
 
     .. math::
@@ -62,6 +62,8 @@ def ter_from_sums(stats: ArrayLike) -> NDArray[np.float64] | np.float64:
         Edits :math:`e` and reference length :math:`r`: one segment's row,
         column sums of a corpus, or any stack of them (bootstrap samples,
         systems, groups).
+    float32 : bool
+        Compute in float32 as sacreBLEU's bootstrap does (float32 statistics).
 
     Returns
     -------
@@ -76,7 +78,7 @@ def ter_from_sums(stats: ArrayLike) -> NDArray[np.float64] | np.float64:
     >>> ter_from_sums([[2, 0], [0, 0]])
     array([100.,   0.])
     """
-    arr = np.asarray(stats, dtype=np.float64)
+    arr = np.asarray(stats, dtype=np.float32 if float32 else np.float64)
     if arr.ndim == 0 or arr.shape[-1] != 2:
         raise InputError(
             f"stats must have 2 columns (num_edits, ref_length) along its last axis; got shape "
@@ -86,52 +88,37 @@ def ter_from_sums(stats: ArrayLike) -> NDArray[np.float64] | np.float64:
     ref_len = arr[..., 1]
     positive = ref_len > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(positive, edits / np.where(positive, ref_len, 1.0), np.where(edits > 0, 1.0, 0.0))
+        ratio = np.where(positive, edits / np.where(positive, ref_len, arr.dtype.type(1)),
+                         np.where(edits > 0, arr.dtype.type(1), arr.dtype.type(0)))
     scores = 100 * ratio
     return scores[()] if scores.ndim == 0 else scores
 
 
-@dataclass(frozen=True)
-class TERSignature:
-    """How a TER number was made, printed in sacreBLEU's format.
+class TERSignature(MetricSignature):
+    """TER's signature in sacreBLEU's format: ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:...``.
 
-    ``str(signature)`` gives ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:bleustats-…``
-    (sacreBLEU's keys and order; the version names bleustats).
+    Built from the options (``nrefs`` and the four TER flags), so a score
+    computed without a :class:`TER` object carries one too.
     """
 
-    nrefs: str
-    case_sensitive: bool = False
-    normalized: bool = False
-    no_punct: bool = False
-    asian_support: bool = False
-    tokenizer: str = "tercom"
-    version: str = __version__
+    def __init__(self, nrefs: int | str, case_sensitive: bool = False, normalized: bool = False,
+                 no_punct: bool = False, asian_support: bool = False, tokenizer: str = "tercom", *,
+                 n_bootstrap: int | None = None, seed: Any = None) -> None:
+        super().__init__(nrefs, n_bootstrap=n_bootstrap, seed=seed, fields=[
+            ("case", "c", "mixed" if case_sensitive else "lc"), ("tok", "t", tokenizer),
+            ("norm", "nr", bool(normalized)), ("punct", "pn", not no_punct), ("asian", "as", bool(asian_support))])
 
-    def format(self, short: bool = False) -> str:
-        """The ``key:value|...`` line; ``short=True`` uses sacreBLEU's abbreviated keys."""
-        yes_no = {True: "yes", False: "no"}
-        items = [
-            ("nrefs", "#", self.nrefs),
-            ("case", "c", "mixed" if self.case_sensitive else "lc"),
-            ("tok", "t", self.tokenizer),
-            ("norm", "nr", yes_no[self.normalized]),
-            ("punct", "pn", yes_no[not self.no_punct]),
-            ("asian", "as", yes_no[self.asian_support]),
-            ("version", "v", f"bleustats-{self.version}"),
-        ]
-        return "|".join(f"{short_key if short else key}:{value}" for key, short_key, value in items)
-
-    def __str__(self) -> str:
-        return self.format()
+    @property
+    def nrefs(self) -> str:
+        """References per segment as printed (``'var'`` when it varies)."""
+        return str(self.info["nrefs"])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"nrefs": self.nrefs, "case_sensitive": self.case_sensitive, "normalized": self.normalized,
-                "no_punct": self.no_punct, "asian_support": self.asian_support,
-                "tokenizer": self.tokenizer, "version": self.version}
+        return dict(self.info)
 
 
 @dataclass(frozen=True, repr=False)
-class TERScore:
+class TERScore(Score):
     """A corpus or sentence TER, with sacreBLEU's ``TERScore`` attributes and text.
 
     Attributes
@@ -155,33 +142,8 @@ class TERScore:
     signature: TERSignature | None = None
     stats: dict = field(default_factory=dict)
     name: str = "TER"
-
-    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
-               is_json: bool = False) -> str:
-        """sacreBLEU's text line ``TER|<signature> = 12.34`` (or the score alone, or its JSON).
-
-        Examples
-        --------
-        >>> s = TERScore(12.3456, 2, 16.0)
-        >>> s.format(), s.format(width=3, score_only=True), s.format(signature="nrefs:1")
-        ('TER = 12.35', '12.346', 'TER|nrefs:1 = 12.35')
-        """
-        text = f"{self.score:.{width}f}"
-        if score_only:
-            return text
-        if is_json:
-            out = {"name": self.name, "score": float(text), "signature": signature}
-            for item in filter(None, signature.split("|")):
-                key, _, value = item.partition(":")
-                out[key] = value
-            return json.dumps(out, indent=1, ensure_ascii=False)
-        head = f"{self.name}|{signature}" if signature else self.name
-        return f"{head} = {text}"
-
-    def __str__(self) -> str:
-        return self.format()
-
-    __repr__ = __str__
+    mean: float = -1.0
+    ci: float = -1.0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python dict of the numbers and the signature (for JSON)."""
@@ -294,3 +256,91 @@ def sentence_ter(
         )
     return corpus_ter([hypothesis], [[ref] for ref in references], normalized, no_punct, asian_support,
                       case_sensitive, references_layout="streams")
+
+
+# --------------------------------------------------------------------------- sacreBLEU's TER object
+
+
+class TER(Metric):
+    r"""sacreBLEU's ``TER`` metric object over the numba shift search.
+
+    Same constructor arguments, defaults and results as ``sacrebleu.metrics.TER``
+    (2.6). Per-segment statistics are :func:`~bleustats.engine.ter_stats.ter_statistics`
+    rows ``[num_edits, ref_length]``; the score is :func:`ter_from_sums` of their
+    sums. ``references=`` are validated and tokenized (twice, as sacreBLEU does)
+    once, and reused by every ``corpus_score(hyps, None)``.
+
+    Examples
+    --------
+    >>> ter = TER(references=[["a b c d e f g h", "the cat sat"]])
+    >>> print(ter.corpus_score(["d e f g h a b c", "the cat sat"]))
+    TER = 9.09
+    >>> print(ter.get_signature())
+    nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:bleustats-...
+    """
+
+    def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+                 case_sensitive: bool = False, references: Sequence[Sequence[str]] | None = None) -> None:
+        super().__init__()
+        self._options = {"normalized": normalized, "no_punct": no_punct, "asian_support": asian_support,
+                         "case_sensitive": case_sensitive}
+        for name, value in self._options.items():
+            if not isinstance(value, (bool, np.bool_)):
+                raise InputError(f"{name} must be True or False; got {type(value).__name__} {value!r:.40}.")
+        self.normalized, self.no_punct = normalized, no_punct
+        self.asian_support, self.case_sensitive = asian_support, case_sensitive
+        self.tokenizer_signature = "tercom"
+        if references is not None:
+            self._ref_cache = self._cache_references(references)
+
+    def _prepare(self, refs: ReferenceSet) -> None:
+        if refs.n_segments:  # tokenizes the references once, into refs' cache
+            ter_statistics([""] * refs.n_segments, refs, **self._options)
+
+    def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> NDArray[np.float64]:
+        return ter_statistics(list(hypotheses), refs, **self._options)
+
+    def _aggregate_and_compute(self, stats: ArrayLike) -> TERScore:
+        arr = np.asarray(stats, dtype=np.float64).reshape(-1, 2)
+        # left to right, as sacreBLEU adds segment rows (fractional mean lengths stay bit-identical)
+        sums = np.array([arr[:, 0].sum(), np.cumsum(arr[:, 1])[-1] if len(arr) else 0.0])
+        return self._compute_score_from_stats(sums)
+
+    def _compute_score_from_stats(self, stats: ArrayLike) -> TERScore:
+        """The TER of one row of summed statistics ``[num_edits, ref_length]``."""
+        edits, ref_len = (float(x) for x in np.asarray(stats, dtype=np.float64))
+        return TERScore(score=float(ter_from_sums([edits, ref_len])), num_edits=int(edits), ref_length=ref_len,
+                        signature=self.get_signature() if getattr(self, "num_refs", None) is not None else None,
+                        stats={"num_edits": edits, "ref_length": ref_len})
+
+    def scores_from_sums(self, sums: ArrayLike, *, float32: bool = False) -> NDArray[Any]:
+        """TER of every row of summed statistics (``float32=True``: sacreBLEU's bootstrap arithmetic)."""
+        return np.asarray(ter_from_sums(sums, float32=float32))
+
+    def get_signature(self) -> TERSignature:
+        """sacreBLEU's TER signature (``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:...``)."""
+        if getattr(self, "num_refs", None) is None:
+            raise ValueError("TER: the number of references is unknown; score something (or pass references= "
+                             "to the constructor) before get_signature().")
+        return TERSignature(self.num_refs, n_bootstrap=self.n_bootstrap, seed=self.seed, **self._options)
+
+
+def ter_table(stats: Any) -> tuple[TER, NDArray[np.float64]]:
+    """A :class:`TER` set up as the TER columns of a statistics table were made, and their (n, 2) matrix.
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> st = compute_stats(["d e f g h a b c"], [["a b c d e f g h"]], metrics=("ter",))
+    >>> metric, rows = ter_table(st)
+    >>> print(metric._aggregate_and_compute(rows), rows.tolist())
+    TER = 12.50 [[1.0, 8.0]]
+    """
+    opts = stats.ter_options
+    if opts is None:
+        raise ValueError(f"metric='ter': the statistics table has no TER statistics (it holds "
+                         f"{', '.join(stats.metrics)}); compute it with compute_stats(..., metrics=('bleu', 'ter')).")
+    obj = TER(**opts)
+    n_refs = np.unique(stats.column("n_refs"))
+    obj.num_refs = int(n_refs[0]) if len(n_refs) == 1 else -1
+    return obj, np.column_stack([stats.column("ter_num_edits").astype(np.float64), stats.column("ter_ref_length")])

@@ -48,7 +48,7 @@ from ..engine import io
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..metrics import sentence
-from ..metrics.bleu import METRICS, REF_LENGTHS, corpus_score
+from ..metrics.bleu import METRICS, OTHER_METRICS, REF_LENGTHS, corpus_score, sentence_scores
 from ..metrics.results import BLEUScore
 from . import nbest_features
 from .nbest_io import (DEFAULT_CHUNK_BYTES, prefetched, read_references, scores_txt_text,
@@ -180,7 +180,8 @@ def _check_variants(variants: Any) -> list[str]:
         variants = [variants]
     names = list(variants)
     for name in names:
-        sentence.get_variant(name)  # raises with the allowed names
+        if name not in OTHER_METRICS:  # 'chrf' / 'chrf++' / 'ter': scored from their own statistics
+            sentence.get_variant(name)  # raises with the allowed names
     if len(set(names)) != len(names):
         raise InputError(f"variants: each variant once; got {names}.")
     return names
@@ -223,7 +224,9 @@ def score_nbest(
         See :func:`bleustats.tools.nbest_io.read_references`.
     variants : list of str
         Registered variants (:data:`bleustats.metrics.sentence.SENTENCE_VARIANTS`,
-        any ``nakov:`` combination).
+        any ``nakov:`` combination), and ``'chrf'``, ``'chrf++'``, ``'ter'``
+        (sentence chrF / chrF++ / TER with sacreBLEU's defaults, from statistics
+        computed beside BLEU's; the TER oracle is the entry of lowest TER).
     variant_options : dict, optional
         Variant name → options (e.g. ``{"nakov:scaled": {"ilr": 0.97}}``).
     metric : {'bleu', 'delta_bleu'}
@@ -269,7 +272,7 @@ def score_nbest(
     variant_options = dict(variant_options or {})
     check_choice("metric", metric, METRICS)
     check_choice("ref_length", ref_length, REF_LENGTHS)
-    order = sentence.required_order(names, max_ngram_order)
+    order = sentence.required_order([n for n in names if n not in OTHER_METRICS], max_ngram_order)
     # every output is written to a temporary file that replaces it only when all succeeded
     outputs = [(key, path) for key, path in (("parquet", output), ("txt", scores_txt), ("features", features_txt))
                if path is not None]
@@ -327,13 +330,16 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
                              "system": pa.StringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int32)),
                                                                    pa.py_buffer(b"")),
                              "text": chunk.column("text")})
+            others = [n for n in names if n in OTHER_METRICS]
             stats = compute_stats(hyps, refs.slice(lo, hi - lo), tokenize=tokenize, lowercase=lowercase,
-                                  max_ngram_order=order, chunk_segments=1 << 30)
+                                  max_ngram_order=order, chunk_segments=1 << 30, metrics=("bleu", *others))
             for k in ("read", "tokenize", "encode", "kernel", "assemble"):
                 timings["prepare" if k == "read" else k] += stats.timings.get(k, 0.0)
             t = time.perf_counter()
-            scores = sentence.score_variants(stats, names, metric=metric, ref_length=ref_length,
-                                             max_ngram_order=max_ngram_order, options=variant_options)
+            scores = sentence.score_variants(stats, [n for n in names if n not in OTHER_METRICS], metric=metric,
+                                             ref_length=ref_length, max_ngram_order=max_ngram_order,
+                                             options=variant_options)
+            scores.update({n: sentence_scores(stats, metric=n) for n in others})
             timings["scoring"] += time.perf_counter() - t
             t = time.perf_counter()
             model = chunk.column("model_score")
@@ -342,7 +348,7 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
                 model_np = np.where(np.isnan(model_np.astype(np.float64)), -np.inf, model_np)
             chunk_picks = {"1-best": one_best_rows(seg, model_np)}
             for name in names:
-                chunk_picks[name] = oracle_rows(seg, scores[name])
+                chunk_picks[name] = oracle_rows(seg, -scores[name] if name == "ter" else scores[name])
             rows = np.unique(np.concatenate(list(chunk_picks.values())))
             selected.append(stats.select(rows))
             for name, r in chunk_picks.items():
