@@ -501,17 +501,24 @@ def iter_line_chunks(paths: Sequence[str | os.PathLike], chunk_lines: int = 100_
         while True:
             chunk = []
             for k, fh in enumerate(handles):
-                buf = pending[k]
-                newlines = np.flatnonzero(np.frombuffer(buf, np.uint8) == 10)
-                while len(newlines) < chunk_lines and not done[k]:
+                parts = [pending[k]]
+                size = len(pending[k])
+                newlines = [np.flatnonzero(np.frombuffer(pending[k], np.uint8) == 10)]
+                n_newlines = len(newlines[0])
+                # blocks are collected and joined once: appending to one bytes object
+                # would copy it per block (quadratic in the length of one long line)
+                while n_newlines < chunk_lines and not done[k]:
                     block = fh.read(block_bytes)
                     if not block:
                         done[k] = True
                         break
-                    start = len(buf)
-                    buf += block
-                    more = np.flatnonzero(np.frombuffer(block, np.uint8) == 10) + start
-                    newlines = np.concatenate([newlines, more])
+                    more = np.flatnonzero(np.frombuffer(block, np.uint8) == 10) + size
+                    parts.append(block)
+                    size += len(block)
+                    newlines.append(more)
+                    n_newlines += len(more)
+                buf = parts[0] if len(parts) == 1 else b"".join(parts)
+                newlines = np.concatenate(newlines)
                 if len(newlines) >= chunk_lines:
                     cut = int(newlines[chunk_lines - 1]) + 1
                     take, pending[k] = buf[:cut], buf[cut:]

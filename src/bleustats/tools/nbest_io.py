@@ -135,22 +135,23 @@ def _moses_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
     total = path.stat().st_size
     opener = gzip.open if path.suffix == ".gz" else open
     line_no = 1
-    carry = b""
+    carry: list[bytes] = []  # the pieces of an unfinished line, joined once it ends (no quadratic copy)
     with opener(path, "rb") as fh:
         raw = fh.fileobj if path.suffix == ".gz" else fh  # progress in compressed bytes
         while True:
             data = fh.read(chunk_bytes)
-            buf = carry + data
             if not data:
+                buf = b"".join(carry)
                 if buf.strip():
                     buf = buf if buf.endswith(b"\n") else buf + b"\n"
                     yield _parse_block(buf, line_no, str(path)), total, total
                 return
-            cut = buf.rfind(b"\n") + 1
+            cut = data.rfind(b"\n") + 1
             if cut == 0:
-                carry = buf
+                carry.append(data)
                 continue
-            block, carry = buf[:cut], buf[cut:]
+            block = b"".join(carry + [data[:cut]]) if carry else data[:cut]
+            carry = [data[cut:]]
             table = _parse_block(block, line_no, str(path))
             line_no += table.num_rows
             yield table, raw.tell(), total
