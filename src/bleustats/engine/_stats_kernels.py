@@ -24,6 +24,10 @@ import numpy as np
 from numba import njit, prange
 
 from ._encode_kernels import GOLDEN, table_bits
+from .._numba_cache import use_user_cache
+
+# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
+_USER_CACHE = use_user_cache()
 
 _EMPTY = -1
 
@@ -481,3 +485,6 @@ def compute_stats_serial(
         lens, ref_avg, n_refs, wmax, counts, wcounts,
     )
     return out
+
+
+_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting
