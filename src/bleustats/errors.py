@@ -6,14 +6,14 @@ the repr of what arrived, and how to fix it.
 
 Examples
 --------
->>> from bleustats.errors import InputError, SchemaError
->>> issubclass(SchemaError, InputError), issubclass(InputError, ValueError)
-(True, True)
+>>> from bleustats.errors import InputError, SchemaError, UsageError
+>>> issubclass(SchemaError, InputError), issubclass(InputError, ValueError), issubclass(UsageError, InputError)
+(True, True, True)
 """
 
 from __future__ import annotations
 
-__all__ = ["InputError", "SchemaError"]
+__all__ = ["InputError", "SchemaError", "UsageError"]
 
 
 class InputError(ValueError):
@@ -22,3 +22,7 @@ class InputError(ValueError):
 
 class SchemaError(InputError):
     """A table does not match its declared schema; the message lists every problem."""
+
+
+class UsageError(InputError):
+    """Options that cannot go together, or one that cannot apply; the command line exits 2 on it."""

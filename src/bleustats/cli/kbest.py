@@ -20,12 +20,12 @@ import sys
 from typing import Any, TextIO
 
 from ..engine.stats import MAX_ORDER_LIMIT
-from ..errors import InputError
+from ..errors import UsageError
 from ..metrics.bleu import METRICS, REF_LENGTHS
 from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ..tools.kbest import score_nbest
-from ._progress import progress_bar
+from ._progress import one_line, progress_bar
 
 __all__ = ["add_parser", "run"]
 
@@ -75,6 +75,10 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     if not args.chunk_mb > 0:
         print(f"bleustats kbest: error: argument --chunk-mb: must be > 0; got {args.chunk_mb}", file=err)
         return 2
+    if args.no_stats and not args.output:
+        print("bleustats kbest: error: --no-stats: leaves the statistics out of -o/--output; add -o or drop "
+              "--no-stats", file=err)
+        return 2
     variants = args.variant or ["bleu+1"]
     bar = progress_bar(err, forced=args.progress, label="kbest")
     try:
@@ -84,7 +88,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         if args.ilr is not None:
             scaled = [v for v in variants if v.startswith("nakov:") and "scaled" in v.split(":", 1)[1].split(",")]
             if not scaled:
-                raise InputError("--ilr: only used by nakov:...scaled variants; add one (e.g. "
+                raise UsageError("--ilr: only used by nakov:...scaled variants; add one (e.g. "
                                  "--variant nakov:scaled) or drop --ilr.")
             options = {v: {"ilr": args.ilr} for v in scaled}
         result = score_nbest(
@@ -96,15 +100,16 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
         if bar is not None:
             bar.close()
-        print(f"bleustats kbest: error: {exc}", file=err)
-        return 1
+        print(f"bleustats kbest: error: {one_line(exc)}", file=err)
+        return 2 if isinstance(exc, UsageError) else 1
     except OSError as exc:
         if bar is not None:
             bar.close()
-        print(f"bleustats kbest: error: {exc.strerror or exc}", file=err)
+        print(f"bleustats kbest: error: {one_line(exc.strerror or exc)}", file=err)
         return 1
-    if bar is not None:
-        bar.close()
+    finally:  # also on an interrupt: the bar's line ends before the message
+        if bar is not None:
+            bar.close()
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), file=out)
         return 0

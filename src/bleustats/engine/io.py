@@ -93,6 +93,7 @@ def as_hypotheses_table(
     hypotheses: Sequence[str] | pd.DataFrame | pa.Table,
     *,
     system: str | None = None,
+    k_best: bool = False,
 ) -> pa.Table:
     """Return ``hypotheses`` as a validated long-form hypotheses table.
 
@@ -103,6 +104,10 @@ def as_hypotheses_table(
         ``text`` and optionally ``system``.
     system : str, optional
         System name given to list input (default ``'hyp'``).
+    k_best : bool
+        The rows are entries of k-best lists, which share (system, seg_id);
+        otherwise a repeated (system, seg_id) is an error (it would be
+        counted twice in the system's score).
 
     Examples
     --------
@@ -110,7 +115,7 @@ def as_hypotheses_table(
     {'seg_id': [0, 1], 'system': ['sysA', 'sysA'], 'text': ['a b', 'c']}
     """
     if is_table(hypotheses):
-        return schemas.validate(to_arrow(hypotheses), "hypotheses", param="hypotheses")
+        return schemas.validate(to_arrow(hypotheses), "hypotheses", param="hypotheses", check_key=not k_best)
     if isinstance(hypotheses, (pa.Array, pa.ChunkedArray)):
         if not (pa.types.is_string(hypotheses.type) or pa.types.is_large_string(hypotheses.type)):
             raise InputError(f"hypotheses: an Arrow array must hold strings; got {hypotheses.type}.")

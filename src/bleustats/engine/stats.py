@@ -158,6 +158,31 @@ class StatsTable:
         """Write the table to Parquet, whole or not at all (metadata included)."""
         io.write_atomic(path, lambda tmp: pq.write_table(self.table, tmp))
 
+    def with_max_ngram_order(self, max_ngram_order: int) -> "StatsTable":
+        """The table of orders 1..``max_ngram_order`` only (settings kept, order updated).
+
+        The statistics of order n do not depend on the largest order, so a
+        table computed to order N holds every lower order's table.
+
+        Examples
+        --------
+        >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none")
+        >>> low = st.with_max_ngram_order(2)
+        >>> low.max_ngram_order, low.table.column_names[-4:]
+        (2, ['wmatch_1', 'wmatch_2', 'wtotal_1', 'wtotal_2'])
+        """
+        n = max_ngram_order
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= self.max_ngram_order:
+            raise InputError(f"max_ngram_order must be an integer from 1 to the table's order "
+                             f"{self.max_ngram_order}; got {max_ngram_order!r}. A higher order needs the "
+                             "statistics computed again with that order.")
+        if n == self.max_ngram_order:
+            return self
+        names = schemas.arrow_schema("statistics", max_ngram_order=int(n)).names
+        meta = dict(self.table.schema.metadata or {})
+        meta[(_META + "max_ngram_order").encode()] = str(int(n)).encode()
+        return StatsTable(self.table.select(names).replace_schema_metadata(meta))
+
 
 def load_stats(path: str | os.PathLike) -> StatsTable:
     """Load a statistics table saved by :meth:`StatsTable.save` and validate it.
@@ -171,6 +196,8 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
     >>> load_stats(p).column("match_2").tolist()
     [1]
     """
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a folder; give the Parquet file written by bleustats stats (-o).")
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
@@ -182,9 +209,45 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
             f"{path}: has no {key.decode()!r} metadata; it was not written by bleustats "
             "(StatsTable.save)."
         )
-    max_order = int(meta[key])
+    max_order = _check_metadata(meta, path)
+    # columns, types, ranges, no NaN, and the invariants every computed table satisfies
+    # (match_n <= total_n, total_n from hyp_len, wtotal_n = total_n * ref_weight_max, ...)
     aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path))
     return StatsTable(aligned.replace_schema_metadata(meta))
+
+
+def _check_metadata(meta: dict, path: Any) -> int:
+    """The table's settings, each checked; returns its max_ngram_order (errors list every bad key)."""
+    values, problems = {}, []
+    for key in schemas.load_schema("statistics")["metadata"]:
+        raw = meta.get(key.encode())
+        try:
+            values[key] = None if raw is None else raw.decode("utf-8")
+        except UnicodeDecodeError:
+            values[key] = None
+            problems.append(f"{key} is not UTF-8 text")
+    allowed = {"bleustats.tokenize": TOKENIZERS, "bleustats.lowercase": ("true", "false"),
+               "bleustats.ref_view": REF_VIEWS, "bleustats.delta_definition": DELTA_DEFINITIONS,
+               "bleustats.weights": ("uniform", "custom")}
+    for key, choices in allowed.items():
+        if values.get(key) is not None and values[key] not in choices:
+            problems.append(f"{key} is {values[key]!r}, not one of {', '.join(map(repr, choices))}")
+    order = values.get("bleustats.max_ngram_order") or ""
+    if not (order.isdigit() and 1 <= int(order) <= MAX_ORDER_LIMIT):
+        problems.append(f"bleustats.max_ngram_order is {order!r}, not an integer from 1 to {MAX_ORDER_LIMIT}")
+    theta = values.get("bleustats.weight_threshold") or ""
+    if values.get("bleustats.ref_view") == "threshold":
+        try:
+            if not np.isfinite(float(theta)):
+                raise ValueError
+        except ValueError:
+            problems.append(f"bleustats.weight_threshold is {theta!r}, not the finite θ of the threshold view")
+    elif theta:
+        problems.append(f"bleustats.weight_threshold is {theta!r} but ref_view is not 'threshold'")
+    if problems:
+        raise InputError(f"{path}: broken bleustats metadata: " + "; ".join(problems)
+                         + ". The file was not written by StatsTable.save, or was edited; compute it again.")
+    return int(order)
 
 
 # --------------------------------------------------------------------------- checks
@@ -253,6 +316,7 @@ def compute_stats(
     delta_definition: str = "paper",
     references_layout: str = "auto",
     system: str | None = None,
+    k_best: bool = False,
     chunk_segments: int = 100_000,
 ) -> StatsTable:
     r"""Per-hypothesis BLEU and ΔBLEU sufficient statistics.
@@ -304,6 +368,10 @@ def compute_stats(
         How list ``references`` are laid out (see :func:`bleustats.engine.io.as_references_table`).
     system : str, optional
         System name for list ``hypotheses``.
+    k_best : bool
+        The hypotheses are entries of k-best lists: several rows may share
+        (system, seg_id). Otherwise such rows are an error, since a system's
+        score would count them twice.
     chunk_segments : int
         Segments per chunk; bounds memory on large inputs.
 
@@ -331,7 +399,7 @@ def compute_stats(
         raise ValueError(f"chunk_segments must be a positive integer; got {chunk_segments!r}.")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    hyps = io.as_hypotheses_table(hypotheses, system=system)
+    hyps = io.as_hypotheses_table(hypotheses, system=system, k_best=k_best)
     refs = io.as_references_table(references, ref_weights, n_hyp=len(hyps) if not io.is_table(hypotheses) else None,
                                   layout=references_layout)
     uniform = bool(refs.num_rows == 0 or pc.all(pc.equal(refs.column("weight"), 1.0)).as_py())

@@ -237,7 +237,8 @@ def _stats(seg_ids: np.ndarray, texts: list[str], ref_table: pa.Table, max_order
         "system": pa.array(["analysis"] * n, pa.string()),
         "text": pa.array(texts, pa.string()),
     })
-    st = compute_stats(hyps, ref_table, tokenize="none", lowercase=False, max_ngram_order=max_order)
+    # many candidates (permutations, draws) per segment, as in a k-best list
+    st = compute_stats(hyps, ref_table, tokenize="none", lowercase=False, max_ngram_order=max_order, k_best=True)
     matches = np.stack([st.column(f"match_{i}") for i in range(1, max_order + 1)], axis=1)
     totals = np.stack([st.column(f"total_{i}") for i in range(1, max_order + 1)], axis=1)
     return (matches.astype(np.int64), totals.astype(np.int64), st.column("hyp_len").astype(np.int64),

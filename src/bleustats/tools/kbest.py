@@ -124,7 +124,8 @@ def selection_bleu(stats: StatsTable, rows: Any, **options: Any) -> BLEUScore:
     >>> from bleustats.engine.stats import compute_stats
     >>> import pandas as pd
     >>> hyps = pd.DataFrame({"seg_id": [0, 0], "text": ["a b c d", "a b c x y"]})
-    >>> st = compute_stats(hyps, pd.DataFrame({"seg_id": [0], "text": ["a b c d e"]}), tokenize="none")
+    >>> st = compute_stats(hyps, pd.DataFrame({"seg_id": [0], "text": ["a b c d e"]}), tokenize="none",
+    ...                    k_best=True)
     >>> r = selection_bleu(st, [0])
     >>> round(r.score, 2), round(r.ratio, 2)
     (77.88, 0.8)
@@ -293,17 +294,6 @@ def score_nbest(
     return targets["r"]
 
 
-def _trim_order(stats: StatsTable, max_ngram_order: int) -> StatsTable:
-    """The table with the per-order columns of orders 1..max_ngram_order only."""
-    if stats.max_ngram_order == max_ngram_order:
-        return stats
-    keep = [c for c in stats.table.column_names
-            if not (c.rsplit("_", 1)[-1].isdigit() and int(c.rsplit("_", 1)[-1]) > max_ngram_order)]
-    meta = dict(stats.table.schema.metadata or {})
-    meta[b"bleustats.max_ngram_order"] = str(max_ngram_order).encode()
-    return StatsTable(stats.table.select(keep).replace_schema_metadata(meta))
-
-
 def _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order, order,
          ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start) -> KBestResult:
     # parse = time spent parsing (on the reader thread, overlapped with the rest);
@@ -338,7 +328,7 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
                                                                    pa.py_buffer(b"")),
                              "text": chunk.column("text")})
             stats = compute_stats(hyps, refs.slice(lo, hi - lo), tokenize=tokenize, lowercase=lowercase,
-                                  max_ngram_order=order, chunk_segments=1 << 30)
+                                  max_ngram_order=order, k_best=True, chunk_segments=1 << 30)
             for k in ("read", "tokenize", "encode", "kernel", "assemble"):
                 timings["prepare" if k == "read" else k] += stats.timings.get(k, 0.0)
             t = time.perf_counter()
@@ -397,7 +387,8 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
     if n_entries == 0:
         raise InputError("nbest: no entries; the k-best list is empty.")
     t = time.perf_counter()
-    sel = _trim_order(StatsTable(pa.concat_tables([s.table for s in selected]).combine_chunks()), max_ngram_order)
+    sel = StatsTable(pa.concat_tables([s.table for s in selected]).combine_chunks()).with_max_ngram_order(
+        max_ngram_order)
     opts = dict(metric=metric, ref_length=ref_length)
     one_best = selection_bleu(sel, np.concatenate(picks["1-best"]), **opts)
     oracles = {name: selection_bleu(sel, np.concatenate(picks[name]), **opts) for name in names}

@@ -205,12 +205,28 @@ def _raw_table(path: Path) -> pa.Table:
     return io.read_table(path, "hypotheses")
 
 
-def _normalize(table: pa.Table, what: str) -> pa.Table:
-    """``seg_id, text, model_score`` from a parsed Moses block or a long-form table block."""
+def _normalize(table: pa.Table, what: str, seen_system: str | None = None) -> pa.Table:
+    """``seg_id, text, model_score`` from a parsed Moses block or a long-form table block.
+
+    A table's columns are validated (an unknown column is an error, not
+    ignored), and a ``system`` column must name one system: entries of
+    several systems would be pooled into one k-best list per source.
+    """
     score = table.column("model_score") if "model_score" in table.column_names else None
     features = table.column("features") if "features" in table.column_names else None
-    hyps = io.as_hypotheses_table(table.select([c for c in ("seg_id", "system", "text")
-                                                if c in table.column_names]))
+    hyps = io.as_hypotheses_table(table.drop_columns(["features"]) if features is not None else table,
+                                  k_best=True)
+    if "system" in table.column_names and hyps.num_rows:
+        systems = pc.unique(hyps.column("system"))
+        if seen_system is not None and seen_system not in systems.to_pylist():
+            systems = pa.concat_arrays([pa.array([seen_system]), systems.combine_chunks()
+                                        if isinstance(systems, pa.ChunkedArray) else systems])
+        if len(systems) > 1:
+            raise InputError(
+                f"{what}: the system column names {len(systems)} systems "
+                f"({', '.join(map(repr, systems.to_pylist()[:5]))}{', ...' if len(systems) > 5 else ''}); a k-best "
+                "list is one system's: its entries would be pooled into one list per source. Give each system's "
+                "entries in their own file (or filter the table by system).")
     if score is None:
         score = pa.nulls(table.num_rows, pa.float64())
     else:
@@ -291,6 +307,7 @@ def source_chunks(nbest: Any, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
     pending: pa.Table | None = None  # always the (possibly incomplete) last source seen
     done = total = 0
     rows_before = 0
+    seen_system = None  # the one system of a table's entries
 
     def finish(t: pa.Table) -> pa.Table:
         seg = t.column("seg_id").to_numpy()
@@ -303,7 +320,9 @@ def source_chunks(nbest: Any, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
     while current is not None:
         block, done, total = current
         current = next(it, None)  # look ahead: the last block flushes everything
-        block = _normalize(block, what)
+        if seen_system is None and "system" in block.column_names and block.num_rows:
+            seen_system = block.column("system")[0].as_py()
+        block = _normalize(block, what, seen_system)
         seg = block.column("seg_id").to_numpy()
         prev = None if pending is None else int(pending.column("seg_id")[-1].as_py())
         full = seg if prev is None else np.r_[prev, seg]
@@ -458,7 +477,7 @@ def write_scores_txt(stats: StatsTable, path: str | os.PathLike, *, max_ngram_or
     >>> from bleustats.engine.stats import compute_stats
     >>> import pandas as pd
     >>> st = compute_stats(pd.DataFrame({"seg_id": [0, 0], "text": ["a b", "a c"]}),
-    ...                    pd.DataFrame({"seg_id": [0], "text": ["a b"]}), tokenize="none")
+    ...                    pd.DataFrame({"seg_id": [0], "text": ["a b"]}), tokenize="none", k_best=True)
     >>> p = os.path.join(tempfile.mkdtemp(), "scores.dat")
     >>> write_scores_txt(st, p)
     >>> print(open(p).read(), end="")
