@@ -59,6 +59,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--scores-txt", metavar="FILE", help="per-entry BLEU statistics in Moses' SCORES_TXT layout")
     p.add_argument("--no-stats", action="store_true", help="leave the statistics columns out of --output")
     p.add_argument("--chunk-mb", type=float, default=32.0, help="MiB of n-best text per chunk (default: %(default)s)")
+    p.add_argument("--allow-missing-sources", action="store_true",
+                   help="score a list that has no entry for some sources of the references (default: an error "
+                        "naming them); the summaries then cover the others, and the count is printed")
     p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
@@ -96,7 +99,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             variant_options=options, metric=args.metric, tokenize=args.tokenize, lowercase=args.lowercase,
             max_ngram_order=args.max_ngram_order, ref_length=args.ref_length, output=args.output,
             scores_txt=args.scores_txt, keep_stats=not args.no_stats, chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
-            progress=bar)
+            progress=bar, allow_missing_sources=args.allow_missing_sources)
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
         if bar is not None:
             bar.close()
@@ -113,7 +116,9 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), file=out)
         return 0
-    print(f"{result.n_entries} entries, {result.n_sources} sources", file=out)
+    print(f"{result.n_entries} entries, {result.n_sources} sources"
+          + (f" ({result.missing_sources} sources of the references have no entry and are not scored)"
+             if result.missing_sources else ""), file=out)
     rows = [("1-best (model)", result.one_best)] + [(f"oracle {k}", v) for k, v in result.oracles.items()]
     w = max(len(r[0]) for r in rows)
     for label, r in rows:

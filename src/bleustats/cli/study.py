@@ -31,12 +31,14 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
 
+from .._validate import describe_ids
 from .._version import __version__
 from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT, StatsTable, compute_stats
@@ -54,8 +56,11 @@ STUDY_METRICS = ("bleu", "sbleu", "delta_bleu")
 _VIEWS = ("single", "threshold", "all")
 
 
-def read_human(path: str | os.PathLike) -> pd.DataFrame:
+def read_human(path: str | os.PathLike, *, column: str = "score") -> pd.DataFrame:
     """Read a human scores table (``system``, ``seg_id``, ``score``; TSV, JSONL or Parquet).
+
+    ``column`` names the score column when it is not ``score`` (e.g. the
+    bundled sample's ``mqm``); it is read as ``score``.
 
     Examples
     --------
@@ -82,10 +87,20 @@ def read_human(path: str | os.PathLike) -> pd.DataFrame:
                                 na_values=["NaN", "nan", "NA", ""])
     except (ValueError, OSError) as exc:
         raise InputError(f"{path}: cannot be read as {suffix[1:].upper()} ({exc}).") from None
+    if column != "score":
+        if column not in frame.columns:
+            raise InputError(f"{path}: --human-column {column}: no such column; the table has "
+                             f"{', '.join(map(str, frame.columns))}.")
+        frame = frame.drop(columns=["score"], errors="ignore").rename(columns={column: "score"})
     missing = [c for c in study.HUMAN_COLUMNS if c not in frame.columns]
     if missing:
+        hint = ""
+        if missing == ["score"]:
+            others = [str(c) for c in frame.columns if c not in ("system", "seg_id")]
+            hint = (f" Name the score column with --human-column (its columns: {', '.join(map(str, frame.columns))})"
+                    + (f", e.g. --human-column {others[0]}" if others else "") + ".")
         raise InputError(f"{path}: missing column(s) {', '.join(missing)}; a human scores table has "
-                            f"{', '.join(study.HUMAN_COLUMNS)} (one row per rating).")
+                            f"{', '.join(study.HUMAN_COLUMNS)} (one row per rating).{hint}")
     if frame["score"].dtype == object:
         frame["score"] = pd.to_numeric(frame["score"], errors="coerce")
     return frame
@@ -118,6 +133,12 @@ def add_parser(subparsers: Any) -> None:
                         "single reference")
     p.add_argument("--human", required=True, metavar="TABLE",
                    help="human scores (system, seg_id, score; one row per rating, raters averaged)")
+    p.add_argument("--human-column", default="score", metavar="NAME",
+                   help="the score column of --human (default: %(default)s; the bundled sample's is mqm)")
+    p.add_argument("--undefined", choices=("error", "exclude"), default="error",
+                   help="segments where ΔBLEU is undefined (no reference of positive weight, in some view): "
+                        "error, or exclude them from every metric so all compare on the same segments "
+                        "(counted and reported either way; default: %(default)s)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="results folder (written whole or not at all)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing results folder")
     p.add_argument("-tok", "--tokenize", choices=TOKENIZERS, default=DEFAULT_TOKENIZER,
@@ -187,6 +208,30 @@ def _view_stats(hyps, refs, view: str, theta: float, options: dict, err: TextIO)
     return compute_stats(hyps, refs, ref_view="threshold", weight_threshold=theta, **options)
 
 
+def _undefined_segments(stats_by_view: dict, names: list[str], args: argparse.Namespace, err: TextIO) -> np.ndarray:
+    """Segments where ΔBLEU has no reference of positive weight in some view; an error unless --undefined exclude."""
+    if "delta_bleu" not in names:
+        return np.zeros(0, np.int64)
+    bad = np.unique(np.concatenate([st.column("seg_id")[st.column("ref_weight_max") <= 0]
+                                    for st in stats_by_view.values()]))
+    if len(bad) and args.undefined == "error":
+        raise InputError(
+            f"{args.references}: ΔBLEU is undefined in {len(bad)} segment(s) with no reference of positive weight "
+            f"(in some reference view): seg_id {describe_ids(bad)}. Pass --undefined exclude to leave them out of "
+            "every metric (counted in study.json), drop -m delta_bleu, or fix their weights.")
+    if len(bad):
+        print(f"bleustats study: --undefined exclude: {len(bad)} segment(s) where ΔBLEU is undefined (seg_id "
+              f"{describe_ids(bad)}) are left out of every metric", file=err)
+    return bad
+
+
+def _without(stats_by_view: dict, segments: np.ndarray) -> dict:
+    """Every view's statistics without the rows of ``segments``."""
+    if not len(segments):
+        return stats_by_view
+    return {v: st.select(~np.isin(st.column("seg_id"), segments)) for v, st in stats_by_view.items()}
+
+
 def _metrics_of(stats_by_view: dict, names: list[str], args: argparse.Namespace, max_ngram_order: int | None = None,
                 threshold_label: str | None = None):
     out = []
@@ -246,19 +291,27 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         get_variant(args.sentence_variant)
         hyps = io.read_table(args.hypotheses, "hypotheses")
         refs = io.read_table(args.references, "references")
-        human = read_human(args.human)
+        human = read_human(args.human, column=args.human_column)
         options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
         print(f"bleustats study: {hyps.num_rows} hypotheses, {refs.num_rows} references, {len(human)} ratings; "
               "computing statistics per reference view", file=err)
         stats = {v: _view_stats(hyps, refs, v, args.threshold, options, err) for v in _VIEWS}
+        undefined = _undefined_segments(stats, names, args, err)
+        stats = _without(stats, undefined)
+        human = human[~human["seg_id"].isin(undefined)] if len(undefined) else human
         study_opts = dict(n_assignments=args.assignments, seed=args.seed, n_bootstrap=args.bootstrap,
                           confidence=args.confidence, kendall_variant=args.kendall_variant,
                           unmatched=args.unmatched, pairs=[tuple(p) for p in args.pair] if args.pair else None)
         bar = ProgressBar(err, label="study") if show else None
-        result = study.correlation_study(_metrics_of(stats, names, args), human, unit_size=args.unit_size,
-                                         progress=bar, **study_opts)
+        with warnings.catch_warnings(record=True) as caught:  # said once below, as one line each
+            warnings.simplefilter("always", RuntimeWarning)
+            result = study.correlation_study(_metrics_of(stats, names, args), human, unit_size=args.unit_size,
+                                             progress=bar, **study_opts)
         if bar is not None:
             bar.close()
+        if caught:  # one line per reason, naming the metrics (the warnings say it per metric)
+            for note in report.undefined_notes(result.summary):
+                print(f"bleustats study: warning: {note}", file=err)
         sweeps: dict[str, pd.DataFrame] = {}
         sweep_opts = dict(study_opts, n_assignments=args.sweep_assignments or args.assignments)
         for param in dict.fromkeys(args.sweep or []):
@@ -271,7 +324,8 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
                                     human, unit_size=args.unit_size, progress=bar, **sweep_opts)
             else:
                 def at(theta: float) -> list:
-                    st = _view_stats(hyps, refs, "threshold", theta, options, err)
+                    st = _without({"threshold": _view_stats(hyps, refs, "threshold", theta, options, err)},
+                                  undefined)["threshold"]
                     at_args = argparse.Namespace(**{**vars(args), "threshold": theta})
                     # one label across θ, so the sweep draws one line per metric (the θ is the x axis)
                     return _metrics_of({"threshold": st}, names, at_args, threshold_label="w≥θ")
@@ -280,7 +334,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             if bar is not None:
                 bar.close()
             sweeps[param] = frame
-        files = _result_files(result, sweeps, args, time.perf_counter() - t0, err)
+        files = _result_files(result, sweeps, args, time.perf_counter() - t0, err, undefined)
         _write_folder(Path(args.output), files, args.overwrite)
     except (ValueError, TypeError) as exc:
         print(f"\nbleustats study: error: {exc}" if show else f"bleustats study: error: {exc}", file=err)
@@ -301,7 +355,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
 
 
 def _result_files(result: study.StudyResult, sweeps: dict, args: argparse.Namespace, seconds: float,
-                  err: TextIO) -> dict[str, Any]:
+                  err: TextIO, undefined: np.ndarray | None = None) -> dict[str, Any]:
     def text(content: str):
         return lambda p: p.write_text(content, encoding="utf-8")
 
@@ -330,7 +384,8 @@ def _result_files(result: study.StudyResult, sweeps: dict, args: argparse.Namesp
         "options": {k: v for k, v in vars(args).items() if k not in ("func", "command", "hypotheses", "references",
                                                                      "human", "output")},
         "signature": result.signature,
-        "exclusions": result.exclusions,
+        "exclusions": {**result.exclusions,
+                       "delta_bleu_undefined_segments": [] if undefined is None else undefined.tolist()},
         "timings": {**{k: round(v, 3) for k, v in result.timings.items()}, "total": round(seconds, 3)},
         "files": sorted(list(files) + ["study.json"]),
     }

@@ -93,6 +93,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -516,6 +517,8 @@ class StudyResult:
         ``rho`` and ``tau`` (means over assignments) with ``*_fisher_low/high``,
         ``*_percentile_low/high``, ``*_bootstrap_low/high``, ``*_undefined``
         (assignments where the coefficient is undefined: a constant side),
+        ``note`` (why ρ / τ are undefined in every assignment, e.g. constant
+        human scores; empty otherwise, and a RuntimeWarning says it too),
         and ``signature`` (the metric's settings, then the study's, as a string).
     rho, tau : dict of str to numpy.ndarray
         Per-assignment coefficients of each metric (label → shape (A,)).
@@ -894,11 +897,14 @@ def correlation_study(
                 rec[f"{stat}_percentile_low"], rec[f"{stat}_percentile_high"] = lo, hi
                 rec[f"{stat}_bootstrap_low"], rec[f"{stat}_bootstrap_high"] = _interval(boot[stat], confidence)
                 rec[f"{stat}_undefined"] = int(values.size - finite.size)
+            rec["note"] = _undefined_reason(x, y, rho, tau)
             rec["signature"] = str(m.signature.with_extra(*sig.extra))
             return rec, rho, tau
 
         records, rho_all, tau_all = [], {}, {}
         for k, (rec, rho, tau) in enumerate(pool.map(metric_record, range(len(metrics)))):
+            if rec["note"]:
+                warnings.warn(f"{rec['label']}: {rec['note']}", RuntimeWarning, stacklevel=2)
             records.append(rec)
             rho_all[metrics[k].label], tau_all[metrics[k].label] = rho, tau
             tick()
@@ -913,6 +919,22 @@ def correlation_study(
         n_observations=int(n_obs), seed=int(seed), confidence=float(confidence), n_bootstrap=int(n_bootstrap),
         kendall_variant=kendall_variant, signature=sig, timings=timings,
     )
+
+
+def _undefined_reason(x: NDArray[np.float64], y: NDArray[np.float64], rho: NDArray, tau: NDArray) -> str:
+    """Why ρ and τ are undefined in every assignment ('' when some assignment has a value)."""
+    if np.isfinite(rho).any() or np.isfinite(tau).any():
+        return ""
+    if y.shape[-1] < 2:
+        return f"ρ and τ are undefined: {y.shape[-1]} observation(s); a correlation needs at least 2"
+    if np.ptp(y) == 0:
+        same = " (every system pair rated the same)" if float(y.flat[0]) == 0 else ""
+        return (f"ρ and τ are undefined: the human score differences are constant, {float(y.flat[0]):g} in all "
+                f"{y.shape[-1]} observations{same}, so nothing can correlate with them")
+    if np.all(np.ptp(x, axis=-1) == 0):
+        return ("ρ and τ are undefined: the metric's differences are constant within every assignment "
+                "(e.g. identical system outputs)")
+    return "ρ and τ are undefined: every assignment has a constant side (metric or human differences)"
 
 
 # --------------------------------------------------------------------------- sweeps (Figure 2)

@@ -42,7 +42,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .._validate import check_choice, renamed_keywords
+from .._validate import check_choice, describe_ids, renamed_keywords
 from ..engine import io
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
@@ -150,6 +150,9 @@ class KBestResult:
         each source when there are none); ``.ratio`` is c/r.
     oracles : dict
         Variant name → corpus BLEU of the per-source best entry under it.
+    missing_sources : int
+        Sources of the references with no entry in the list (0 unless
+        ``allow_missing_sources``; the summaries are over the others).
     timings : dict
         Seconds per stage: ``read_refs``, ``parse`` (on a reader thread,
         overlapped with the other stages), ``parse_wait`` (time spent waiting
@@ -163,13 +166,15 @@ class KBestResult:
     one_best: BLEUScore
     oracles: dict[str, BLEUScore]
     timings: dict[str, float] = field(default_factory=dict)
+    missing_sources: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         def summary(r: BLEUScore) -> dict[str, Any]:
             return {"score": r.score, "ratio": r.ratio, "sys_len": r.sys_len, "ref_len": r.ref_len,
                     "signature": str(r.signature)}
 
-        return {"n_entries": self.n_entries, "n_sources": self.n_sources, "variants": list(self.variants),
+        return {"n_entries": self.n_entries, "n_sources": self.n_sources, "missing_sources": self.missing_sources,
+                "variants": list(self.variants),
                 "one_best": summary(self.one_best), "oracles": {k: summary(v) for k, v in self.oracles.items()},
                 "timings": dict(self.timings)}
 
@@ -203,6 +208,7 @@ def score_nbest(
     keep_stats: bool = True,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     progress: Callable[[int, int], None] | None = None,
+    allow_missing_sources: bool = False,
 ) -> KBestResult:
     r"""Statistics and sentence-level scores of every k-best entry, streamed, plus oracle summaries.
 
@@ -244,6 +250,11 @@ def score_nbest(
         Bytes parsed per step (bounds memory).
     progress : callable, optional
         Called after every chunk with ``(done, total)`` (bytes, or rows for tables).
+    allow_missing_sources : bool
+        Sources of the references with no entry in the list (a skipped id,
+        or a list cut short) are an error naming them, since the summaries
+        would silently cover fewer sources; ``True`` scores the others and
+        counts the missing ones in ``result.missing_sources``.
 
     Returns
     -------
@@ -267,19 +278,20 @@ def score_nbest(
     order = sentence.required_order(names, max_ngram_order)
     if output is None and scores_txt is None:
         return _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order, order,
-                    ref_length, None, None, keep_stats, chunk_bytes, progress, t_start)
+                    ref_length, None, None, keep_stats, chunk_bytes, progress, t_start, allow_missing_sources)
     targets: dict[str, Any] = {}
 
     def with_scores_txt(parquet_tmp: str | None) -> KBestResult:
         if scores_txt is None:
             return _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order,
-                        order, ref_length, parquet_tmp, None, keep_stats, chunk_bytes, progress, t_start)
+                        order, ref_length, parquet_tmp, None, keep_stats, chunk_bytes, progress, t_start,
+                        allow_missing_sources)
         holder: dict[str, KBestResult] = {}
 
         def write_txt(txt_tmp: str) -> None:
             holder["r"] = _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
                                max_ngram_order, order, ref_length, parquet_tmp, txt_tmp, keep_stats, chunk_bytes,
-                               progress, t_start)
+                               progress, t_start, allow_missing_sources)
 
         io.write_atomic(scores_txt, write_txt)
         return holder["r"]
@@ -295,7 +307,8 @@ def score_nbest(
 
 
 def _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order, order,
-         ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start) -> KBestResult:
+         ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start,
+         allow_missing_sources) -> KBestResult:
     # parse = time spent parsing (on the reader thread, overlapped with the rest);
     # parse_wait = time the main thread waited for a parsed chunk
     timings = {k: 0.0 for k in ("parse", "parse_wait", "read_refs", "prepare", "tokenize", "encode", "kernel",
@@ -311,6 +324,7 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
     picks: dict[str, list[np.ndarray]] = {name: [] for name in ["1-best"] + names}
     offset = 0
     chunks = None
+    sources: list[np.ndarray] = []  # the source ids seen, chunk by chunk (increasing)
     try:
         chunks = prefetched(source_chunks(nbest, chunk_bytes), timings, "parse")
         while True:
@@ -350,6 +364,7 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             offset += len(rows)
             n_entries += n
             n_sources += len(chunk_picks["1-best"])
+            sources.append(seg[chunk_picks["1-best"]])
             timings["select"] += time.perf_counter() - t
             t = time.perf_counter()
             if parquet_path is not None:
@@ -386,6 +401,13 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             txt.close()
     if n_entries == 0:
         raise InputError("nbest: no entries; the k-best list is empty.")
+    missing = np.setdiff1d(np.unique(ref_seg), np.concatenate(sources), assume_unique=True)
+    if len(missing) and not allow_missing_sources:
+        raise InputError(
+            f"nbest: {len(missing)} source(s) of the references have no entry (id {describe_ids(missing)}); the "
+            f"list covers {n_sources} of {n_sources + len(missing)} sources, and its oracle and 1-best BLEU would "
+            "silently cover only those. Add the missing sources' entries, or pass allow_missing_sources=True "
+            "(bleustats kbest --allow-missing-sources) to score the others.")
     t = time.perf_counter()
     sel = StatsTable(pa.concat_tables([s.table for s in selected]).combine_chunks()).with_max_ngram_order(
         max_ngram_order)
@@ -394,4 +416,4 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
     oracles = {name: selection_bleu(sel, np.concatenate(picks[name]), **opts) for name in names}
     timings["select"] += time.perf_counter() - t
     timings["total"] = time.perf_counter() - t_start
-    return KBestResult(n_entries, n_sources, names, one_best, oracles, timings)
+    return KBestResult(n_entries, n_sources, names, one_best, oracles, timings, missing_sources=len(missing))
