@@ -29,7 +29,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -254,13 +253,13 @@ def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
         raise InputError(f"--output: the parent folder {parent} does not exist; create it first.")
     if target.exists() and not overwrite:
         raise InputError(f"--output: {target} exists; pass --overwrite to replace it or choose another folder.")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    tmp = io.make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
     old = None
     try:
         for name, write in files.items():
             write(tmp / name)
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            old = io.make_temp_dir(target, ".old")
             os.replace(target, old / target.name)
         os.replace(tmp, target)
     except BaseException:

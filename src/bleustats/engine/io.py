@@ -25,12 +25,14 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
-import tempfile
-from pathlib import Path
+import secrets
+import signal
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -50,6 +52,7 @@ __all__ = [
     "is_table",
     "iter_line_chunks",
     "lines_table",
+    "make_temp_dir",
     "read_lines",
     "read_table",
     "read_weights",
@@ -606,28 +609,85 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
     return schemas.validate(table, name, param=str(path))
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT / SIGTERM wait (POSIX) while a temporary file is made or removed, so none is left behind."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _new_temp(folder: Path, name: str, suffix: str, *, directory: bool) -> Path:
+    """Create ``.<name>.<random><suffix>`` in ``folder``, with the permissions the umask gives.
+
+    ``tempfile.mkstemp`` / ``mkdtemp`` create 0600 / 0700 whatever the umask; a
+    result renamed into place would keep that. Created here with mode 0666 /
+    0777, the operating system applies the umask, as for any other file.
+    """
+    for _ in range(100):
+        tmp = folder / f".{name}.{secrets.token_hex(4)}{suffix}"
+        try:
+            if directory:
+                os.mkdir(tmp, 0o777)
+            else:
+                os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {folder}")
+
+
+def make_temp_dir(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
+    """A new hidden folder beside ``target`` (``.<name>.<random><suffix>``), following the umask.
+
+    For results written as a folder: fill it, then rename it into place
+    (:func:`write_atomic` is the same for one file).
+    """
+    target = Path(target)
+    folder = target.parent if str(target.parent) else Path(".")
+    with _signals_held():
+        return _new_temp(folder, target.name, suffix, directory=True)
+
+
 def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     """Write a file whole or not at all.
 
     ``write(tmp_path)`` writes to a temporary file in the destination's folder,
-    which then replaces ``path`` in one rename; on any error the temporary file
-    is removed and ``path`` is left as it was.
+    which then replaces ``path`` in one rename; on any error, and on an
+    interrupt (KeyboardInterrupt, or the command line's SIGTERM), the
+    temporary file is removed and ``path`` is left as it was. The file gets
+    the permissions the umask gives (not ``mkstemp``'s 0600).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "out.txt")
+    >>> write_atomic(p, lambda tmp: open(tmp, "w").write("whole"))
+    >>> open(p).read(), sorted(os.listdir(os.path.dirname(p)))
+    ('whole', ['out.txt'])
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        with _signals_held():
+            tmp = _new_temp(folder, path.name, ".tmp", directory=False)
     except OSError as exc:
         raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}; nothing was written", str(path)) from None
-    os.close(fd)
     try:
-        write(tmp)
+        write(str(tmp))
         os.replace(tmp, path)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        with _signals_held():
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         if isinstance(exc, OSError):
             raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}; nothing was written",
                           str(path)) from None

@@ -70,6 +70,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._validate import check_count
+from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT, compute_stats
 from ..meta.resample import generator_and_label
 from ..metrics.bleu import sentence_scores
@@ -1271,4 +1272,4 @@ def plot_permutation_counts(
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, format="png")
+    io.write_atomic(path, lambda tmp: fig.savefig(tmp, format="png"))  # whole or not at all
