@@ -46,7 +46,7 @@ from ..meta import report, study
 from ..metrics.bleu import SMOOTH_METHODS
 from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from ._progress import ProgressBar
+from ._progress import ProgressBar, one_line
 
 __all__ = ["STUDY_METRICS", "add_parser", "read_human", "run"]
 
@@ -80,7 +80,7 @@ def read_human(path: str | os.PathLike, *, column: str = "score") -> pd.DataFram
         if suffix == ".parquet":
             frame = pd.read_parquet(path)
         elif suffix == ".jsonl":
-            frame = pd.read_json(path, lines=True, dtype=False)
+            frame = io.read_jsonl(path).to_pandas()
         else:
             frame = pd.read_csv(path, sep="\t", quoting=3, dtype={"system": str}, keep_default_na=False,
                                 na_values=["NaN", "nan", "NA", ""])
@@ -336,10 +336,11 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         files = _result_files(result, sweeps, args, time.perf_counter() - t0, err, undefined)
         _write_folder(Path(args.output), files, args.overwrite)
     except (ValueError, TypeError) as exc:
-        print(f"\nbleustats study: error: {exc}" if show else f"bleustats study: error: {exc}", file=err)
+        print(f"\nbleustats study: error: {one_line(exc)}" if show else f"bleustats study: error: {one_line(exc)}",
+              file=err)
         return 1
     except OSError as exc:
-        print(f"bleustats study: error: {exc.strerror or exc}", file=err)
+        print(f"bleustats study: error: {one_line(exc.strerror or exc)}", file=err)
         return 1
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), file=out)

@@ -49,10 +49,12 @@ __all__ = [
     "TABLE_SUFFIXES",
     "as_hypotheses_table",
     "as_references_table",
+    "decode_utf8",
     "is_table",
     "iter_line_chunks",
     "lines_table",
     "make_temp_dir",
+    "read_jsonl",
     "read_lines",
     "read_table",
     "read_weights",
@@ -350,7 +352,7 @@ def _open_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: cannot be read ({exc}).") from None
 
 
-def _decode(data: bytes, where: str, first_line: int = 1) -> str:
+def decode_utf8(data: bytes, where: str, first_line: int = 1) -> str:
     """UTF-8 text of ``data``; an error names the line (``data`` starts at ``first_line``) and byte."""
     try:
         return data.decode("utf-8")
@@ -472,7 +474,7 @@ def _bytes_to_lines(data: bytes, where: str, first_line: int) -> pa.Array:
     try:
         lines = lines.cast(pa.large_string())  # validates UTF-8
     except pa.ArrowInvalid:
-        _decode(data, where, first_line)  # raises, naming the line and byte
+        decode_utf8(data, where, first_line)  # raises, naming the line and byte
         raise
     return lines.cast(pa.string()) if end < 2**31 else lines
 
@@ -553,6 +555,45 @@ def iter_line_chunks(paths: Sequence[str | os.PathLike], chunk_lines: int = 100_
             fh.close()
 
 
+def _jsonl_table(text: str, where: Any) -> pa.Table:
+    """One JSON object per line (blank lines skipped) as an Arrow table; errors name the line."""
+    import json
+
+    rows = []
+    for i, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: line {i} is not valid JSON ({exc.msg}); a JSONL table has one JSON "
+                             "object per line.") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: line {i} is a JSON {type(obj).__name__}, not an object; a JSONL table "
+                             'has one object per line, e.g. {"seg_id": 1, "text": "..."}.')
+        rows.append(obj)
+    try:
+        return pa.Table.from_pylist(rows)
+    except (pa.ArrowException, OverflowError, TypeError, ValueError) as exc:
+        raise InputError(f"{where}: the values of a column do not have one type ({exc}); give each column "
+                         "one type (e.g. seg_id always an integer, text always a string).") from None
+
+
+def read_jsonl(path: str | os.PathLike) -> pa.Table:
+    """A JSONL file (one JSON object per line) as an Arrow table, not validated against a schema.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.jsonl")
+    >>> _ = open(p, "w").write('{"seg_id": 1, "text": "a"}\n\n{"seg_id": 2, "text": "b"}\n')
+    >>> read_jsonl(p).to_pydict()
+    {'seg_id': [1, 2], 'text': ['a', 'b']}
+    """
+    path = Path(path)
+    return _jsonl_table(decode_utf8(_open_bytes(path), str(path)), path)
+
+
 def read_table(path: str | os.PathLike, name: str) -> pa.Table:
     """Read a long-form table from TSV, JSONL or Parquet and validate it.
 
@@ -582,14 +623,9 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
             table = pq.read_table(path)
         else:
             data = _open_bytes(path)
-            text = _decode(data, str(path))  # names the line of a bad byte
+            text = decode_utf8(data, str(path))  # names the line of a bad byte
             if suffix == ".jsonl":
-                from io import StringIO
-
-                import pandas as pd
-
-                df = pd.read_json(StringIO(text), lines=True, dtype=False)
-                table = pa.Table.from_pandas(df, preserve_index=False)
+                table = _jsonl_table(text, path)
             else:
                 # Arrow's reader: no quoting, texts stay strings, and a row with another
                 # number of fields (a TAB inside a text) is an error naming the row

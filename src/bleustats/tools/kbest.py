@@ -306,6 +306,15 @@ def score_nbest(
     return targets["r"]
 
 
+def _name(obj: Any, default: str) -> str:
+    """The file(s) of an input, for messages (a table is named by its role)."""
+    if isinstance(obj, (str, os.PathLike)):
+        return str(obj)
+    if isinstance(obj, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in obj):
+        return ", ".join(map(str, obj))
+    return default
+
+
 def _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order, order,
          ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start,
          allow_missing_sources) -> KBestResult:
@@ -336,6 +345,12 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             timings["parse_wait"] += time.perf_counter() - t
             seg = chunk.column("seg_id").to_numpy()
             lo, hi = np.searchsorted(ref_seg, seg[0], "left"), np.searchsorted(ref_seg, seg[-1], "right")
+            lost = np.setdiff1d(seg, ref_seg[lo:hi])
+            if len(lost):
+                raise InputError(
+                    f"{_name(nbest, 'nbest')}: {len(lost)} source(s) have entries but no reference in "
+                    f"{_name(references, 'references')} (id {describe_ids(lost)}; ids are 0-based line numbers of "
+                    "reference files). Check that the list and the references are of the same test set.")
             n = chunk.num_rows
             hyps = pa.table({"seg_id": chunk.column("seg_id"),
                              "system": pa.StringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int32)),

@@ -97,6 +97,11 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
     """Parse complete Moses n-best lines into ``seg_id, text, features, model_score``."""
     lines = _lines_array(buf)
     try:
+        lines.validate(full=True)  # UTF-8: Arrow's string kernels do not check it
+    except pa.ArrowInvalid:
+        io.decode_utf8(buf, what, first_line)  # raises, naming the line and byte
+        raise
+    try:
         fields = pc.split_pattern(lines, _SEP)
         n_fields = pc.list_value_length(fields).to_numpy()
     except pa.ArrowInvalid as exc:  # not UTF-8
@@ -195,13 +200,7 @@ def _table_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
 def _raw_table(path: Path) -> pa.Table:
     """A non-streamable table file, keeping ``model_score`` (validation drops undeclared columns)."""
     if path.suffix.lower() == ".jsonl":
-        import pandas as pd
-
-        try:
-            df = pd.read_json(path, lines=True, dtype=False)
-        except ValueError as exc:
-            raise InputError(f"{path}: cannot be read as JSONL ({exc}).") from None
-        return pa.Table.from_pandas(df, preserve_index=False)
+        return io.read_jsonl(path)
     return io.read_table(path, "hypotheses")
 
 
