@@ -1022,7 +1022,8 @@ def test_unknown_table_suffix_and_bad_gzip(tmp_path):
 def test_broken_jsonl(tmp_path):
     p = tmp_path / "hyps.jsonl"
     p.write_text('{"seg_id": 0, "text": "a"}\n{"seg_id": 1, "text": \n', encoding="utf-8")
-    with pytest.raises(InputError, match=r"hyps\.jsonl: cannot be read as JSONL"):
+    # the line is named (issue 13: JSONL is read line by line; a line that is not an object is refused too)
+    with pytest.raises(InputError, match=r"hyps\.jsonl: line 2 is not valid JSON \(Expecting value\)"):
         bio.read_table(p, "hypotheses")
 
 

@@ -580,7 +580,7 @@ def _jsonl_table(text: str, where: Any) -> pa.Table:
 
 
 def read_jsonl(path: str | os.PathLike) -> pa.Table:
-    """A JSONL file (one JSON object per line) as an Arrow table, not validated against a schema.
+    r"""A JSONL file (one JSON object per line) as an Arrow table, not validated against a schema.
 
     Examples
     --------
