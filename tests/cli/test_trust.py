@@ -190,3 +190,17 @@ def test_empty_hypotheses_and_references_are_refused_as_sacrebleu_does(capsys, t
     hyps, refs = tmp_path / "hyps.tsv", tmp_path / "refs.tsv"
     rc, _, err = run(capsys, "score", "-i", hyps, refs)
     refused(rc, err, "no segments to score")
+
+
+def test_an_nbest_entry_without_a_model_score_is_refused_not_never_the_1_best(capsys, tmp_path):
+    ref = tmp_path / "ref.txt"
+    ref.write_text("".join(r + "\n" for r in REFS), encoding="utf-8")
+    nb = tmp_path / "nb.txt"
+    nb.write_text("0 ||| a ||| F0= 1 ||| 1\n0 ||| b ||| F0= 1 ||| nan\n1 ||| c ||| F0= 1 ||| 2\n"
+                  "2 ||| d ||| F0= 1 ||| 0\n", encoding="utf-8")
+    rc, _, err = run(capsys, "kbest", nb, ref, "-tok", "none")
+    refused(rc, err, "nb.txt: line 2: the total model score is 'nan'")
+    table = tsv(tmp_path / "nb.tsv", pd.DataFrame({"seg_id": [0, 0, 1, 2], "text": ["a", "b", "c", "d"],
+                                                   "model_score": [1.0, None, 2.0, 0.0]}))
+    rc, _, err = run(capsys, "kbest", table, ref, "-tok", "none")
+    refused(rc, err, "nb.tsv: 1 entry has no model_score (missing or NaN), first of source id 0")

@@ -250,6 +250,7 @@ def test_moses_nbest_lists(text, chunk):
     path = new_file("n.txt", text.encode("utf-8"))
     got = refused_or(lambda: [c for c in read_nbest(path, chunk_bytes=chunk)], path)
     if got is not None:
+        assert "nan" not in [line.split("|||")[3].strip() for line in text.split("\n") if line.count("|||") >= 3]
         rows = [(s, t, m) for c in got for s, t, m in zip(c.column("seg_id").to_pylist(), c.column("text").to_pylist(),
                                                          c.column("model_score").to_pylist())]
         want = _nbest_reference(text)

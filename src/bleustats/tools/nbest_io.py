@@ -131,6 +131,11 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
                 raise InputError(f"{what}: line {first_line + i}: the fourth field (total model score) "
                                     f"must be a number; got {v!r:.60}.") from None
         raise
+    nan = np.flatnonzero(np.isnan(total.to_numpy(zero_copy_only=False)))
+    if len(nan):  # NaN would silently never be the 1-best
+        i = int(nan[0])
+        raise InputError(f"{what}: line {first_line + i}: the total model score is {raw_total[i].as_py()!r}; "
+                         "every entry needs a number to pick the 1-best.")
     return pa.table({"seg_id": seg_id, "text": field_(1).cast(pa.string()),
                      "features": field_(2).cast(pa.string()), "model_score": total})
 
@@ -233,6 +238,13 @@ def _normalize(table: pa.Table, what: str, seen_system: str | None = None) -> pa
             score = pc.cast(score, pa.float64())
         except pa.ArrowInvalid as exc:
             raise InputError(f"{what}: column model_score must hold numbers ({exc}).") from None
+        values = score.to_numpy(zero_copy_only=False)
+        bad = np.flatnonzero(np.isnan(values))  # nulls too
+        if len(bad):  # a missing or NaN score would silently never be the 1-best
+            seg = hyps.column("seg_id")[int(bad[0])].as_py()
+            raise InputError(f"{what}: {len(bad)} entr{'y has' if len(bad) == 1 else 'ies have'} no model_score "
+                             f"(missing or NaN), first of source id {seg}; give every entry a number, or drop the "
+                             "column (the first entry of each source is then its 1-best).")
     cols = {"seg_id": hyps.column("seg_id"), "text": hyps.column("text"), "model_score": score}
     if features is not None:
         cols["features"] = features
