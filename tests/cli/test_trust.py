@@ -200,7 +200,8 @@ def test_an_nbest_entry_without_a_model_score_is_refused_not_never_the_1_best(ca
                   "2 ||| d ||| F0= 1 ||| 0\n", encoding="utf-8")
     rc, _, err = run(capsys, "kbest", nb, ref, "-tok", "none")
     refused(rc, err, "nb.txt: line 2: the total model score is 'nan'")
-    table = tsv(tmp_path / "nb.tsv", pd.DataFrame({"seg_id": [0, 0, 1, 2], "text": ["a", "b", "c", "d"],
-                                                   "model_score": [1.0, None, 2.0, 0.0]}))
+    table = tmp_path / "nb.parquet"
+    pd.DataFrame({"seg_id": [0, 0, 1, 2], "text": ["a", "b", "c", "d"],
+                  "model_score": [1.0, None, 2.0, 0.0]}).to_parquet(table)
     rc, _, err = run(capsys, "kbest", table, ref, "-tok", "none")
-    refused(rc, err, "nb.tsv: 1 entry has no model_score (missing or NaN), first of source id 0")
+    refused(rc, err, "nb.parquet: 1 entry has no model_score (missing or NaN), first of source id 0")
