@@ -299,7 +299,8 @@ def _invariant_problems(table: pa.Table, name: str, max_ngram_order: int | None)
     declared = load_schema(name).get("invariants", [])
     if not declared or table.num_rows == 0:
         return []
-    cols = {c: table.column(c).to_numpy() for c in table.column_names}
+    cols = {c: table.column(c).to_numpy() for c in table.column_names
+            if not pa.types.is_string(table.schema.field(c).type)}  # numbers only: strings would be copied
     meta = table.schema.metadata or {}
     cols["__weights__"] = meta.get(b"bleustats.weights", b"").decode()
     problems = []
