@@ -23,7 +23,7 @@ from the table's timings) and, with ``--peer``, ``sacrebleu.corpus_bleu`` on
 the same line (its own tokenization and counting; the score is checked equal
 to bleustats' within 1e-9). The JIT warm-up is a separate call on a tiny
 corpus before the first timing. Each point is the median of ``--repeats``
-runs (one run for lines of 4 MiB and more). A size whose run takes longer
+runs (sacreBLEU: one run from 4 MiB on). A size whose run takes longer
 than ``--cap-s`` seconds ends that tokenizer's series (the base commit's
 quadratic kernel would otherwise run for hours).
 
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                 hyp, ref = Path(tmp) / "hyp.txt", Path(tmp) / "ref.txt"
                 hyp.write_text(hyp_line + "\n", encoding="utf-8")
                 ref.write_text(ref_line + "\n", encoding="utf-8")
-                reps = args.repeats if size < (1 << 22) else 1
+                reps = args.repeats
                 walls, stages, st = [], [], None
                 for _ in range(reps):
                     wall, stage, st = time_bleustats(hyp, ref, tok)
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                        "growth": None if prev is None else wall / prev}
                 if args.peer:
                     peer_walls = []
-                    for _ in range(reps):
+                    for _ in range(reps if size < (1 << 22) else 1):  # sacreBLEU: one run from 4 MiB on
                         pw, res = time_sacrebleu(hyp_line, ref_line, tok)
                         peer_walls.append(pw)
                     ours = corpus_score(st).score
@@ -218,6 +218,13 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| {r['tokenize']} | {r['bytes']:,} | {r['tokens']:,} | {r['seconds']:.3f} | {g} | "
                      f"{st['read_files']:.3f} | {st['tokenize']:.3f} | {st['encode']:.3f} | {st['kernel']:.3f} |"
                      + (f" {r['sacrebleu_seconds']:.3f} |" if args.peer else ""))
+    lines += ["", "Growth per doubling from 1 MiB to the largest size (geometric mean; 2.00 = linear):", ""]
+    for tok in args.tokenize:
+        big = [r for r in runs if r["tokenize"] == tok and r["bytes"] >= (1 << 20)]
+        if len(big) >= 2:
+            g = (big[-1]["seconds"] / big[0]["seconds"]) ** (1 / (len(big) - 1))
+            lines.append(f"- {tok}: {g:.2f} ({big[0]['bytes']:,} B: {big[0]['seconds']:.3f} s → "
+                         f"{big[-1]['bytes']:,} B: {big[-1]['seconds']:.3f} s)")
     if ref_runs:
         lines += ["", "Many references: one hypothesis of about 150 bytes against K references of about 150 "
                   "bytes each (growth = time / time at K/2).", "",
@@ -227,6 +234,12 @@ def main(argv: list[str] | None = None) -> int:
             st = r["stages"]
             lines.append(f"| {r['tokenize']} | {r['refs']:,} | {r['seconds']:.3f} | {g} | {st['tokenize']:.3f} | "
                          f"{st['encode']:.3f} | {st['kernel']:.3f} |")
+        lines += ["", "Growth per doubling from K = 1,024 to the largest K (geometric mean; 2.00 = linear):", ""]
+        for tok in args.tokenize:
+            big = [r for r in ref_runs if r["tokenize"] == tok and r["refs"] >= 1024]
+            if len(big) >= 2:
+                g = (big[-1]["seconds"] / big[0]["seconds"]) ** (1 / (len(big) - 1))
+                lines.append(f"- {tok}: {g:.2f}")
     (out / f"{args.name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
