@@ -10,15 +10,25 @@ stderr (``bleustats: interrupted`` / ``bleustats: terminated``) and exit
 status 130 / 143 (128 + the signal), also when the signal lands inside a
 numba kernel or while a reader thread runs; output files are written whole or
 not at all (:func:`bleustats.engine.io.write_atomic`), so an interrupted
-command leaves no partial or temporary file. A second signal while the first
-is being handled is ignored, so that clean-up finishes.
+command leaves no partial or temporary file. The handler raises its exception
+only where it propagates: in bleustats' own code or the standard library's
+waiting code. A signal that arrives elsewhere (a C extension calling back into
+Python, e.g. numba's cache loader through ctypes, where an exception would be
+printed and dropped) is delivered again every 20 ms until it lands in such a
+frame. A second signal while the first is being handled is ignored, so that
+clean-up finishes. The ``bleustats`` executable records signals from its
+first instant (:mod:`bleustats._launch`).
 """
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import os
 import signal
 import sys
+import threading
+import time
 from typing import Any, Sequence
 
 from .._version import __version__
@@ -50,23 +60,53 @@ class _Signalled(BaseException):
     """Raised in the main thread by the SIGTERM handler (SIGINT raises KeyboardInterrupt)."""
 
 
-def _handle_signals() -> tuple[dict, list[int]]:
-    """Install the handlers; returns the previous ones and the list that records the signal received."""
-    received: list[int] = []
+#: Python files where raising the interrupt is safe: bleustats' own code and the standard library's
+#: waiting code. Elsewhere the frame may be a callback from C (numba's cache loader runs one through
+#: ctypes), where an exception is printed and dropped and the command would run on.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SAFE_STDLIB = ("threading.py", "queue.py", os.path.join("concurrent", "futures"))
 
-    def handler(signum: int, frame: Any) -> None:
-        if received:  # already unwinding: let the clean-up finish
+
+def _safe_to_raise(frame: Any) -> bool:
+    name = frame.f_code.co_filename if frame is not None else ""
+    return name.startswith(_PACKAGE_DIR) or name.endswith(_SAFE_STDLIB[:2]) or _SAFE_STDLIB[2] in name
+
+
+class _SignalState:
+    """The signal received, and whether its exception has been raised in a safe frame."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.raised = False
+
+    def handler(self, signum: int, frame: Any) -> None:
+        if self.raised:  # already unwinding: let the clean-up finish
             return
-        received.append(signum)
-        raise KeyboardInterrupt if signum == signal.SIGINT else _Signalled()
+        if self.signum is None:
+            self.signum = signum
+            # until the exception is raised where it propagates, deliver the signal again every 20 ms
+            threading.Thread(target=self._redeliver, name="bleustats-signal", daemon=True).start()
+        if _safe_to_raise(frame):
+            self.raised = True
+            raise KeyboardInterrupt if signum == signal.SIGINT else _Signalled()
 
+    def _redeliver(self) -> None:
+        while not self.raised:
+            time.sleep(0.02)
+            if not self.raised:
+                _thread.interrupt_main(self.signum)
+
+
+def _handle_signals() -> tuple[dict, _SignalState]:
+    """Install the handlers; returns the previous ones and the state that records the signal received."""
+    state = _SignalState()
     previous = {}
     for sig in _SIGNAL_NAMES:
         try:
-            previous[sig] = signal.signal(sig, handler)
+            previous[sig] = signal.signal(sig, state.handler)
         except (ValueError, OSError):  # not the main thread (main() called from a thread): leave them
             pass
-    return previous, received
+    return previous, state
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -81,31 +121,46 @@ def main(argv: Sequence[str] | None = None) -> int:
                          f"got {args.max_ngram_order}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
-    previous, received = _handle_signals()
+    previous, state = _handle_signals()
+    unraisable = sys.unraisablehook
+    sys.unraisablehook = _quiet_interrupts(unraisable)
     try:
-        return args.func(args)
+        rc = args.func(args)
+        if state.signum is not None:  # its exception was dropped somewhere: still say so
+            return _interrupted(state.signum)
+        return rc
     except UsageError as exc:  # options that cannot go together
         print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
-        if received:  # a signal raised inside a C extension can surface as another error
-            return _interrupted(received[0])
+        if state.signum is not None:  # an interrupt inside a C extension can surface as another error
+            return _interrupted(state.signum)
         print(f"bleustats: error: {one_line(exc)}", file=sys.stderr)
         return 1
     except OSError as exc:  # e.g. the output folder is missing or the disk is full
-        if received:
-            return _interrupted(received[0])
+        if state.signum is not None:
+            return _interrupted(state.signum)
         print(f"bleustats: error: {one_line(exc.strerror or exc)}", file=sys.stderr)
         return 1
     except (KeyboardInterrupt, _Signalled, SystemError):
-        # numba's dispatcher turns an exception raised by a signal handler during a call into
+        # numba's dispatcher turns an exception raised during a call into
         # "SystemError: ... returned a result with an exception set"
-        if not received and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+        if state.signum is None and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
             raise
-        return _interrupted(received[0] if received else signal.SIGINT)
+        return _interrupted(state.signum if state.signum is not None else signal.SIGINT)
     finally:
+        state.raised = True  # stops the re-delivery
+        sys.unraisablehook = unraisable
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+def _quiet_interrupts(hook: Any) -> Any:
+    """An unraisable hook that drops our interrupts (said once by main) and passes on the rest."""
+    def quiet(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, (KeyboardInterrupt, _Signalled)):
+            hook(unraisable)
+    return quiet
 
 
 def _interrupted(signum: int) -> int:
