@@ -137,3 +137,34 @@ def test_outputs_follow_the_umask(tmp_path, umask, capsys):
     for name in ("study/table2.md", "study/study.json"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~umask, name
     assert stat.S_IMODE((tmp_path / "study").stat().st_mode) == 0o777 & ~umask
+
+
+def test_the_interrupt_is_raised_only_where_it_propagates():
+    # a signal that lands in a C extension's callback (numba's cache loader calls llvmlite through
+    # ctypes, which prints and drops an exception) is delivered again until it lands in our code
+    import importlib
+    import types
+
+    cli_main = importlib.import_module("bleustats.cli.main")
+    package = Path(cli_main.__file__).resolve().parents[1]
+
+    def frame(path):
+        return types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename=str(path)))
+
+    delivered = []
+    old = signal.signal(signal.SIGINT, lambda s, f: delivered.append(s))  # stands in for the real handler
+    try:
+        state = cli_main._SignalState()
+        state.handler(signal.SIGINT, frame("/site-packages/llvmlite/binding/executionengine.py"))  # no raise
+        time.sleep(0.2)
+        assert delivered and set(delivered) == {signal.SIGINT}, "the signal was not delivered again"
+        with pytest.raises(KeyboardInterrupt):
+            state.handler(signal.SIGINT, frame(package / "engine" / "stats.py"))
+        time.sleep(0.1)
+        n = len(delivered)
+        time.sleep(0.1)
+        assert len(delivered) == n, "delivered again after the interrupt was raised"
+        state.handler(signal.SIGINT, frame(package / "engine" / "io.py"))  # unwinding: ignored
+    finally:
+        state.raised = True
+        signal.signal(signal.SIGINT, old)
