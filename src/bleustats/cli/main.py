@@ -31,6 +31,7 @@ import threading
 import time
 from typing import Any, Sequence
 
+from .._interrupts import deferring
 from .._version import __version__
 from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import UsageError
@@ -68,6 +69,8 @@ _SAFE_STDLIB = ("threading.py", "queue.py", os.path.join("concurrent", "futures"
 
 
 def _safe_to_raise(frame: Any) -> bool:
+    if deferring():  # a temporary file is being made or removed (bleustats._interrupts)
+        return False
     name = frame.f_code.co_filename if frame is not None else ""
     return name.startswith(_PACKAGE_DIR) or name.endswith(_SAFE_STDLIB[:2]) or _SAFE_STDLIB[2] in name
 

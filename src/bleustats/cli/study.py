@@ -37,6 +37,7 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
+from .._interrupts import deferred
 from .._validate import describe_ids
 from .._version import __version__
 from ..engine import io
@@ -253,17 +254,20 @@ def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
         raise InputError(f"--output: the parent folder {parent} does not exist; create it first.")
     if target.exists() and not overwrite:
         raise InputError(f"--output: {target} exists; pass --overwrite to replace it or choose another folder.")
-    tmp = io.make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
-    old = None
+    tmp = old = None
     try:
+        with deferred():  # made and named before an interrupt can land
+            tmp = io.make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
         for name, write in files.items():
             write(tmp / name)
         if target.exists():
-            old = io.make_temp_dir(target, ".old")
+            with deferred():
+                old = io.make_temp_dir(target, ".old")
             os.replace(target, old / target.name)
         os.replace(tmp, target)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         if old is not None and not target.exists():
             os.replace(old / target.name, target)
         raise

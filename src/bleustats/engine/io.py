@@ -25,19 +25,18 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import os
 import secrets
-import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._interrupts import deferred
 from ..errors import InputError
 from . import schemas
 
@@ -645,20 +644,6 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
     return schemas.validate(table, name, param=str(path))
 
 
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT / SIGTERM wait (POSIX) while a temporary file is made or removed, so none is left behind."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def _new_temp(folder: Path, name: str, suffix: str, *, directory: bool) -> Path:
     """Create ``.<name>.<random><suffix>`` in ``folder``, with the permissions the umask gives.
 
@@ -687,7 +672,7 @@ def make_temp_dir(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
     """
     target = Path(target)
     folder = target.parent if str(target.parent) else Path(".")
-    with _signals_held():
+    with deferred():  # the command line's interrupt waits (bleustats._interrupts)
         return _new_temp(folder, target.name, suffix, directory=True)
 
 
@@ -710,21 +695,24 @@ def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    tmp = None
     try:
-        with _signals_held():
-            tmp = _new_temp(folder, path.name, ".tmp", directory=False)
-    except OSError as exc:
-        raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}; nothing was written", str(path)) from None
-    try:
+        with deferred():  # made and named before an interrupt can land (bleustats._interrupts)
+            try:
+                tmp = _new_temp(folder, path.name, ".tmp", directory=False)
+            except OSError as exc:
+                raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}; nothing was written",
+                              str(path)) from None
         write(str(tmp))
         os.replace(tmp, path)
     except BaseException as exc:
-        with _signals_held():
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-        if isinstance(exc, OSError):
+        if tmp is not None:
+            with deferred():
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+        if isinstance(exc, OSError) and tmp is not None:
             raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}; nothing was written",
                           str(path)) from None
         raise
