@@ -128,10 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     unraisable = sys.unraisablehook
     sys.unraisablehook = _quiet_interrupts(unraisable)
     try:
-        rc = args.func(args)
-        if state.signum is not None:  # its exception was dropped somewhere: still say so
-            return _interrupted(state.signum)
-        return rc
+        # a signal that arrives in the last moments, before the re-delivery lands in a safe frame,
+        # finds the work done and written: the command's own status stands
+        return args.func(args)
     except UsageError as exc:  # options that cannot go together
         print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
