@@ -6,14 +6,14 @@ the repr of what arrived, and how to fix it.
 
 Examples
 --------
->>> from bleustats.errors import InputError, SchemaError
->>> issubclass(SchemaError, InputError), issubclass(InputError, ValueError)
-(True, True)
+>>> from bleustats.errors import InputError, SchemaError, UsageError
+>>> issubclass(SchemaError, InputError), issubclass(InputError, ValueError), issubclass(UsageError, InputError)
+(True, True, True)
 """
 
 from __future__ import annotations
 
-__all__ = ["InputError", "MissingExtraError", "SchemaError"]
+__all__ = ["InputError", "MissingExtraError", "SchemaError", "UsageError"]
 
 
 class InputError(ValueError):
@@ -30,3 +30,7 @@ class MissingExtraError(ImportError, RuntimeError):
     Both an :class:`ImportError` and a :class:`RuntimeError` (what sacreBLEU
     raises for its MeCab tokenizers), so either ``except`` catches it.
     """
+
+
+class UsageError(InputError):
+    """Options that cannot go together, or one that cannot apply; the command line exits 2 on it."""
