@@ -8,6 +8,8 @@ Tasks, every one on the corpora of ``benchmarks/generate.py`` (``hyp.10000.txt``
                 first ``--calls`` (2,000) distinct line pairs after one warm-up call (timed apart as
                 ``first call``); the time per call, wall and CPU. ``BLEU().sentence_score`` too where the
                 library has the object.
+  per corpus    corpus BLEU of FEW (5) consecutive segments per call, in one process, over the same
+                2,000 line pairs (400 calls): ``corpus_bleu(h, [r])`` and ``BLEU().corpus_score(h, [r])``.
   100 sentences a fresh process that imports the library and scores each of the first 100 line pairs
                 with sentence BLEU: the whole process.
   100 segments  a fresh process: corpus BLEU of the first 100 segments (1 reference).
@@ -105,6 +107,18 @@ PER_CALL_TOOLS = {
     "bleuscore": ("import bleuscore\nf = lambda h, r: 100 * bleuscore.compute([[r]], [h], max_order=4, smooth=True, "
                   "ref_len_method='sacrebleu')['bleu']", "H[0], R[0]"),
 }
+#: segments per call of the "few segments" corpus task
+FEW = 5
+# the corpus task per call: H and R become FEW-segment slices of the lines, one corpus score per slice
+PER_CORPUS_TOOLS = {
+    "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.corpus_bleu(h, [r], tokenize=TOK).score", "H[0], R[0]"),
+    "bleustats": ("import bleustats\nf = lambda h, r: bleustats.corpus_bleu(h, [r], tokenize=TOK).score", "H[0], R[0]"),
+    "sacrebleu BLEU()": ("from sacrebleu.metrics import BLEU\nb = BLEU(tokenize=TOK)\n"
+                         "f = lambda h, r: b.corpus_score(h, [r]).score", "H[0], R[0]"),
+    "bleustats BLEU()": ("import bleustats\nb = getattr(bleustats, 'BLEU')(tokenize=TOK)\n"
+                         "f = lambda h, r: b.corpus_score(h, [r]).score", "H[0], R[0]"),
+}
+_FEW = f"H = [H[i:i + {FEW}] for i in range(0, len(H), {FEW})]\nR = [R[i:i + {FEW}] for i in range(0, len(R), {FEW})]\n"
 TIMING_ONLY = {"bleuscore": "bleuscore smooths sentence BLEU add-one (a different definition): timing only"}
 
 
@@ -166,6 +180,11 @@ def plan(a) -> list[dict]:
     for tool, (imp, first) in PER_CALL_TOOLS.items():
         code = _READ + PER_CALL.format(imp=imp, first=first) + _EMIT
         jobs.append(dict(task="per_call", label=f"sentence BLEU per call ({a.calls:,} pairs, 13a)", tool=tool,
+                         cmd=[sys.executable, "-c", code, hyp, ref, "13a", str(a.calls)]))
+    for tool, (imp, first) in PER_CORPUS_TOOLS.items():
+        code = _READ + _FEW + PER_CALL.format(imp=imp, first=first) + _EMIT
+        jobs.append(dict(task="per_corpus", label=f"corpus BLEU of {FEW} segments per call "
+                                                  f"({a.calls // FEW:,} calls, 13a)", tool=tool,
                          cmd=[sys.executable, "-c", code, hyp, ref, "13a", str(a.calls)]))
     for tool, body in SENTENCES.items():
         jobs.append(dict(task="sentences100", label="100 sentences, sentence BLEU each (whole process, 13a)",
@@ -272,7 +291,7 @@ def main(argv=None) -> int:
     if not os.path.exists(a.mojo_python):
         missing["sacrebleu-mojo"] = f"no Python >= 3.12 environment at {a.mojo_python} (bench_core.py --setup-mojo)"
     probe = subprocess.run([sys.executable, "-c", "import bleustats; bleustats.BLEU"], capture_output=True)
-    if probe.returncode:
+    if probe.returncode:  # an older bleustats
         missing["bleustats BLEU()"] = "bleustats has no BLEU object in this version (issue 14)"
     jobs = [j for j in jobs if j["tool"] not in missing]
     warm_dir = tempfile.mkdtemp(prefix="bleustats-latency-warm-")
@@ -374,6 +393,14 @@ def targets(tasks: list[dict]) -> list[dict]:
     if t:
         add("sentence_bleu per call <= 1 x sacreBLEU's", t, "bleustats", "sacrebleu", 1, wall="per_call_wall",
             cpu="per_call_cpu")
+        add("BLEU().sentence_score per call <= 1 x sacreBLEU's", t, "bleustats BLEU()", "sacrebleu BLEU()", 1,
+            wall="per_call_wall", cpu="per_call_cpu")
+    t = by.get("per_corpus")
+    if t:
+        add(f"corpus_bleu of {FEW} segments per call <= 1 x sacreBLEU's", t, "bleustats", "sacrebleu", 1,
+            wall="per_call_wall", cpu="per_call_cpu")
+        add(f"BLEU().corpus_score of {FEW} segments per call <= 1 x sacreBLEU's", t, "bleustats BLEU()",
+            "sacrebleu BLEU()", 1, wall="per_call_wall", cpu="per_call_cpu")
     return out
 
 
@@ -388,7 +415,7 @@ def _f(x, unit="s"):
 def render(result: dict) -> str:
     m = result["meta"]
     v = m["versions"]
-    L = [f"# Latency: import, one sentence, 100 sentences, 10k segments (cold and warm)", "",
+    L = ["# Latency: import, one sentence, 100 sentences, 10k segments (cold and warm)", "",
          f"Started {m['started']}, finished {m['finished']} on {m['cpu_model']} ({m['nproc']} logical CPUs), "
          f"load average {', '.join(f'{x:.2f}' for x in m['loadavg_at_start'])} at start and "
          f"{', '.join(f'{x:.2f}' for x in m['loadavg_at_end'])} at the end (a shared machine: other work inflates "
@@ -411,7 +438,7 @@ def render(result: dict) -> str:
         L.append(f"| {t['target']} | {t['ratio']:.2f}× | {'yes' if t['met'] else '**no**'} | {cpu} |")
     L.append("")
     for task in result["tasks"]:
-        per_call = task["task"] == "per_call"
+        per_call = task["task"].startswith("per_")
         L += [f"## {task['label']}", ""]
         if per_call:
             L += ["| tool | µs per call (wall) | µs per call (CPU) | / sacreBLEU | import s | first call s | runs | agreement |",

@@ -27,10 +27,17 @@ Timed, in one process:
                12 pairs x 21 units x 1,000 assignments; correlations are not included
                (they are the same either way), so the ratio is a lower bound.
 
+With ``--ted`` it times the TED-sized study of issue 16 instead: 13 systems (all 78 pairs) x 529
+segments, the same nine metrics, unit sizes M = 1, 10 and 100, 1,000 assignments and 1,000 bootstrap
+replicates each (target: the three studies within 30 s on this project's 2-core machine), then the
+paired comparison ΔBLEU [all] vs BLEU [all] with 1,000 replicates of each of its three resamplings,
+per unit size (``timings['comparisons']``). Medians of ``--repeats`` runs.
+
 Usage::
 
     python benchmarks/bench_study.py                  # writes benchmarks/results/study.json / .md
     python benchmarks/bench_study.py --naive-units 10 --repeats 1
+    python benchmarks/bench_study.py --ted --repeats 3   # writes benchmarks/results/study_ted.json / .md
 """
 
 from __future__ import annotations
@@ -60,9 +67,10 @@ VIEWS = {"single": dict(ref_view="first"), f"w≥{THETA:g}": dict(ref_view="thre
          "all": dict(ref_view="all")}
 
 
-def make_data(seed: int = 20150701):
+def make_data(seed: int = 20150701, *, n_seg: int = N_SEG, n_sys: int = N_SYS, n_pairs: int = N_PAIRS):
     import generate as g
 
+    N_SEG, N_SYS, N_PAIRS = n_seg, n_sys, n_pairs  # noqa: N806 - the paper-sized names, locally resized
     vocab = g.Vocab(20000, seed)
     rng = np.random.default_rng(seed)
     src, lens = g.make_sources(vocab, rng, N_SEG)
@@ -145,8 +153,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--naive-units", type=int, default=24, help="units timed with sacreBLEU")
-    ap.add_argument("--name", default="study")
+    ap.add_argument("--name", default=None)
+    ap.add_argument("--ted", action="store_true", help="the TED-sized study of issue 16 (M = 1, 10, 100)")
     args = ap.parse_args(argv)
+    if args.ted:
+        return ted(args)
+    args.name = args.name or "study"
 
     import numba
     import sacrebleu
@@ -255,6 +267,103 @@ def main(argv=None) -> int:
     with open(os.path.join(RESULTS, f"{args.name}.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(md) + "\n")
     print("\n".join(md))
+    return 0
+
+
+def ted(args) -> int:
+    """78 pairs x 529 segments, nine metrics, M = 1, 10, 100: the study, then the paired comparison."""
+    import numba
+    import scipy
+
+    import bleustats
+    from bleustats.engine.stats import compute_stats
+    from bleustats.meta import study
+
+    name = args.name or "study_ted"
+    n_seg, n_sys = 529, 13
+    t = time.perf_counter()
+    hyp_df, ref_df, human_df, pairs, *_ = make_data(n_seg=n_seg, n_sys=n_sys, n_pairs=n_sys * (n_sys - 1) // 2)
+    t_data = time.perf_counter() - t
+    t = time.perf_counter()
+    compute_stats(["a b c"], [["a b c"]])  # numba JIT (cached) warm-up
+    tiny = human_df[human_df["seg_id"] < 6]
+    tiny_stats = compute_stats(hyp_df[hyp_df["seg_id"] < 6], ref_df[ref_df["seg_id"] < 6])
+    for m in (1, 2):
+        study.correlation_study([study.corpus_metric(tiny_stats), study.corpus_metric(tiny_stats, metric="delta_bleu")],
+                                tiny, unit_size=m, n_assignments=3, n_bootstrap=3,
+                                compare=[("ΔBLEU [all]", "BLEU [all]")], n_compare_bootstrap=3)
+    t_jit = time.perf_counter() - t
+    t = time.perf_counter()
+    stats = {v: compute_stats(hyp_df, ref_df, **o) for v, o in VIEWS.items()}
+    t_stats = time.perf_counter() - t
+    t = time.perf_counter()
+    metrics = []
+    for view, st in stats.items():
+        metrics += [study.corpus_metric(st, refs=view), study.sentence_mean_metric(st, refs=view),
+                    study.corpus_metric(st, metric="delta_bleu", refs=view)]
+    t_metrics = time.perf_counter() - t
+    print(f"data {t_data:.1f}s, JIT warm-up {t_jit:.1f}s, statistics {t_stats:.2f}s, metrics {t_metrics:.2f}s",
+          file=sys.stderr)
+    sizes = (1, 10, 100)
+    opts = dict(n_assignments=args.assignments, n_bootstrap=args.bootstrap, seed=args.seed)
+    runs: list[dict] = []
+    for r in range(args.repeats):
+        run = {"load_average": os.getloadavg()[0]}
+        for m in sizes:
+            t = time.perf_counter()
+            res = study.correlation_study(metrics, human_df, unit_size=m, **opts)
+            run[f"M={m}"] = {"seconds": time.perf_counter() - t, **{k: round(v, 3) for k, v in res.timings.items()},
+                             "observations": res.n_observations}
+        run["study_total"] = sum(run[f"M={m}"]["seconds"] for m in sizes)
+        for m in sizes:
+            res = study.correlation_study(metrics, human_df, unit_size=m, compare=[("ΔBLEU [all]", "BLEU [all]")],
+                                          n_compare_bootstrap=args.bootstrap, **opts)
+            run[f"compare M={m}"] = round(res.timings["comparisons"], 3)
+            run[f"compare M={m} rho"] = {k: (v.item() if isinstance(v, np.generic) else v)
+                                         for k, v in res.comparisons.iloc[0].items() if k != "signature"}
+        runs.append(run)
+        print(f"run {r + 1}: " + ", ".join(f"M={m} {run[f'M={m}']['seconds']:.2f}s" for m in sizes)
+              + f", total {run['study_total']:.2f}s; compare " + ", ".join(f"M={m} {run[f'compare M={m}']:.2f}s"
+                                                                          for m in sizes), file=sys.stderr)
+    med = lambda key, sub=None: float(np.median([x[key] if sub is None else x[key][sub] for x in runs]))  # noqa: E731
+    out = {
+        "benchmark": "bench_study --ted",
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+                    "numba_threads": numba.get_num_threads()},
+        "versions": {"bleustats": bleustats.__version__, "numpy": np.__version__, "scipy": scipy.__version__,
+                     "numba": numba.__version__},
+        "size": {"segments": n_seg, "systems": n_sys, "pairs": len(pairs), "references": N_REF,
+                 "unit_sizes": list(sizes), "assignments": args.assignments, "bootstrap": args.bootstrap,
+                 "metrics": [m.label for m in metrics]},
+        "seconds": {"data": t_data, "jit_warmup": t_jit, "statistics": t_stats, "metrics": t_metrics,
+                    "runs": runs, "median_study_total": med("study_total"),
+                    **{f"median_M={m}": med(f"M={m}", "seconds") for m in sizes},
+                    **{f"median_compare_M={m}": med(f"compare M={m}") for m in sizes}},
+    }
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, f"{name}.json"), "w", encoding="utf-8") as fh:
+        json.dump(out, fh, ensure_ascii=False, indent=1)
+    loads = ", ".join(f"{x['load_average']:.1f}" for x in runs)
+    lines = [
+        "# TED-sized correlation study (`benchmarks/bench_study.py --ted`)", "",
+        f"{out['date']}, {os.cpu_count()} CPUs shared with other sessions (1-minute load average before each run: "
+        f"{loads}), numba on {numba.get_num_threads()} threads, "
+        f"bleustats {bleustats.__version__}, numpy {np.__version__}.", "",
+        f"{len(pairs)} system pairs x {n_seg} segments, {len(metrics)} metrics (BLEU, sBLEU, ΔBLEU x single / "
+        f"w≥{THETA:g} / all), {args.assignments} assignments, {args.bootstrap} bootstrap replicates, Spearman ρ "
+        f"and Kendall τ-b. Synthetic deterministic data (`make_data`). Median of {len(runs)} run(s); "
+        f"statistics {t_stats:.2f} s and metric inputs {t_metrics:.2f} s once, JIT warm-up {t_jit:.1f} s apart.", "",
+        "| unit size | observations | inputs | units | correlations + bootstrap | study | comparison (3 x "
+        f"{args.bootstrap} replicates) |", "|---|---|---|---|---|---|---|",
+        *[f"| M = {m} | {runs[0][f'M={m}']['observations']:,} | {med(f'M={m}', 'inputs'):.2f} | "
+          f"{med(f'M={m}', 'units'):.2f} | {med(f'M={m}', 'correlations'):.2f} | **{med(f'M={m}', 'seconds'):.2f}** | "
+          f"{med(f'compare M={m}'):.2f} |" for m in sizes],
+        f"| **all three** | | | | | **{med('study_total'):.2f}** | |", "",
+    ]
+    with open(os.path.join(RESULTS, f"{name}.md"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
     return 0
 
 

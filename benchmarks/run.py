@@ -21,6 +21,13 @@ which this script reads back, checks and summarises:
                 size 100, 9 metrics, assignments x bootstrap); the only peer route is
                 sacreBLEU recomputing every unit from text (measured on a sample of units,
                 extrapolated); BLEU of a unit checked to 1e-9. One fresh process per repeat.
+  chrf          ``bench_chrf.py``: corpus chrF++ and chrF, WMT21 zh-en system outputs x 2 references
+                (default 20,000 segments; --quick 2,000); ``sacrebleu.metrics.CHRF`` vs bleustats'
+                ``corpus_chrf`` in one process, tools alternating; statistics and scores bit-equal.
+  ter           ``bench_ter.py``: corpus TER on the same data; sacreBLEU's ``TER().corpus_score`` (one
+                run: ~20 min at 20k on this machine) vs bleustats' ``corpus_ter`` on 1 and 2 threads;
+                num_edits / ref_length equal and score within 1e-9. Targets (issue 14): chrF++ >= 10x,
+                TER >= 20x sacreBLEU at 20k segments x 2 references.
   floor         ``bench_floor.py``: the physical floor, numpy sums over the encoded token-id
                 arrays the statistics kernel reads, vs bleustats' kernel and end-to-end
                 times on the same corpus (tokenize none, 4 references).
@@ -77,8 +84,8 @@ RESULTS = os.path.join(HERE, "results")
 DATA = os.path.join(HERE, "data")
 sys.path.insert(0, HERE)
 TOL = 1e-9
-TASKS = ["core", "kbest", "significance", "study", "floor", "latency"]
-RUN_ORDER = ["significance", "latency", "study", "floor", "kbest", "core"]
+TASKS = ["core", "kbest", "significance", "study", "floor", "chrf", "ter", "latency"]
+RUN_ORDER = ["significance", "latency", "study", "floor", "chrf", "ter", "kbest", "core"]
 RESUMABLE = {"core", "kbest"}  # drivers that keep every run on disk and take --resume
 TOOLS = ["bleustats", "bleustats-cold", "bleustats-cli", "bleustats-cli-cold", "sacrebleu", "sacrebleu-cli",
          "sacrebleu-cached", "sacrebleu-mojo", "bleuscore", "bleuscore-1t", "nltk", "fast-bleu"]
@@ -219,6 +226,16 @@ def plan(a) -> list[dict]:
                "--repeats", str(max(3, a.repeats)), "--out", os.path.join(a.results, "suite_floor")]
         steps.append({"task": "floor", "cmd": cmd, "json": "suite_floor.json",
                       "est": 3 + 1.2 * a.floor_size / 10_000 * max(3, a.repeats)})
+    if "chrf" in a.tasks:
+        cmd = [py, os.path.join(HERE, "bench_chrf.py"), "--segments", str(a.metric_segments),
+               "--repeats", str(a.repeats), "--out", os.path.join(a.results, "suite_chrf")]
+        steps.append({"task": "chrf", "cmd": cmd, "json": "suite_chrf.json",
+                      "est": 2 * 27 * a.metric_segments / 20_000 * a.repeats + 5})
+    if "ter" in a.tasks:
+        cmd = [py, os.path.join(HERE, "bench_ter.py"), "--segments", str(a.metric_segments),
+               "--repeats", str(a.repeats), "--out", os.path.join(a.results, "suite_ter")]
+        steps.append({"task": "ter", "cmd": cmd, "json": "suite_ter.json",
+                      "est": 1400 * a.metric_segments / 20_000 + 240 + 10 * a.repeats})
     # the short tasks first, so an interrupted full run (see --resume) has them all
     steps.sort(key=lambda s: RUN_ORDER.index(s["task"]))
     return steps
@@ -376,7 +393,7 @@ def read_latency(js, rc) -> tuple[list[dict], list[str]]:
         fails.append(f"bench_latency.py exited with status {rc}")
     rows = []
     for t in js["tasks"]:
-        per_call = t["task"] == "per_call"
+        per_call = t["task"].startswith("per_")
         row = {"task": "latency", "label": t["label"], "unit": "us" if per_call else "s",
                "metric": "µs per call (in process)" if per_call else "wall s (fresh process)", "tools": {}}
         for tool, tr in t["tools"].items():
@@ -396,6 +413,7 @@ def read_latency(js, rc) -> tuple[list[dict], list[str]]:
         for peer in PEERS:
             if peer not in row["tools"]:
                 why = (js.get("missing") or {}).get(peer) or NA.get(("latency", peer)) or (
+                    "timed whole-process only (the 100 and 10,000-segment rows)" if t["task"] == "per_corpus" else
                     "no sentence-level BLEU (corpus_bleu / corpus_chrf only)" if peer == "sacrebleu-mojo" else
                     "always tokenizes 13a (no tokenize option)" if peer == "bleuscore" else "not run")
                 row["tools"][peer] = {"na": why}
@@ -403,6 +421,37 @@ def read_latency(js, rc) -> tuple[list[dict], list[str]]:
     if rows:
         rows[-1]["targets"] = js.get("targets") or []
     return rows, fails
+
+
+def read_chrf(js, rc) -> tuple[list[dict], list[str]]:
+    fails = [] if rc == 0 else [f"bench_chrf.py exited with status {rc}"]
+    rows = []
+    for t in js["tasks"]:
+        label = f"corpus {t['task']}, {js['meta'].get('segments', '?')} segments x 2 refs"
+        ok = t["score_equal_bit_for_bit"] and t["statistics_equal"]
+        if not ok:
+            fails.append(f"{label}: bleustats differs from sacreBLEU (statistics equal: {t['statistics_equal']})")
+        m = t["median_s"]
+        rows.append({"task": "chrf", "label": label, "metric": "wall s (in process, median)", "tools": {
+            "sacrebleu": {"seconds": m["sacrebleu"], "agree": "reference", "n": len(t["seconds"]["sacrebleu"])},
+            "bleustats": {"seconds": m["bleustats"], "n": len(t["seconds"]["bleustats"]),
+                          "agree": "statistics and score bit-equal" if ok else "NO"}}})
+    return rows, fails
+
+
+def read_ter(js, rc) -> tuple[list[dict], list[str]]:
+    fails = [] if rc == 0 else [f"bench_ter.py exited with status {rc}"]
+    r = js["results"]
+    d = r.get("max_abs_diff")
+    if d is None or not d <= TOL:
+        fails.append(f"ter: bleustats differs from sacreBLEU by {d}")
+    best = min(r["bleustats"], key=lambda k: _med(r["bleustats"][k]["runs"]))
+    label = f"corpus TER, {js['meta'].get('segments', '?')} segments x 2 refs"
+    row = {"task": "ter", "label": label, "metric": "wall s (fresh process per tool)", "tools": {
+        "sacrebleu": {"seconds": _med(r["sacrebleu"]["runs"]), "agree": "reference", "n": len(r["sacrebleu"]["runs"])},
+        "bleustats": {"seconds": _med(r["bleustats"][best]["runs"]), "n": len(r["bleustats"][best]["runs"]),
+                      "agree": f"num_edits / ref_length equal, |Δ| {d} ({best} thread(s))"}}}
+    return [row], fails
 
 
 def read_step(s, js, rc, ref_path, study_js) -> tuple[list[dict], list[str]]:
@@ -418,6 +467,10 @@ def read_step(s, js, rc, ref_path, study_js) -> tuple[list[dict], list[str]]:
             r, f = read_significance(js, rc)
         elif s["task"] == "latency":
             r, f = read_latency(js, rc)
+        elif s["task"] == "chrf":
+            r, f = read_chrf(js, rc)
+        elif s["task"] == "ter":
+            r, f = read_ter(js, rc)
         elif s["task"] == "study":
             study_js.append(js)
             r, f = [], ([] if rc == 0 else [f"bench_study.py exited with status {rc}"])
@@ -546,6 +599,7 @@ def render(meta, rows, fails, elapsed) -> str:
         by_task.setdefault(r["task"], []).append(r)
     heads = {"core": "Corpus BLEU end to end from files", "kbest": "Sentence-level scores of every n-best entry",
              "significance": "Paired significance tests", "study": "Correlation study",
+             "chrf": "chrF / chrF++ (issue 14 target: >= 10x sacreBLEU)", "ter": "TER (issue 14 target: >= 20x)",
              "floor": "Physical floor", "latency": "Latency: import, sentences, small corpora, cold and warm"}
     for task, trs in by_task.items():
         L += [f"## {heads.get(task, task)}", ""]
@@ -708,6 +762,7 @@ def parse(argv=None):
         a.kbest_entries = 10_000 if q else 1_000_000
     a.study_assignments, a.study_bootstrap, a.study_naive_units = (100, 100, 4) if q else (1000, 1000, 24)
     a.floor_size = max(a.sizes)
+    a.metric_segments = 2_000 if q else 20_000
     if a.cap_s is None:
         a.cap_s = None if q else 300.0
     if a.report:

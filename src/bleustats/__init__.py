@@ -2,8 +2,10 @@
 
 Texts are tokenized (sacreBLEU-identical), encoded to integer ids in Arrow
 columns, and a numba kernel emits per-hypothesis sufficient statistics once;
-corpus BLEU, ΔBLEU and sentence scores of any subset or grouping are then sums
-and small formulas over that table.
+corpus BLEU, ΔBLEU, chrF, TER and sentence scores of any subset or grouping
+are then sums and small formulas over that table. sacreBLEU's API is here too
+(``BLEU`` / ``CHRF`` / ``TER`` objects, ``corpus_bleu``, ``corpus_chrf``,
+``corpus_ter``, ...): ``import bleustats as sacrebleu`` works.
 
 The package reads the way data flows, one floor per sub-package, each
 importing only from the floors below it: :mod:`~bleustats.tokenizers` →
@@ -33,7 +35,19 @@ _legacy.install()
 _EXPORTS = {
     "InputError": "errors",
     "SchemaError": "errors",
+    "BLEU": "metrics.bleu",
+    "CHRF": "metrics.chrf",
+    "TER": "metrics.ter",
     "BLEUScore": "metrics.results",
+    "CHRFScore": "metrics.chrf",
+    "TERScore": "metrics.ter",
+    "MissingExtraError": "errors",
+    "ReferenceSet": "engine.references",
+    "corpus_chrf": "metrics.chrf",
+    "sentence_chrf": "metrics.chrf",
+    "corpus_ter": "metrics.ter",
+    "sentence_ter": "metrics.ter",
+    "raw_corpus_bleu": "metrics.bleu",
     "Signature": "metrics.results",
     "StatsTable": "engine.stats",
     "compute_stats": "engine.stats",

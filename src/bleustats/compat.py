@@ -1,7 +1,11 @@
 """sacreBLEU's ``compat`` functions, so ``import bleustats as sacrebleu`` keeps working.
 
-The code lives in :mod:`bleustats.metrics.bleu`; this module only gives it the
-path sacreBLEU code imports it from (``sacrebleu.compat.corpus_bleu``).
+``corpus_bleu``, ``raw_corpus_bleu``, ``sentence_bleu``, ``corpus_chrf``,
+``sentence_chrf``, ``corpus_ter`` and ``sentence_ter`` with sacreBLEU 2.6's
+arguments and results. The code lives in :mod:`bleustats.metrics.bleu`,
+:mod:`~bleustats.metrics.chrf` and :mod:`~bleustats.metrics.ter`; this module
+only gives it the path sacreBLEU code imports it from
+(``sacrebleu.compat.corpus_bleu``).
 
 Examples
 --------
@@ -12,8 +16,13 @@ Examples
 >>> bleu = sacrebleu.compat.corpus_bleu(hyps, refs)
 >>> round(bleu.score, 2), bleu.counts, bleu.sys_len, bleu.ref_len
 (48.53, [14, 7, 5, 3], 17, 18)
+>>> print(sacrebleu.corpus_chrf(hyps, refs), sacrebleu.corpus_ter(hyps, refs), sep=" | ")
+chrF2 = 59.73 | TER = 40.00
 """
 
-from .metrics.bleu import corpus_bleu, corpus_bleu_files, sentence_bleu
+from .metrics.bleu import BLEU, corpus_bleu, corpus_bleu_files, raw_corpus_bleu, sentence_bleu
+from .metrics.chrf import CHRF, corpus_chrf, sentence_chrf
+from .metrics.ter import TER, corpus_ter, sentence_ter
 
-__all__ = ["corpus_bleu", "corpus_bleu_files", "sentence_bleu"]
+__all__ = ["BLEU", "CHRF", "TER", "corpus_bleu", "corpus_bleu_files", "corpus_chrf", "corpus_ter",
+           "raw_corpus_bleu", "sentence_bleu", "sentence_chrf", "sentence_ter"]

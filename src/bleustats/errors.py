@@ -1,19 +1,19 @@
 """Every exception bleustats raises on bad input, in one place.
 
-Both are :class:`ValueError` subclasses, so ``except ValueError`` keeps
-working. Messages name the parameter (or file and line), what was expected,
+The input errors are :class:`ValueError` subclasses, so ``except ValueError``
+keeps working; a missing optional package is a :class:`MissingExtraError`. Messages name the parameter (or file and line), what was expected,
 the repr of what arrived, and how to fix it.
 
 Examples
 --------
->>> from bleustats.errors import InputError, SchemaError
->>> issubclass(SchemaError, InputError), issubclass(InputError, ValueError)
-(True, True)
+>>> from bleustats.errors import InputError, SchemaError, UsageError
+>>> issubclass(SchemaError, InputError), issubclass(InputError, ValueError), issubclass(UsageError, InputError)
+(True, True, True)
 """
 
 from __future__ import annotations
 
-__all__ = ["InputError", "SchemaError"]
+__all__ = ["InputError", "MissingExtraError", "SchemaError", "UsageError"]
 
 
 class InputError(ValueError):
@@ -22,3 +22,15 @@ class InputError(ValueError):
 
 class SchemaError(InputError):
     """A table does not match its declared schema; the message lists every problem."""
+
+
+class MissingExtraError(ImportError, RuntimeError):
+    """An optional feature needs a package that is not installed; the message names the extra.
+
+    Both an :class:`ImportError` and a :class:`RuntimeError` (what sacreBLEU
+    raises for its MeCab tokenizers), so either ``except`` catches it.
+    """
+
+
+class UsageError(InputError):
+    """Options that cannot go together, or one that cannot apply; the command line exits 2 on it."""

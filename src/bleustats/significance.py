@@ -1,7 +1,9 @@
 """Significance tests, at the path sacreBLEU code imports them from (``sacrebleu.significance``).
 
 - paired tests of two systems on the same segments (sacreBLEU's
-  ``--paired-bs`` / ``--paired-ar``): :mod:`bleustats.meta.paired`;
+  ``--paired-bs`` / ``--paired-ar``) from a statistics table: :mod:`bleustats.meta.paired`;
+- sacreBLEU's ``PairedTest`` / ``Result`` over BLEU, CHRF and TER objects:
+  :mod:`bleustats.meta.paired_systems`;
 - tests of one metric against another on the same human scores (Williams,
   paired bootstrap and permutation of correlations): :mod:`bleustats.meta.compare`.
 
@@ -17,12 +19,15 @@ Examples
 from .meta.compare import (CORRELATION_LEVELS, CORRELATION_TESTS, CorrelationDifferenceResult, WilliamsResult,
                            correlation_difference_test, williams_test)
 from .meta.paired import PairedTestResult, estimate_ci, paired_approximate_randomization, paired_bootstrap
+from .meta.paired_systems import PairedTest, Result
 
 __all__ = [
     "CORRELATION_LEVELS",
     "CORRELATION_TESTS",
     "CorrelationDifferenceResult",
+    "PairedTest",
     "PairedTestResult",
+    "Result",
     "WilliamsResult",
     "correlation_difference_test",
     "estimate_ci",

@@ -351,7 +351,8 @@ def test_from_stats_errors(capsys, files):
     rc, _, err = run(capsys, "score", "--from-stats", plain)
     assert rc == 1 and "was not written by bleustats" in err
     rc, _, err = run(capsys, "score", "--from-stats", plain, files.refs[0])
-    assert rc == 1 and "--from-stats: scores a saved table; drop REF and -i" in err
+    # a combination of options: a usage error (exit 2) since issue 13
+    assert rc == 2 and "--from-stats: scores a saved table; drop REF and -i" in err
 
 
 def _failing_write_table(real):
@@ -498,14 +499,6 @@ def test_errors_exit_1(capsys, files):
         ),
         (["-i", files.hyp], r"no references: give reference files"),
         (
-            ["-i", files.hyp, files.refs[0], "--weight-threshold", "0.2"],
-            r"weight_threshold is only used with ref_view='threshold'",
-        ),
-        (
-            ["-i", files.hyp, files.refs[0], "--ref-view", "threshold"],
-            r"weight_threshold must be a finite number",
-        ),
-        (
             [
                 "-i",
                 files.hyp,
@@ -553,6 +546,19 @@ def test_table_and_text_mixed(capsys, files, tables):
     assert rc == 1 and "'weight' column; drop --ref-weights" in err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--weight-threshold", "0.2"], "--weight-threshold: only used with --ref-view threshold"),
+    (["--ref-view", "threshold"], "--ref-view threshold: needs --weight-threshold THETA"),
+    (["-s", "exp", "-sv", "0.5"], "-sv/--smooth-value: only used by -s floor and -s add-k"),
+    (["-b", "--json"], "-b/--score-only and --json: choose one"),
+])
+def test_options_that_cannot_go_together_are_usage_errors(capsys, files, argv, message):
+    # issue 13: each of these was silently dropped (or named a Python keyword, not the flag)
+    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], *argv)
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("bleustats score: error: " + message)
+
+
 def test_table_schema_error(capsys, files):
     bad = files.dir / "hyps.tsv"
     bad.write_text("segment\tsys\ttext\nx\tA\ta\n", encoding="utf-8")
@@ -563,11 +569,13 @@ def test_table_schema_error(capsys, files):
         bad,
         write_tsv(files.dir / "refs.tsv", pd.DataFrame({"seg_id": [0], "text": ["a"]})),
     )
-    assert rc == 1
-    want = "hyps.tsv does not match the 'hypotheses' schema (1 problem):\n"
-    assert want + "  - seg_id: required column is missing\n" in err
+    assert rc == 1 and err.count("\n") == 1  # one line on the command line (issue 13)
+    want = ("hyps.tsv does not match the 'hypotheses' schema (2 problems): unknown columns 'segment', 'sys': a "
+            "hypotheses table has seg_id, system, text (and optionally model_score); rename or drop them; "
+            "seg_id: required column is missing")
+    assert want in err
     assert err.endswith(
-        "\nEach column is described in data_schemas/hypotheses.json "
+        ". Each column is described in data_schemas/hypotheses.json "
         "(bleustats.engine.schemas.load_schema).\n"
     )
 
@@ -576,7 +584,7 @@ def test_table_schema_error(capsys, files):
     "argv",
     [
         ["score", "--bogus"],
-        ["score", "-tok", "ja-mecab"],
+        ["score", "-tok", "ja_mecab"],
         ["score", "-s", "laplace"],
         ["score", "--max-ngram-order", "four"],
         ["score", "-sv", "x"],
@@ -593,8 +601,8 @@ def test_usage_errors_exit_2(capsys, argv):
 
 
 def test_usage_error_names_the_choices(capsys):
-    rc, _, err = run(capsys, "score", "-tok", "ja-mecab")
-    assert rc == 2 and "invalid choice: 'ja-mecab'" in err and "'13a'" in err
+    rc, _, err = run(capsys, "score", "-tok", "ja_mecab")
+    assert rc == 2 and "invalid choice: 'ja_mecab'" in err and "'13a'" in err
 
 
 @pytest.mark.parametrize(
@@ -687,7 +695,9 @@ def test_a_subcommand_loads_only_its_own_module(tmp_path):
             "print(rc, sorted(m for m in sys.modules if m.startswith('bleustats.cli.') or m.split('.')[0] in "
             "('pandas', 'scipy', 'matplotlib') or m.startswith('bleustats.meta')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip().splitlines()[-1] == "0 ['bleustats.cli.main', 'bleustats.cli.score']", out
+    # _progress: main's interrupt message; sacrebleu_cli: score's sacreBLEU flags (its metric objects load on use)
+    want = ["bleustats.cli._progress", "bleustats.cli.main", "bleustats.cli.sacrebleu_cli", "bleustats.cli.score"]
+    assert out.strip().splitlines()[-1] == f"0 {want}", out
 
 
 def test_help_lists_every_subcommand(capsys):

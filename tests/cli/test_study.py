@@ -36,10 +36,12 @@ def test_study_writes_results_folder(tables, tmp_path, capsys):
     assert main(_args(tables, out, "--threshold", "0.3")) == 0
     captured = capsys.readouterr()
     assert "| metric | single | w≥0.3 | all |" in captured.out and "Spearman ρ" in captured.out
-    assert "3 pairs, 21 observations" in captured.err and "wrote" in captured.err
+    assert "3 pairs; unit sizes 2 (21 observations)" in captured.err and "wrote" in captured.err
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["pairs.csv", "study.json", "table2.csv", "table2.json", "table2.md"]
+    assert names == ["assignments.parquet", "figure2_M2.png", "pairs.csv", "study.json", "table2.csv", "table2.json",
+                     "table2.md"]
     summary = pd.read_csv(out / "table2.csv")
+    assert summary["unit_size"].unique().tolist() == [2]
     assert summary["label"].tolist() == [f"{m} [{v}]" for m in ("BLEU", "sBLEU", "ΔBLEU")
                                          for v in ("single", "w≥0.3", "all")]
     assert summary["signature"].str.contains("seed:0").all() and summary["signature"].str.contains("M:2").all()
@@ -50,7 +52,12 @@ def test_study_writes_results_folder(tables, tmp_path, capsys):
     assert "exists; pass --overwrite" in capsys.readouterr().err
     assert main(_args(tables, out, "--threshold", "0.3", "--overwrite", "--json")) == 0
     again = json.loads(capsys.readouterr().out)
-    assert [m["rho"] for m in again["metrics"]] == summary["rho"].tolist()
+    assert [m["rho"] for m in again["studies"][0]["metrics"]] == summary["rho"].tolist()
+    per_assignment = pd.read_parquet(out / "assignments.parquet")
+    assert len(per_assignment) == 20 * 9 and set(per_assignment.columns) == {"unit_size", "assignment", "label",
+                                                                           "rho", "tau"}
+    means = per_assignment.groupby("label", sort=False)["rho"].mean()
+    assert means.to_numpy() == pytest.approx(summary.set_index("label").loc[means.index, "rho"].to_numpy())
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folders left
 
 
@@ -63,10 +70,12 @@ def test_study_sweeps_and_plot(tables, tmp_path, capsys):
     by_size = pd.read_csv(out / "sweep_unit_size.csv")
     assert by_size["value"].tolist() == [1] * 6 + [2] * 6 + [7] * 6
     assert pd.read_csv(out / "sweep_max_ngram_order.csv")["value"].unique().tolist() == [1, 2, 3, 4]
-    assert (out / "figure2.png").read_bytes()[:4] == b"\x89PNG"
+    for m in (1, 2, 7):  # one figure per unit size: its θ and N sweeps, and the unit-size panel
+        assert (out / f"figure2_M{m}.png").read_bytes()[:4] == b"\x89PNG"
     by_theta = pd.read_csv(out / "sweep_threshold.csv")
     # one label across θ (θ is the sweep's x axis), so Figure 2(A) draws one line per metric
     assert set(by_theta["refs"]) == {"w≥θ"} and sorted(by_theta["value"].unique()) == [-1.0, 0.5]
+    assert sorted(by_theta["unit_size"].unique()) == [1, 2, 7]
 
 
 def test_study_input_errors(tables, tmp_path, capsys):
@@ -116,3 +125,106 @@ def test_read_human(tmp_path):
         read_human(tmp_path / "none.tsv")
     pd.DataFrame({"system": ["A"], "seg_id": [1], "score": [np.nan]}).to_parquet(tmp_path / "h.parquet")
     assert np.isnan(read_human(tmp_path / "h.parquet")["score"][0])
+
+
+def _human_with_reference_ratings(tables, path, column="score"):
+    """The human table plus ratings of the references (system = ref id), as MQM files have them."""
+    human = pd.read_csv(tables / "human.tsv", sep="\t")
+    refs = pd.read_csv(tables / "refs.tsv", sep="\t", keep_default_na=False)
+    rated = refs.assign(system=refs["ref_id"].astype(str), score=-5.0 * refs["ref_id"].astype(int), rater=0)
+    table = pd.concat([human, rated[["system", "seg_id", "score", "rater"]]], ignore_index=True)
+    table.rename(columns={"score": column}).to_csv(path, sep="\t", index=False)
+    return table
+
+
+def test_reference_weights_single_ref_and_comparison(tables, tmp_path, capsys):
+    _human_with_reference_ratings(tables, tmp_path / "mqm.tsv", column="mqm")
+    args = _args(tables, tmp_path / "w", "--human-column", "mqm", "--ref-weights-from", str(tmp_path / "mqm.tsv"),
+                 "--weight-transform", "linear:10", "--single-ref", "1", "--unit-sizes", "1,2",
+                 "--compare", "delta_bleu:all,bleu:all", "--compare", "bleu:single,bleu:all",
+                 "--compare-bootstrap", "30")
+    args[args.index("--human") + 1] = str(tmp_path / "mqm.tsv")
+    assert main(args) == 0, capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "42 rating(s) of references (0, 1, 2) are not system ratings" in captured.err
+    assert "| metric | single=1 | w≥0 | all |" in captured.out and "## M = 1" in captured.out
+    assert "ΔBLEU [all] − BLEU [all]" in captured.out
+    summary = pd.read_csv(tmp_path / "w" / "table2.csv")
+    assert summary["unit_size"].unique().tolist() == [1, 2]
+    # ref 0 scores 0 (weight 1), ref 1 -5 (0.5), ref 2 -10 (0): the transform and its top are in the signature
+    assert summary["signature"].str.contains("wt:linear:10,top:0").all()
+    assert summary.loc[summary["refs"] == "single=1", "signature"].str.contains("single:1").all()
+    comparisons = pd.read_csv(tmp_path / "w" / "comparisons.csv")
+    assert len(comparisons) == 2 * 2 * 2  # unit sizes x pairs of metrics x (rho, tau)
+    assert set(comparisons["metric_b"]) == {"BLEU [all]"} and (comparisons["n_bootstrap"] == 30).all()
+    assert (comparisons["low"] <= comparisons["difference"]).all() and comparisons["p_value"].between(0, 1).all()
+    # the weights really changed ΔBLEU (it differs from BLEU on the same view)
+    all_view = summary[(summary["refs"] == "all") & (summary["unit_size"] == 1)].set_index("metric")
+    assert all_view.loc["ΔBLEU", "rho"] != all_view.loc["BLEU", "rho"]
+
+
+def test_reference_weights_transforms_and_errors(tables, tmp_path, capsys):
+    _human_with_reference_ratings(tables, tmp_path / "h.tsv")
+    base = _args(tables, tmp_path / "v", "--ref-weights-from", str(tmp_path / "h.tsv"), "--bootstrap", "0")
+    base[base.index("--human") + 1] = str(tmp_path / "h.tsv")
+    for spec in ("rank", "constant-linear:10"):
+        assert main(base + ["--weight-transform", spec, "--overwrite", "--undefined", "exclude"]) == 0
+        assert f"wt:{spec}" in pd.read_csv(tmp_path / "v" / "table2.csv")["signature"][0]
+    capsys.readouterr()
+    assert main(base) == 1  # no transform
+    assert "--ref-weights-from needs --weight-transform" in capsys.readouterr().err
+    assert main(base + ["--weight-transform", "linear"]) == 2
+    assert "needs a scale" in capsys.readouterr().err
+    assert main(base + ["--weight-transform", "linear:10", "--single-ref", "ref-Z"]) == 1
+    assert "--single-ref: 'ref-Z' is not a reference id" in capsys.readouterr().err
+    partial = pd.read_csv(tmp_path / "h.tsv", sep="\t")
+    partial = partial[~((partial["system"] == "2") & (partial["seg_id"] < 3))]
+    partial.to_csv(tmp_path / "partial.tsv", sep="\t", index=False)
+    args = base + ["--weight-transform", "linear:10"]
+    args[args.index("--ref-weights-from") + 1] = str(tmp_path / "partial.tsv")
+    assert main(args) == 1
+    assert "3 reference(s) have no score (2: seg_id 0, 1, 2)" in capsys.readouterr().err
+
+
+def test_undefined_delta_bleu_segments(tables, tmp_path, capsys):
+    refs = pd.read_csv(tables / "refs.tsv", sep="\t", keep_default_na=False)
+    refs.loc[refs["seg_id"] < 2, "weight"] = -0.5  # no positive weight: ΔBLEU undefined there
+    refs.to_csv(tmp_path / "refs.tsv", sep="\t", index=False)
+    args = _args(tables, tmp_path / "u", "--bootstrap", "0")
+    args[args.index("--references") + 1] = str(tmp_path / "refs.tsv")
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "ΔBLEU is undefined in 2 segment(s) (no reference of positive weight; per view: single 2, all 2)" in err
+    assert "--undefined exclude" in err
+    assert main(args + ["--undefined", "exclude"]) == 0
+    captured = capsys.readouterr()
+    assert "2 segment(s) where ΔBLEU is undefined" in captured.err and "(12 rating(s))" in captured.err
+    assert json.loads((tmp_path / "u" / "study.json").read_text())["exclusions"]["undefined_segments"] == 2
+    # without ΔBLEU nothing is undefined
+    assert main(args + ["-m", "bleu", "--threshold=-1", "--overwrite"]) == 0
+
+
+def test_reference_tables_with_a_ref_column_and_several_files(tables, tmp_path, capsys):
+    refs = pd.read_csv(tables / "refs.tsv", sep="\t", keep_default_na=False).rename(columns={"ref_id": "ref"})
+    refs[refs["ref"] == 0].to_csv(tmp_path / "r0.tsv", sep="\t", index=False)
+    refs[refs["ref"] != 0].to_csv(tmp_path / "r12.tsv", sep="\t", index=False)
+    args = _args(tables, tmp_path / "r", "--bootstrap", "0", "--single-ref", "2", "-m", "bleu")
+    i = args.index("--references")
+    args[i + 1:i + 2] = [str(tmp_path / "r0.tsv"), "--references", str(tmp_path / "r12.tsv")]
+    assert main(args) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "column 'ref' read as the reference id (ref_id)" in err
+    ours = pd.read_csv(tmp_path / "r" / "table2.csv").set_index("refs")
+    # the same numbers as the single table with ref_id, single reference chosen by id
+    assert main(_args(tables, tmp_path / "s", "--bootstrap", "0", "--single-ref", "2", "-m", "bleu")) == 0
+    theirs = pd.read_csv(tmp_path / "s" / "table2.csv").set_index("refs")
+    assert ours["rho"].to_dict() == theirs["rho"].to_dict()
+
+
+def test_compare_names(tables, tmp_path, capsys):
+    assert main(_args(tables, tmp_path / "c", "--compare", "bleu:all,chrf:all")) == 1
+    err = capsys.readouterr().err
+    assert "--compare: 'chrf:all' is not a metric of the study" in err and "delta_bleu:all" in err
+    assert main(_args(tables, tmp_path / "c", "--compare", "bleu:all")) == 2
+    # labels work as names too
+    assert main(_args(tables, tmp_path / "c", "--compare", "BLEU [all],ΔBLEU [all]", "--bootstrap", "20")) == 0

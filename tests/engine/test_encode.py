@@ -142,3 +142,12 @@ def test_word_at_a_time_counts_equal_python(lines):
                                                    np.array([[0, len(lines)]]))
     assert np.diff(tok_off).tolist() == [len(x.split()) for x in lines]
     assert token_lists(ids, tok_off).to_pylist() == python_encode(lines)[0]
+
+
+
+def test_one_long_line_equals_python():
+    # one line of 60,000 tokens, 20,000 words, some over 15 bytes (hashed keys)
+    rng = np.random.default_rng(13)
+    words = [f"w{i}" if i % 7 else f"long-token-number-{i}" for i in range(20_000)]
+    line = " ".join(words[i] for i in rng.integers(0, len(words), 60_000))
+    assert numba_encode([line, line[:1000]]) == python_encode([line, line[:1000]])

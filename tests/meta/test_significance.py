@@ -13,6 +13,7 @@ import pytest
 import bleustats
 from bleustats import significance
 from bleustats.meta import compare, paired
+import bleustats.metrics.base
 from bleustats.meta.correlation import pearson, segment_correlation
 from bleustats.errors import InputError
 from bleustats.significance import (
@@ -110,7 +111,7 @@ def test_chunked_draws_consume_the_generator_like_one_draw(corpus, monkeypatch):
     _, _, _, stats = corpus
     want_bs = paired_bootstrap(stats, "base", "sys", n_samples=N_SAMPLES)
     want_ar = paired_approximate_randomization(stats, "base", "sys", n_samples=N_SAMPLES, n_confidence=100)
-    monkeypatch.setattr(paired, "_CHUNK", 1)  # 32-row chunks
+    monkeypatch.setattr(bleustats.metrics.base, "_CHUNK", 1)  # 32-row chunks
     assert paired_bootstrap(stats, "base", "sys", n_samples=N_SAMPLES) == want_bs
     assert paired_approximate_randomization(stats, "base", "sys", n_samples=N_SAMPLES, n_confidence=100) == want_ar
 
@@ -157,7 +158,9 @@ def test_paired_errors(corpus):
         paired_bootstrap(stats, "base", "sys", seed=-1)
     with pytest.raises(InputError, match=r"n_samples must be an integer >= 1; got 0"):
         paired_approximate_randomization(stats, "base", "sys", n_samples=0)
-    with pytest.raises(InputError, match=r"metric must be one of 'bleu', 'delta_bleu'; got 'chrf'"):
+    with pytest.raises(InputError, match=r"metric must be one of 'bleu', 'delta_bleu', 'chrf', 'chrf\+\+', 'ter'; got 'meteor'"):
+        paired_bootstrap(stats, "base", "sys", metric="meteor")
+    with pytest.raises(ValueError, match=r"no chrF statistics"):
         paired_bootstrap(stats, "base", "sys", metric="chrf")
 
 

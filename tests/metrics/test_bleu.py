@@ -114,7 +114,9 @@ def test_bleu_from_sums_equals_the_plain_python_twin(pairs, sys_len, ref_len, sm
 def test_bad_options_name_the_parameter(multi):
     with pytest.raises(ValueError, match="smooth_method must be one of 'none', 'floor', 'add-k', 'exp'; got 'expo'"):
         scoring.corpus_score(multi, smooth_method="expo")
-    with pytest.raises(ValueError, match="metric must be one of 'bleu', 'delta_bleu'; got 'chrf'"):
+    with pytest.raises(ValueError, match="metric must be one of 'bleu', 'delta_bleu', 'chrf', 'chrf\\+\\+', 'ter'; got 'meteor'"):
+        scoring.corpus_scores(multi, metric="meteor")
+    with pytest.raises(ValueError, match="no chrF statistics"):
         scoring.corpus_scores(multi, metric="chrf")
     with pytest.raises(ValueError, match="ref_length must be one of"):
         scoring.sentence_scores(multi, ref_length="longest")

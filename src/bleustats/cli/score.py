@@ -22,13 +22,23 @@ import pyarrow as pa
 from ..engine import io
 from ..engine.stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
                             compute_stats_files, load_stats)
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..metrics.bleu import REF_LENGTHS, SMOOTH_METHODS, corpus_score, corpus_scores
-from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
+from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
+from . import sacrebleu_cli
 
-__all__ = ["add_input_options", "add_parser", "add_score_options", "compute_from_args", "print_scores", "run"]
+__all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
+           "print_scores", "run"]
 
 _METRIC_CHOICES = ("bleu", "delta_bleu", "both")
+
+
+class _Given(argparse.Action):
+    """Store the value and note that it was given (sacreBLEU's mode has other defaults for -w and -tok)."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
@@ -36,22 +46,28 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("refs", nargs="*", metavar="REF",
                    help="reference files, one segment per line (one file per reference stream), or one "
                         "long-form references table (.tsv/.jsonl/.parquet with seg_id, ref_id, weight, text)")
-    p.add_argument("-i", "--input", metavar="HYP",
+    p.add_argument("-i", "--input", metavar="HYP", nargs="+",
                    help="hypotheses: a text file (one segment per line) or a long-form table "
-                        "(seg_id, system, text); default: standard input")
-    p.add_argument("-tok", "--tokenize", choices=TOKENIZERS, default=DEFAULT_TOKENIZER,
-                   help="tokenizer, as sacreBLEU's (default: %(default)s)")
-    p.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
-    p.add_argument("--max-ngram-order", type=int, default=4, metavar="N",
-                   help=f"largest n-gram order, 1..{MAX_ORDER_LIMIT} (default: %(default)s)")
+                        "(seg_id, system, text); default: standard input. Several files are several "
+                        "systems (sacreBLEU's output mode); with no REF before -i, '-i HYP REF...' reads "
+                        "the files after HYP as references")
+    # defaults are None here and filled in by _statistics_options, so that `score --from-stats` can
+    # tell an option the user gave (which must agree with the saved table) from one left alone
+    p.add_argument("-tok", "--tokenize", choices=SACREBLEU_TOKENIZERS, default=None, action=_Given,
+                   help=f"tokenizer, as sacreBLEU's (default: {DEFAULT_TOKENIZER}; ja-mecab, ko-mecab, spm, "
+                        "flores* need their extras)")
+    p.add_argument("-lc", "--lowercase", action="store_true", default=None, help="lowercase before tokenizing")
+    p.add_argument("--max-ngram-order", type=int, default=None, metavar="N",
+                   help=f"largest n-gram order, 1..{MAX_ORDER_LIMIT} (default: 4; with --from-stats the "
+                        "table's, or any lower order)")
     p.add_argument("--ref-weights", nargs="+", metavar="FILE",
                    help="ΔBLEU weights in [-1, 1]: one file per reference file, one weight per line")
-    p.add_argument("--ref-view", choices=REF_VIEWS, default="all",
-                   help="references used: all, weight >= --weight-threshold, or the first (default: %(default)s)")
+    p.add_argument("--ref-view", choices=REF_VIEWS, default=None,
+                   help="references used: all, weight >= --weight-threshold, or the first (default: all)")
     p.add_argument("--weight-threshold", type=float, default=None, metavar="THETA",
                    help="θ of --ref-view threshold")
-    p.add_argument("--delta-definition", choices=DELTA_DEFINITIONS, default="paper",
-                   help="ΔBLEU weighted matches: the paper's or the 2019 implementation's (default: %(default)s)")
+    p.add_argument("--delta-definition", choices=DELTA_DEFINITIONS, default=None,
+                   help="ΔBLEU weighted matches: the paper's or the 2019 implementation's (default: paper)")
 
 
 def add_score_options(p: argparse.ArgumentParser) -> None:
@@ -70,28 +86,105 @@ def add_score_options(p: argparse.ArgumentParser) -> None:
                    help="score per group of this statistics column (default: per system when there "
                         "are several)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("-w", "--width", type=int, default=2, help="decimals of the score (default: %(default)s)")
+    p.add_argument("-w", "--width", type=int, default=2, action=_Given,
+                   help="decimals of the score (default: %(default)s; 1 in sacreBLEU's output mode)")
     p.add_argument("-b", "--score-only", action="store_true", help="print only the score")
 
 
 def add_parser(subparsers: Any) -> None:
     """Add the ``score`` subcommand."""
-    p = subparsers.add_parser("score", help="corpus BLEU / ΔBLEU of hypotheses against references",
-                              description="Corpus BLEU / ΔBLEU, sacreBLEU-compatible arguments.")
+    p = subparsers.add_parser("score", help="corpus BLEU / ΔBLEU (and chrF, TER) of hypotheses against references",
+                              description="Corpus BLEU / ΔBLEU with sacreBLEU's arguments; with -m, -f, -ci, "
+                                          "-sl or --paired-*, sacreBLEU's whole command line and output "
+                                          "(bleustats.cli.sacrebleu_cli).", allow_abbrev=False)
     add_input_options(p)
     add_score_options(p)
+    sacrebleu_cli.add_sacrebleu_options(p)
+    p.set_defaults(width_given=None, tokenize_given=None)
     p.add_argument("--from-stats", metavar="PARQUET",
                    help="score a saved statistics table instead of texts (no REF/-i)")
     p.add_argument("--save-stats", metavar="PARQUET", help="also save the statistics table")
     p.set_defaults(func=run)
 
 
+def _inputs(args: argparse.Namespace) -> None:
+    """``-i`` takes one or more files: with no REF before it, the files after the first are references."""
+    if isinstance(args.input, list):
+        if not args.refs and len(args.input) > 1:
+            args.refs, args.input = args.input[1:], [args.input[0]]
+        args.systems = args.input
+        args.input = args.input[0]
+
+
+#: statistics options: (argument name, flag, default)
+_STATS_OPTIONS = (("tokenize", "-tok/--tokenize", DEFAULT_TOKENIZER), ("lowercase", "-lc/--lowercase", False),
+                  ("ref_view", "--ref-view", "all"), ("weight_threshold", "--weight-threshold", None),
+                  ("delta_definition", "--delta-definition", "paper"))
+
+
+def _statistics_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of compute_stats from the arguments, defaults filled in; flags checked together."""
+    options = {name: default if getattr(args, name) is None else getattr(args, name)
+               for name, _, default in _STATS_OPTIONS}
+    options["max_ngram_order"] = 4 if args.max_ngram_order is None else args.max_ngram_order
+    if options["weight_threshold"] is not None and options["ref_view"] != "threshold":
+        raise UsageError("--weight-threshold: only used with --ref-view threshold; add --ref-view threshold "
+                         "or drop --weight-threshold.")
+    if options["ref_view"] == "threshold" and options["weight_threshold"] is None:
+        raise UsageError("--ref-view threshold: needs --weight-threshold THETA (keep references with "
+                         "weight >= THETA).")
+    return options
+
+
+def _check_score_options(args: argparse.Namespace) -> None:
+    if args.smooth_value is not None and args.smooth_method not in ("floor", "add-k"):
+        raise UsageError(f"-sv/--smooth-value: only used by -s floor and -s add-k; got -s {args.smooth_method}. "
+                         "Drop -sv or choose one of those.")
+    if args.score_only and args.json:
+        raise UsageError("-b/--score-only and --json: choose one (--json already holds the score).")
+
+
+def _from_stats(args: argparse.Namespace) -> StatsTable:
+    """The saved table, at the asked order; every statistics option given must agree with it."""
+    if args.refs or args.input:
+        raise UsageError("--from-stats: scores a saved table; drop REF and -i.")
+    if args.ref_weights:
+        raise UsageError("--ref-weights: the weights are already in the saved statistics; drop --ref-weights.")
+    if args.save_stats:
+        raise UsageError(f"--save-stats: the statistics are already saved in {args.from_stats}; drop --save-stats.")
+    stats = load_stats(args.from_stats)
+    check_not_empty(stats, args.from_stats)
+    saved = {"tokenize": stats.tokenize, "lowercase": stats.lowercase, "ref_view": stats.ref_view,
+             "weight_threshold": stats.weight_threshold, "delta_definition": stats.delta_definition}
+    for name, flag, _ in _STATS_OPTIONS:
+        given = getattr(args, name)
+        if given is not None and given != saved[name]:
+            raise InputError(
+                f"{flag}: {args.from_stats} was computed with {name}={saved[name]!r}; {given!r} cannot apply to "
+                f"saved statistics. Drop {flag.split('/')[0]}, or compute the statistics again (bleustats stats "
+                f"{flag.split('/')[0]} ...).")
+    if args.max_ngram_order is not None:
+        if args.max_ngram_order > stats.max_ngram_order:
+            raise InputError(
+                f"--max-ngram-order: {args.from_stats} holds orders 1..{stats.max_ngram_order}; order "
+                f"{args.max_ngram_order} needs the statistics computed again (bleustats stats --max-ngram-order "
+                f"{args.max_ngram_order} ...).")
+        stats = stats.up_to_order(args.max_ngram_order)
+    return stats
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``bleustats score``; errors propagate to :func:`bleustats.cli.main`."""
+    _inputs(args)
+    if sacrebleu_cli.wants_sacrebleu(args):
+        args.input = getattr(args, "systems", None)
+        return sacrebleu_cli.run(args)
+    if len(getattr(args, "systems", None) or ()) > 1:
+        raise InputError(f"-i: {len(args.systems)} system files; several systems are scored in sacreBLEU's "
+                         "output mode (add -f text or -f json), or give one hypotheses table.")
+    _check_score_options(args)
     if args.from_stats:
-        if args.refs or args.input:
-            raise InputError("--from-stats: scores a saved table; drop REF and -i.")
-        stats = load_stats(args.from_stats)
+        stats = _from_stats(args)
     else:
         stats = compute_from_args(args)
         if args.save_stats:
@@ -118,18 +211,19 @@ def _read_stdin_lines() -> pa.Array:
 
 def compute_from_args(args: argparse.Namespace) -> StatsTable:
     """The statistics table of the inputs named by ``score`` / ``stats`` arguments."""
+    _inputs(args)
+    options = _statistics_options(args)
     if not args.refs:
         raise InputError("no references: give reference files (or one references table) as "
                             "positional arguments.")
-    options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order,
-                   ref_view=args.ref_view, weight_threshold=args.weight_threshold,
-                   delta_definition=args.delta_definition)
     plain = args.input and not _is_table_path(args.input) and not any(_is_table_path(r) for r in args.refs)
     if args.ref_weights and plain and len(args.ref_weights) != len(args.refs):
         raise InputError(f"--ref-weights: need one weight file per reference file ({len(args.refs)}); "
                             f"got {len(args.ref_weights)}.")
     if plain:  # line-aligned text files: streamed in chunks, memory stays bounded
-        return compute_stats_files(args.input, args.refs, ref_weight_paths=args.ref_weights, **options)
+        stats = compute_stats_files(args.input, args.refs, ref_weight_paths=args.ref_weights, **options)
+        check_not_empty(stats, args.input)
+        return stats
     if _is_table_path(args.input):
         hyps = io.read_table(args.input, "hypotheses")
     else:
@@ -158,7 +252,24 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
             weights = [io.read_weights(w, n=len(s), ref_path=r)
                        for w, s, r in zip(args.ref_weights, streams, args.refs)]
         refs = io.streams_table(streams, weights, n_hyp=len(hyps), names=args.refs)
-    return compute_stats(hyps, refs, **options)
+    try:
+        stats = compute_stats(hyps, refs, **options)
+    except InputError as exc:  # name the file the problem is in, not only the table's role
+        files = {"hypotheses": args.input if _is_table_path(args.input) else None,
+                 "references": args.refs[0] if len(args.refs) == 1 and _is_table_path(args.refs[0]) else None}
+        role, _, rest = str(exc).partition(":")
+        if files.get(role):
+            raise type(exc)(f"{role} {files[role]}:{rest}") from None
+        raise
+    check_not_empty(stats, args.input or "standard input")
+    return stats
+
+
+def check_not_empty(stats: StatsTable, what: str) -> None:
+    """Refuse a test set with no segment, as sacreBLEU does ('Test set ... contains no sentence')."""
+    if len(stats) == 0:
+        raise InputError(f"{what}: no segments to score (the hypotheses are empty); sacreBLEU refuses an "
+                         "empty test set too. Check the input files.")
 
 
 def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:

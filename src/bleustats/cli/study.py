@@ -3,23 +3,37 @@
 ::
 
     bleustats study --hypotheses hyps.tsv --references refs.tsv --human human.tsv -o results/ \\
-        [--threshold 0.5] [--unit-size 100] [--assignments 1000] [--seed 0] \\
-        [--sweep threshold --sweep unit_size --sweep max_ngram_order]
+        [--unit-sizes 1,10,100] [--assignments 1000] [--seed 0] [--threshold 0.5] \\
+        [--ref-weights-from mqm.tsv --weight-transform linear:12.5] [--single-ref ref-B] \\
+        [--compare delta_bleu:all,bleu:all] [--sweep threshold --sweep max_ngram_order]
 
 Inputs are long-form tables (TSV with a header, JSONL or Parquet):
 hypotheses ``seg_id, system, text``; references ``seg_id, ref_id, weight,
-text`` (the first reference of a segment is its "single" reference);
-human scores ``system, seg_id, score`` (one row per rating; several raters
-are averaged; extra columns are ignored). Statistics are computed once per
-reference view (single, ``w ≥ θ``, all) and every metric (BLEU, sBLEU, ΔBLEU)
-is studied on the same assignments (:func:`bleustats.meta.study.correlation_study`).
+text`` (``--references`` repeats for several files; a ``ref`` column is read as
+``ref_id``; the single reference is ``--single-ref REF_ID``, else each
+segment's first); human scores ``system, seg_id`` and a score column
+(``--human-column``, default ``score``; one row per rating, raters averaged;
+ratings of references, rows whose system is a reference id, are set apart).
+``--ref-weights-from FILE`` weights the references by their own human scores
+(``ref_id, seg_id, score`` rows, or the human file's rows of the references)
+through ``--weight-transform`` (:mod:`bleustats.meta.ref_weights`).
 
-The results folder is written whole or not at all (built beside the target,
-then renamed into place): ``table2.md`` / ``table2.csv`` / ``table2.json``
-(every number with its signature), ``pairs.csv``, one ``sweep_<parameter>.csv``
-per ``--sweep`` and ``figure2.png`` (needs matplotlib), and ``study.json``
-(inputs, options, exclusions, files). Table 2 is printed on stdout (or the
-JSON with ``--json``); progress on stderr.
+Statistics are computed once per reference view (single, ``w ≥ θ``, all) and
+every metric (BLEU, sBLEU, ΔBLEU) is studied on the same assignments at every
+unit size of ``--unit-sizes`` (:func:`bleustats.meta.study.correlation_study`).
+Metrics are named ``bleu:single``, ``sbleu:threshold``, ``delta_bleu:all``, ...
+for ``--compare A,B`` (difference of ρ and of τ, interval, p-value:
+:mod:`bleustats.meta.study_compare`). ``--undefined exclude`` drops, for every
+metric, the segments where ΔBLEU has no positively weighted reference.
+
+The results folder is written whole or not at all: ``table2.md`` /
+``table2.csv`` / ``table2.json`` (every number with its signature, one block
+per unit size), ``assignments.parquet`` (per-assignment ρ and τ),
+``comparisons.csv`` (with ``--compare``), ``pairs.csv``, one
+``sweep_<parameter>.csv`` per ``--sweep``, ``figure2_M<M>.png`` per unit size
+(needs matplotlib) and ``study.json`` (inputs, options, exclusions, timings,
+files). Table 2 is printed on stdout (or the JSON with ``--json``); progress on
+stderr.
 """
 
 from __future__ import annotations
@@ -29,73 +43,40 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
 import pandas as pd
 
+from .._interrupts import deferred
 from .._version import __version__
 from ..engine import io
-from ..engine.stats import MAX_ORDER_LIMIT, StatsTable, compute_stats
+from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import InputError
 from ..meta import report, study
 from ..metrics.bleu import SMOOTH_METHODS
 from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from ._progress import ProgressBar
+from . import _study_inputs as inputs_
+from ._progress import one_line, progress_bar
+from ._study_inputs import UNDEFINED, read_human, read_scores_table
 
 __all__ = ["STUDY_METRICS", "add_parser", "read_human", "run"]
 
 #: Metrics of ``--metric``: corpus BLEU, mean sentence BLEU, corpus ΔBLEU.
 STUDY_METRICS = ("bleu", "sbleu", "delta_bleu")
-_VIEWS = ("single", "threshold", "all")
-
-
-def read_human(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a human scores table (``system``, ``seg_id``, ``score``; TSV, JSONL or Parquet).
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> p = os.path.join(tempfile.mkdtemp(), "h.tsv")
-    >>> _ = open(p, "w").write("system\\tseg_id\\tscore\\nA\\t1\\t-5\\nA\\t1\\tNaN\\n")
-    >>> read_human(p).to_dict("list")
-    {'system': ['A', 'A'], 'seg_id': [1, 1], 'score': [-5.0, nan]}
-    """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in io.TABLE_SUFFIXES:
-        raise InputError(f"{path}: unknown table format {suffix!r}; expected one of "
-                            f"{', '.join(io.TABLE_SUFFIXES)}.")
-    if not path.is_file():
-        raise InputError(f"{path}: no such file; check the path.")
-    try:
-        if suffix == ".parquet":
-            frame = pd.read_parquet(path)
-        elif suffix == ".jsonl":
-            frame = pd.read_json(path, lines=True, dtype=False)
-        else:
-            frame = pd.read_csv(path, sep="\t", quoting=3, dtype={"system": str}, keep_default_na=False,
-                                na_values=["NaN", "nan", "NA", ""])
-    except (ValueError, OSError) as exc:
-        raise InputError(f"{path}: cannot be read as {suffix[1:].upper()} ({exc}).") from None
-    missing = [c for c in study.HUMAN_COLUMNS if c not in frame.columns]
-    if missing:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)}; a human scores table has "
-                            f"{', '.join(study.HUMAN_COLUMNS)} (one row per rating).")
-    if frame["score"].dtype == object:
-        frame["score"] = pd.to_numeric(frame["score"], errors="coerce")
-    return frame
 
 
 def _ints(text: str) -> list[int]:
     try:
-        return [int(v) for v in text.split(",") if v.strip()]
+        values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers; got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected at least one integer; got {text!r}")
+    return values
 
 
 def _floats(text: str) -> list[float]:
@@ -108,18 +89,26 @@ def _floats(text: str) -> list[float]:
 def add_parser(subparsers: Any) -> None:
     """Add the ``study`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
-        "study", help="the ΔBLEU paper's correlation study (Table 2, Figure 2) into a results folder",
+        "study", help="the ΔBLEU paper's correlation study (Table 2, Figure 2, metric comparisons) into a folder",
         description="Correlation of BLEU, sBLEU and ΔBLEU score differences with human score differences "
                     "on random units of M segments (Galley et al. 2015, section 5), from cached statistics.")
     p.add_argument("--hypotheses", required=True, metavar="TABLE",
                    help="hypotheses table (.tsv/.jsonl/.parquet: seg_id, system, text)")
-    p.add_argument("--references", required=True, metavar="TABLE",
-                   help="references table (seg_id, ref_id, weight, text); a segment's first row is its "
-                        "single reference")
+    p.add_argument("--references", required=True, action="append", metavar="TABLE",
+                   help="references table (seg_id, ref_id or ref, weight, text); repeatable, concatenated")
     p.add_argument("--human", required=True, metavar="TABLE",
-                   help="human scores (system, seg_id, score; one row per rating, raters averaged)")
+                   help="human scores (system, seg_id, score column; one row per rating, raters averaged)")
+    p.add_argument("--human-column", default="score", metavar="NAME",
+                   help="score column of --human (and of --ref-weights-from when it has one) (default: %(default)s)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="results folder (written whole or not at all)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing results folder")
+    p.add_argument("--ref-weights-from", metavar="TABLE",
+                   help="human scores of the references (ref_id, seg_id, score rows, or a human table whose "
+                        "system names are reference ids) that set the references' ΔBLEU weights")
+    p.add_argument("--weight-transform", type=inputs_.weight_transform_arg, metavar="SPEC",
+                   help="scores -> weights in [-1, 1]: linear:SCALE, rank or constant-linear:SCALE")
+    p.add_argument("--single-ref", metavar="REF_ID",
+                   help="the reference of the single-reference view (default: each segment's first)")
     p.add_argument("-tok", "--tokenize", choices=TOKENIZERS, default=DEFAULT_TOKENIZER,
                    help="tokenizer, as sacreBLEU's (default: %(default)s)")
     p.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
@@ -134,7 +123,10 @@ def add_parser(subparsers: Any) -> None:
                    help="smoothing of corpus BLEU / ΔBLEU (default: %(default)s)")
     p.add_argument("--threshold", type=float, default=0.0, metavar="THETA",
                    help="θ of the 'w ≥ θ' reference view (default: %(default)s)")
-    p.add_argument("--unit-size", type=int, default=100, metavar="M", help="segments per unit (default: %(default)s)")
+    p.add_argument("--unit-size", type=int, default=100, metavar="M",
+                   help="segments per unit, when --unit-sizes is not given (default: %(default)s)")
+    p.add_argument("--unit-sizes", type=_ints, default=None, metavar="LIST",
+                   help="unit sizes of the study, one run each, e.g. 1,10,100 (default: --unit-size)")
     p.add_argument("--assignments", type=int, default=1000, metavar="A",
                    help="random assignments (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of every random draw (default: %(default)s)")
@@ -144,20 +136,28 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--kendall-variant", choices=("b", "c"), default="b", help="Kendall τ variant (default: b)")
     p.add_argument("--unmatched", choices=study.UNMATCHED, default="error",
                    help="rated cells without a hypothesis (in some view): error, or exclude and count")
+    p.add_argument("--undefined", choices=UNDEFINED, default="error",
+                   help="segments where ΔBLEU has no positively weighted reference: error, or exclude them "
+                        "for every metric (counted)")
     p.add_argument("--pair", action="append", nargs=2, metavar=("SYS_A", "SYS_B"),
                    help="system pair, repeatable (default: all pairs sharing rated segments)")
+    p.add_argument("--compare", action="append", type=inputs_.pair_of_names, metavar="A,B",
+                   help="paired comparison of two metrics (e.g. delta_bleu:all,bleu:all): difference of ρ and τ, "
+                        "interval, p-value; repeatable")
+    p.add_argument("--compare-bootstrap", type=int, default=None, metavar="B",
+                   help="replicates of each resampling of --compare (default: --bootstrap, or 1000 with --bootstrap 0)")
+    p.add_argument("--compare-resampling", choices=study.COMPARE_RESAMPLING, default="systems",
+                   help="how --compare samples system pairs: systems (default) or pairs")
     p.add_argument("--sweep", action="append", choices=study.SWEEP_PARAMETERS,
                    help="Figure 2 panel, repeatable: threshold, unit_size, max_ngram_order")
     p.add_argument("--thresholds", type=_floats, default=[-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0], metavar="LIST",
                    help="θ values of --sweep threshold, e.g. --thresholds=-1,0,0.5 "
                         "(default: -1,-0.5,0,0.25,0.5,0.75,1)")
-    p.add_argument("--unit-sizes", type=_ints, default=list(study.PAPER_UNIT_SIZES), metavar="LIST",
-                   help="M values of --sweep unit_size (default: 1,2,5,10,20,50,100)")
     p.add_argument("--orders", type=_ints, default=None, metavar="LIST",
                    help="N values of --sweep max_ngram_order (default: 1..--max-ngram-order)")
     p.add_argument("--sweep-assignments", type=int, default=None, metavar="A",
                    help="assignments per sweep point (default: --assignments)")
-    p.add_argument("--no-plot", action="store_true", help="do not draw figure2.png")
+    p.add_argument("--no-plot", action="store_true", help="do not draw figure2_M<M>.png")
     p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
     p.add_argument("--json", action="store_true", help="print the study as JSON instead of Table 2")
     p.set_defaults(func=run)
@@ -168,40 +168,6 @@ def _usage(err: TextIO, message: str) -> int:
     return 2
 
 
-def _view_stats(hyps, refs, view: str, theta: float, options: dict, err: TextIO) -> StatsTable:
-    """Statistics of one reference view.
-
-    In 'w ≥ θ', hypotheses of segments left without a reference are dropped (and said on stderr).
-    """
-    if view != "threshold":
-        return compute_stats(hyps, refs, ref_view="first" if view == "single" else "all", **options)
-    weights = refs.column("weight").to_numpy()
-    kept = np.unique(refs.column("seg_id").to_numpy()[weights >= theta])
-    seg = hyps.column("seg_id").to_numpy()
-    has = np.isin(seg, kept)
-    if not has.all():
-        n_seg = len(np.unique(seg[~has]))
-        print(f"bleustats study: 'w≥{theta:g}' view: {n_seg} segment(s) have no reference with weight >= {theta:g}; "
-              f"their {int((~has).sum())} hypotheses are not scored in that view", file=err)
-        hyps = hyps.filter(has)
-    return compute_stats(hyps, refs, ref_view="threshold", weight_threshold=theta, **options)
-
-
-def _metrics_of(stats_by_view: dict, names: list[str], args: argparse.Namespace, max_ngram_order: int | None = None,
-                threshold_label: str | None = None):
-    out = []
-    for name in names:
-        for view, st in stats_by_view.items():
-            refs = (threshold_label or f"w≥{args.threshold:g}") if view == "threshold" else view
-            if name == "sbleu":
-                out.append(study.sentence_mean_metric(st, args.sentence_variant, refs=refs,
-                                                      max_ngram_order=max_ngram_order))
-            else:
-                out.append(study.corpus_metric(st, metric=name, refs=refs, smooth_method=args.smooth_method,
-                                               max_ngram_order=max_ngram_order))
-    return out
-
-
 def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
     """Write every file into a new folder beside ``target``, then rename it into place."""
     parent = target.parent if str(target.parent) else Path(".")
@@ -209,17 +175,20 @@ def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
         raise InputError(f"--output: the parent folder {parent} does not exist; create it first.")
     if target.exists() and not overwrite:
         raise InputError(f"--output: {target} exists; pass --overwrite to replace it or choose another folder.")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-    old = None
+    tmp = old = None
     try:
+        with deferred():  # made and named before an interrupt can land
+            tmp = io.make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
         for name, write in files.items():
             write(tmp / name)
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            with deferred():
+                old = io.make_temp_dir(target, ".old")
             os.replace(target, old / target.name)
         os.replace(tmp, target)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         if old is not None and not target.exists():
             os.replace(old / target.name, target)
         raise
@@ -228,10 +197,7 @@ def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """Run ``bleustats study``; returns the exit code (0 ok, 1 error, 2 usage)."""
-    out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
+def _check_args(args: argparse.Namespace, err: TextIO) -> int | None:
     if not 1 <= args.max_ngram_order <= MAX_ORDER_LIMIT:
         return _usage(err, f"argument --max-ngram-order: must be from 1 to {MAX_ORDER_LIMIT}; "
                            f"got {args.max_ngram_order}")
@@ -239,99 +205,183 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     if any(not 1 <= n <= args.max_ngram_order for n in orders):
         return _usage(err, f"argument --orders: each must be from 1 to --max-ngram-order ({args.max_ngram_order}); "
                            f"got {orders}")
+    args.orders = orders
+    if args.compare_bootstrap is not None and args.compare_bootstrap < 2:
+        return _usage(err, f"argument --compare-bootstrap: must be >= 2; got {args.compare_bootstrap}")
+    return None
+
+
+def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run ``bleustats study``; returns the exit code (0 ok, 1 error, 2 usage)."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    code = _check_args(args, err)
+    if code is not None:
+        return code
     names = list(dict.fromkeys(args.metric or STUDY_METRICS))
-    show = args.progress or (hasattr(err, "isatty") and err.isatty())
+    sizes = list(dict.fromkeys(args.unit_sizes or [args.unit_size]))
     t0 = time.perf_counter()
     try:
         get_variant(args.sentence_variant)
-        hyps = io.read_table(args.hypotheses, "hypotheses")
-        refs = io.read_table(args.references, "references")
-        human = read_human(args.human)
+        inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
         options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
-        print(f"bleustats study: {hyps.num_rows} hypotheses, {refs.num_rows} references, {len(human)} ratings; "
+        print(f"bleustats study: {len(inputs.hypotheses)} rated hypotheses ({inputs.notes['hypotheses_not_rated']} "
+              f"without a rating not scored), {len(inputs.references)} references, {len(inputs.human)} ratings; "
               "computing statistics per reference view", file=err)
-        stats = {v: _view_stats(hyps, refs, v, args.threshold, options, err) for v in _VIEWS}
+        t_stats = time.perf_counter()
+        metrics = inputs_.StudyMetrics(inputs, names, args, options, err)
+        main_metrics = metrics.build()
+        t_stats = time.perf_counter() - t_stats
+        compare = [(metrics.resolve(a), metrics.resolve(b)) for a, b in args.compare or []]
         study_opts = dict(n_assignments=args.assignments, seed=args.seed, n_bootstrap=args.bootstrap,
                           confidence=args.confidence, kendall_variant=args.kendall_variant,
                           unmatched=args.unmatched, pairs=[tuple(p) for p in args.pair] if args.pair else None)
-        bar = ProgressBar(err, label="study") if show else None
-        result = study.correlation_study(_metrics_of(stats, names, args), human, unit_size=args.unit_size,
-                                         progress=bar, **study_opts)
-        if bar is not None:
-            bar.close()
-        sweeps: dict[str, pd.DataFrame] = {}
-        sweep_opts = dict(study_opts, n_assignments=args.sweep_assignments or args.assignments)
-        for param in dict.fromkeys(args.sweep or []):
-            bar = ProgressBar(err, label=f"sweep {param}") if show else None
-            if param == "unit_size":
-                frame = study.sweep(param, args.unit_sizes, _metrics_of(stats, names, args), human,
-                                    progress=bar, **sweep_opts)
-            elif param == "max_ngram_order":
-                frame = study.sweep(param, orders, lambda n: _metrics_of(stats, names, args, max_ngram_order=n),
-                                    human, unit_size=args.unit_size, progress=bar, **sweep_opts)
-            else:
-                def at(theta: float) -> list:
-                    st = _view_stats(hyps, refs, "threshold", theta, options, err)
-                    at_args = argparse.Namespace(**{**vars(args), "threshold": theta})
-                    # one label across θ, so the sweep draws one line per metric (the θ is the x axis)
-                    return _metrics_of({"threshold": st}, names, at_args, threshold_label="w≥θ")
-                frame = study.sweep(param, args.thresholds, at, human, unit_size=args.unit_size, progress=bar,
-                                    **sweep_opts)
+        results = []
+        for m in sizes:
+            bar = progress_bar(err, forced=args.progress, label=f"study M={m}")
+            with warnings.catch_warnings(record=True) as caught:  # said once below, one line per reason
+                warnings.simplefilter("always", RuntimeWarning)
+                results.append(study.correlation_study(main_metrics, inputs.human, unit_size=m, progress=bar,
+                                                       compare=compare or None,
+                                                       n_compare_bootstrap=args.compare_bootstrap,
+                                                       compare_resampling=args.compare_resampling, **study_opts))
             if bar is not None:
                 bar.close()
-            sweeps[param] = frame
-        files = _result_files(result, sweeps, args, time.perf_counter() - t0, err)
+            if caught:  # the warnings say it per metric; here one line per reason, naming the metrics
+                for note in report.undefined_notes(results[-1].summary):
+                    print(f"bleustats study: warning (M = {m}): {note}", file=err)
+        sweeps = _sweeps(args, inputs, metrics, sizes, results, study_opts, err)
+        files = _result_files(results, sweeps, inputs, args, {"statistics": t_stats,
+                                                              "total": time.perf_counter() - t0}, err)
         _write_folder(Path(args.output), files, args.overwrite)
     except (ValueError, TypeError) as exc:
-        print(f"\nbleustats study: error: {exc}" if show else f"bleustats study: error: {exc}", file=err)
+        print(f"bleustats study: error: {one_line(exc)}", file=err)
         return 1
     except OSError as exc:
-        print(f"bleustats study: error: {exc.strerror or exc}", file=err)
+        print(f"bleustats study: error: {one_line(exc.strerror or exc)}", file=err)
         return 1
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), file=out)
+        print(json.dumps(_payload(results, inputs), ensure_ascii=False, indent=1), file=out)
     else:
-        print(report.to_markdown(result), file=out)
-    ex = result.exclusions
-    print(f"bleustats study: {len(result.pairs)} pairs, {result.n_observations} observations; excluded: "
-          f"{ex['human_nan_rows']} NaN rating(s), {ex['human_without_hypothesis']} rated cell(s) without "
-          f"hypothesis, {ex['segments_dropped']} remainder segment(s) per assignment; wrote {args.output} "
+        print("\n\n".join(_markdown(r) for r in results), file=out)
+    ex = results[0].exclusions
+    notes = inputs.notes
+    print(f"bleustats study: {len(results[0].pairs)} pairs; unit sizes {', '.join(map(str, sizes))} "
+          f"({', '.join(str(r.n_observations) for r in results)} observations); excluded: {ex['human_nan_rows']} NaN "
+          f"rating(s), {ex['human_without_hypothesis']} rated cell(s) without hypothesis, "
+          f"{notes.get('undefined_segments', 0)} segment(s) where ΔBLEU is undefined, "
+          f"{notes['human_reference_rows']} rating(s) of references; wrote {args.output} "
           f"({', '.join(sorted(files))})", file=err)
     return 0
 
 
-def _result_files(result: study.StudyResult, sweeps: dict, args: argparse.Namespace, seconds: float,
-                  err: TextIO) -> dict[str, Any]:
+def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: inputs_.StudyMetrics, sizes: list[int],
+            results: list, study_opts: dict, err: TextIO) -> dict[str, pd.DataFrame]:
+    """Figure 2 panels: θ and N swept at every unit size; the unit-size panel from the studies (or the paper's M)."""
+    sweeps: dict[str, pd.DataFrame] = {}
+    opts = dict(study_opts, n_assignments=args.sweep_assignments or args.assignments)
+    cache: dict[float, list] = {}
+
+    def at_theta(theta: float) -> list:
+        if theta not in cache:
+            st = inputs_.view_stats(inputs, "threshold", theta, metrics.options, err)
+            # one label across θ, so the sweep draws one line per metric (the θ is the x axis)
+            cache[theta] = metrics.build({"threshold": st}, threshold_label="w≥θ")
+        return cache[theta]
+
+    for param in dict.fromkeys(args.sweep or []):
+        frames = []
+        if param == "unit_size":
+            if len(sizes) > 1:
+                frames = [r.summary.assign(parameter="unit_size", value=r.unit_size) for r in results]
+            else:
+                bar = progress_bar(err, forced=args.progress, label="sweep unit_size")
+                frames = [study.sweep("unit_size", study.PAPER_UNIT_SIZES, metrics.build(), inputs.human,
+                                      progress=bar, **opts)]
+                if bar is not None:
+                    bar.close()
+        else:
+            for m in sizes:
+                bar = progress_bar(err, forced=args.progress, label=f"sweep {param} M={m}")
+                if param == "max_ngram_order":
+                    frame = study.sweep(param, args.orders, lambda n: metrics.build(max_ngram_order=n),
+                                        inputs.human, unit_size=m, progress=bar, **opts)
+                else:
+                    frame = study.sweep(param, args.thresholds, at_theta, inputs.human, unit_size=m, progress=bar,
+                                        **opts)
+                if bar is not None:
+                    bar.close()
+                frames.append(frame.assign(unit_size=m))
+        frame = pd.concat(frames, ignore_index=True)
+        lead = [c for c in ("parameter", "value", "unit_size") if c in frame.columns]
+        sweeps[param] = frame[lead + [c for c in frame.columns if c not in lead]]
+    return sweeps
+
+
+def _markdown(result: study.StudyResult) -> str:
+    text = report.to_markdown(result)
+    if result.comparisons is not None and len(result.comparisons):
+        text += "\n\n" + report.comparisons_markdown(result.comparisons, confidence=result.confidence)
+    return f"## M = {result.unit_size}\n\n" + text
+
+
+def _payload(results: list, inputs: inputs_.StudyInputs) -> dict[str, Any]:
+    return {"command": "bleustats study", "version": __version__, "studies": [r.to_dict() for r in results],
+            "inputs": {**inputs.notes, "undefined_segments_per_view": inputs.undefined_segments,
+                       "reference_weights": inputs.weights_label, "single_ref": inputs.single_ref}}
+
+
+def _result_files(results: list, sweeps: dict, inputs: inputs_.StudyInputs, args: argparse.Namespace,
+                  seconds: dict, err: TextIO) -> dict[str, Any]:
     def text(content: str):
         return lambda p: p.write_text(content, encoding="utf-8")
 
+    summary = pd.concat([r.summary.assign(unit_size=r.unit_size) for r in results], ignore_index=True)
+    summary = summary[["unit_size"] + [c for c in summary.columns if c != "unit_size"]]
+    pairs = pd.concat([r.pairs.assign(unit_size=r.unit_size) for r in results], ignore_index=True)
     files: dict[str, Any] = {
-        "table2.md": text("# Table 2 (Galley et al. 2015, section 5)\n\n" + report.to_markdown(result) + "\n"),
-        "table2.csv": lambda p: result.summary.to_csv(p, index=False),
-        "table2.json": text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n"),
-        "pairs.csv": lambda p: result.pairs.to_csv(p, index=False),
+        "table2.md": text("# Table 2 (Galley et al. 2015, section 5)\n\n"
+                          + "\n\n".join(_markdown(r) for r in results) + "\n"),
+        "table2.csv": lambda p: summary.to_csv(p, index=False),
+        "table2.json": text(json.dumps(_payload(results, inputs), ensure_ascii=False, indent=1) + "\n"),
+        "pairs.csv": lambda p: pairs.to_csv(p, index=False),
+        "assignments.parquet": lambda p: pd.concat([r.assignments() for r in results],
+                                                   ignore_index=True).to_parquet(p, index=False),
     }
+    if any(r.comparisons is not None for r in results):
+        comparisons = pd.concat([r.comparisons.assign(unit_size=r.unit_size) for r in results], ignore_index=True)
+        comparisons = comparisons[["unit_size"] + [c for c in comparisons.columns if c != "unit_size"]]
+        files["comparisons.csv"] = lambda p: comparisons.to_csv(p, index=False)
     for param, frame in sweeps.items():
         files[f"sweep_{param}.csv"] = (lambda f: lambda p: f.to_csv(p, index=False))(frame)
-    if sweeps and not args.no_plot:
+    if not args.no_plot:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            print("bleustats study: matplotlib is not installed: no figure2.png (pip install 'bleustats[plot]')",
+            print("bleustats study: matplotlib is not installed: no figures (pip install 'bleustats[plot]')",
                   file=err)
         else:
-            def plot(p: Path) -> None:
-                report.plot_sweeps(sweeps).savefig(p, format="png", dpi=120)
-            files["figure2.png"] = plot
+            by_size = dict(sweeps)
+            if len(results) > 1 and "unit_size" not in by_size:  # Figure 2 (B) from the studies themselves
+                by_size["unit_size"] = pd.concat([r.summary.assign(parameter="unit_size", value=r.unit_size)
+                                                  for r in results], ignore_index=True)
+            for r in results:
+                panels = report.study_panels(r.summary, by_size, unit_size=r.unit_size)
+                files[f"figure2_M{r.unit_size}.png"] = (lambda pn, m: lambda p: report.plot_sweeps(
+                    pn, title=f"M = {m}").savefig(p, format="png", dpi=120))(panels, r.unit_size)
     manifest = {
         "command": "bleustats study",
         "version": __version__,
-        "inputs": {"hypotheses": str(args.hypotheses), "references": str(args.references), "human": str(args.human)},
+        "inputs": {"hypotheses": str(args.hypotheses), "references": [str(r) for r in args.references],
+                   "human": str(args.human), "ref_weights_from": args.ref_weights_from},
         "options": {k: v for k, v in vars(args).items() if k not in ("func", "command", "hypotheses", "references",
                                                                      "human", "output")},
-        "signature": result.signature,
-        "exclusions": result.exclusions,
-        "timings": {**{k: round(v, 3) for k, v in result.timings.items()}, "total": round(seconds, 3)},
+        "signatures": {r.unit_size: str(r.signature) for r in results},
+        "exclusions": {**results[0].exclusions, **inputs.notes,
+                       "undefined_segments_per_view": inputs.undefined_segments},
+        "timings": {"statistics": round(seconds["statistics"], 3),
+                    **{f"M={r.unit_size}": {k: round(v, 3) for k, v in r.timings.items()} for r in results},
+                    "total": round(seconds["total"], 3)},
         "files": sorted(list(files) + ["study.json"]),
     }
     files["study.json"] = text(json.dumps(manifest, ensure_ascii=False, indent=1, default=str) + "\n")

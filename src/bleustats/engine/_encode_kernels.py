@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from .._numba_cache import use_user_cache
+
+# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
+_USER_CACHE = use_user_cache()
 
 #: Fibonacci-hashing multiplier (2**64 / golden ratio), shared with the statistics kernels.
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -375,3 +379,6 @@ def newline_ends(data, words, lo, hi):
     out = np.empty(n, np.int64)
     _newline_pass(data, words, lo, hi, out, True)
     return out
+
+
+_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

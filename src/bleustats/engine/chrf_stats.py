@@ -36,6 +36,8 @@ from ..errors import InputError
 from . import _chrf_kernels as _k
 from . import io
 from .encode import block_bounds, string_buffers
+from .options import CHRF_DEFAULTS
+from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,15 +50,6 @@ __all__ = [
     "chrf_statistics",
 ]
 
-#: sacreBLEU 2.6's ``CHRF`` defaults (chrF2; ``word_order=2`` is chrF++).
-CHRF_DEFAULTS = {
-    "char_order": 6,
-    "word_order": 0,
-    "beta": 2,
-    "lowercase": False,
-    "whitespace": False,
-    "eps_smoothing": False,
-}
 
 #: Below this many bytes of text (hypotheses plus their references) the kernel
 #: runs on the calling thread: starting the thread pool costs more than the work.
@@ -195,6 +188,7 @@ def chrf_statistics(
     whitespace: bool = False,
     eps_smoothing: bool = False,
     references_layout: str = "auto",
+    k_best: bool = False,
 ) -> NDArray[np.int64]:
     r"""Per-hypothesis chrF / chrF++ statistics, sacreBLEU 2.6's ``CHRF`` segment statistics.
 
@@ -220,13 +214,17 @@ def chrf_statistics(
     references : list of lists, or long-form table
         sacreBLEU-style streams (``None`` for a missing reference), one list
         per segment (``references_layout``), Arrow streams, or the
-        ``references`` table; see :func:`bleustats.engine.io.as_references_table`.
-        A table's rows are taken in their order within a segment. Reference
+        ``references`` table; see :func:`bleustats.engine.io.as_references_table`;
+        or a :class:`~bleustats.engine.references.ReferenceSet`. A table's rows
+        are taken in their order within a segment. Reference
         weights are ignored.
     char_order, word_order, beta, lowercase, whitespace, eps_smoothing
         sacreBLEU's ``CHRF`` options (see :func:`chrf_options`).
     references_layout : {'auto', 'streams', 'segments'}
         How list ``references`` are laid out.
+    k_best : bool
+        A hypotheses table may repeat a ``(system, seg_id)`` pair (the
+        entries of a k-best list), as in :func:`bleustats.compute_stats`.
 
     Returns
     -------
@@ -254,9 +252,15 @@ def chrf_statistics(
     opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
                         lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
     n_cols = 3 * (opts["char_order"] + opts["word_order"])
-    hyps = io.as_hypotheses_table(hypotheses)
-    refs = io.as_references_table(references, n_hyp=None if io.is_table(hypotheses) else hyps.num_rows,
-                                  layout=references_layout)
+    hyps = io.as_hypotheses_table(hypotheses, k_best=k_best)
+    n_list = None if io.is_table(hypotheses) else hyps.num_rows
+    if isinstance(references, ReferenceSet):
+        if n_list is not None and references.n_segments is not None and references.n_segments != n_list:
+            raise InputError(f"references: the ReferenceSet has {references.n_segments} segments but there are "
+                             f"{n_list} hypotheses; every reference stream must be as long as the hypotheses.")
+        refs = references.table
+    else:
+        refs = io.as_references_table(references, n_hyp=n_list, layout=references_layout)
     n_hyp = hyps.num_rows
     if n_hyp == 0:
         return np.zeros((0, n_cols), np.int64)
@@ -281,10 +285,19 @@ def chrf_statistics(
         )
 
     hyp_text = hyps.column("text").combine_chunks()
-    ref_text = refs.column("text")
-    ref_text = (ref_text.take(pa.array(ref_order)) if len(ref_order) else ref_text).combine_chunks()
+
+
+    def ordered_refs(table: pa.Table) -> pa.Array:
+        text = table.column("text")
+        text = (text.take(pa.array(ref_order)) if len(ref_order) else text).combine_chunks()
+        return _lowered(text) if opts["lowercase"] else text
+
+    if isinstance(references, ReferenceSet):  # prepared once per lowercase setting
+        ref_text = references.cached(("chrf", opts["lowercase"]), ordered_refs)
+    else:
+        ref_text = ordered_refs(refs)
     if opts["lowercase"]:
-        hyp_text, ref_text = _lowered(hyp_text), _lowered(ref_text)
+        hyp_text = _lowered(hyp_text)
     h_data, h_off = string_buffers(hyp_text)
     r_data, r_off = string_buffers(ref_text)
 

@@ -393,8 +393,8 @@ def encode_line_blocks(data: np.ndarray, offsets: np.ndarray, block_ranges: np.n
 
 
 def encode_segment_ids(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.ndarray, *,
-                       tokenize: str, lowercase: bool, timings: dict[str, float] | None = None
-                       ) -> tuple[np.ndarray, np.ndarray, int, int]:
+                       tokenize: str, lowercase: bool, timings: dict[str, float] | None = None,
+                       refs_tokenized: bool = False) -> tuple[np.ndarray, np.ndarray, int, int]:
     """:func:`encode_segments` as numpy: ``(ids, tok_offsets, n_hyp_lines, n_vocab)``.
 
     Hypothesis line ``i`` has ids ``ids[tok_offsets[i]:tok_offsets[i + 1]]``,
@@ -403,7 +403,7 @@ def encode_segment_ids(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.nda
     """
     t0 = time.perf_counter()
     h_tok = tokenized(hyp_texts, tokenize, lowercase)
-    r_tok = tokenized(ref_texts, tokenize, lowercase)
+    r_tok = ref_texts if refs_tokenized else tokenized(ref_texts, tokenize, lowercase)
     t1 = time.perf_counter()
     if h_tok.type != r_tok.type:
         h_tok, r_tok = h_tok.cast(pa.large_string()), r_tok.cast(pa.large_string())
@@ -421,8 +421,8 @@ def encode_segment_ids(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.nda
 
 
 def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.ndarray, *,
-                    tokenize: str, lowercase: bool, timings: dict[str, float] | None = None
-                    ) -> tuple[pa.ListArray, pa.ListArray]:
+                    tokenize: str, lowercase: bool, timings: dict[str, float] | None = None,
+                    refs_tokenized: bool = False) -> tuple[pa.ListArray, pa.ListArray]:
     """Token ids of a chunk's hypotheses and references (both grouped by segment).
 
     ``hyp_ptr`` / ``ref_ptr`` are CSR offsets: segment ``s`` owns hypotheses
@@ -431,7 +431,8 @@ def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarra
     their bytes. Each block of about ``_ENCODE_BLOCK_BYTES`` of text has its own
     id space; a segment's hypotheses and references are always in the same block.
     Seconds spent are added to ``timings['tokenize']`` / ``timings['encode']``
-    when a dict is given.
+    when a dict is given. ``refs_tokenized=True`` says ``ref_texts`` were
+    tokenized already (a :class:`~bleustats.engine.references.ReferenceSet`'s cache).
 
     Examples
     --------
@@ -441,6 +442,7 @@ def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarra
     ([[0, 1, 0]], [[1, 2]])
     """
     ids, tok_off, n_h, _ = encode_segment_ids(hyp_texts, ref_texts, hyp_ptr, ref_ptr, tokenize=tokenize,
-                                              lowercase=lowercase, timings=timings)
+                                              lowercase=lowercase, timings=timings,
+                                              refs_tokenized=refs_tokenized)
     # both lists view the same flat ids; offsets are absolute into it
     return token_lists(ids, tok_off[: n_h + 1]), token_lists(ids, tok_off[n_h:])

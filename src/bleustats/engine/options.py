@@ -21,9 +21,9 @@ import math
 import sys
 from typing import Any
 
-from ..tokenizers import TOKENIZERS
+from ..tokenizers import SACREBLEU_TOKENIZERS
 
-__all__ = ["DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "check_options", "is_integer", "is_real"]
+__all__ = ["CHRF_DEFAULTS", "DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "check_options", "is_integer", "is_real"]
 
 #: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
 REF_VIEWS = ("all", "threshold", "first")
@@ -31,6 +31,16 @@ REF_VIEWS = ("all", "threshold", "first")
 DELTA_DEFINITIONS = ("paper", "galley2019")
 #: Largest supported n-gram order (the kernel has no intrinsic limit; this bounds table width).
 MAX_ORDER_LIMIT = 32
+#: sacreBLEU 2.6's ``CHRF`` defaults (chrF2; ``word_order=2`` is chrF++); here so that a command line
+#: can offer them without loading chrF's kernels (:mod:`bleustats.engine.chrf_stats` uses them).
+CHRF_DEFAULTS = {
+    "char_order": 6,
+    "word_order": 0,
+    "beta": 2,
+    "lowercase": False,
+    "whitespace": False,
+    "eps_smoothing": False,
+}
 
 
 def is_integer(value: Any) -> bool:
@@ -65,9 +75,9 @@ def _is_finite(value: Any) -> bool:
 def check_options(tokenize: Any, max_ngram_order: Any, ref_view: Any, weight_threshold: Any,
                   delta_definition: Any) -> None:
     """Raise ``ValueError`` naming the first option that is not valid (and what it must be)."""
-    if tokenize not in TOKENIZERS:
+    if tokenize not in SACREBLEU_TOKENIZERS:
         raise ValueError(
-            f"tokenize must be one of {', '.join(map(repr, TOKENIZERS))}; got {tokenize!r}."
+            f"tokenize must be one of {', '.join(map(repr, SACREBLEU_TOKENIZERS))}; got {tokenize!r}."
         )
     if not is_integer(max_ngram_order) or not 1 <= max_ngram_order <= MAX_ORDER_LIMIT:
         raise ValueError(

@@ -36,21 +36,30 @@ from ..errors import InputError
 from . import columns as columns_
 from . import io, schemas, small
 from .options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, check_options
+from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
     "DELTA_DEFINITIONS",
+    "STAT_METRICS",
+    "TER_DEFAULTS",
     "MAX_ORDER_LIMIT",
     "REF_VIEWS",
     "StatsTable",
     "compute_stats",
     "compute_stats_files",
     "load_stats",
+    "reference_tokens",
 ]
 
 _META = "bleustats."
+
+#: Metric groups a statistics table can hold (``bleu`` always; ``chrf++`` is chrF with word_order=2).
+STAT_METRICS = ("bleu", "chrf", "chrf++", "ter")
+#: sacreBLEU 2.6's TER options and defaults.
+TER_DEFAULTS = {"normalized": False, "no_punct": False, "asian_support": False, "case_sensitive": False}
 
 
 @dataclass(frozen=True)
@@ -113,6 +122,28 @@ class StatsTable:
     @property
     def version(self) -> str:
         return self._meta("version")
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """Metric groups whose statistics the table holds: ``('bleu',)``, ``('bleu', 'chrf', 'ter')``, ..."""
+        return tuple(self._meta("metrics").split(",")) if self._meta("metrics") else ("bleu",)
+
+    @property
+    def chrf_options(self) -> dict[str, Any] | None:
+        """The chrF options the ``chrf_*`` columns were made with (None without them)."""
+        if "chrf" not in self.metrics:
+            return None
+        beta = self._meta("chrf_beta")
+        return {"char_order": int(self._meta("chrf_char_order")), "word_order": int(self._meta("chrf_word_order")),
+                "beta": float(beta) if "." in beta or "e" in beta else int(beta),
+                **{k: self._meta(f"chrf_{k}") == "true" for k in ("lowercase", "whitespace", "eps_smoothing")}}
+
+    @property
+    def ter_options(self) -> dict[str, bool] | None:
+        """The TER options the ``ter_*`` columns were made with (None without them)."""
+        if "ter" not in self.metrics:
+            return None
+        return {k: self._meta(f"ter_{k}") == "true" for k in TER_DEFAULTS}
 
     @property
     def n_refs_label(self) -> str:
@@ -191,6 +222,8 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
     """
     import pyarrow.parquet as pq
 
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a folder; give the Parquet file written by bleustats stats (-o).")
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
@@ -202,9 +235,106 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
             f"{path}: has no {key.decode()!r} metadata; it was not written by bleustats "
             "(StatsTable.save)."
         )
-    max_order = int(meta[key])
-    aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path))
+    max_order = _check_metadata(meta, path)
+    # columns, types, ranges, no NaN, and the invariants every computed table satisfies
+    # (match_n <= total_n, total_n from hyp_len, wtotal_n = total_n * ref_weight_max, ...)
+    try:
+        groups = _groups(StatsTable(table))
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path), groups=groups)
     return StatsTable(aligned.replace_schema_metadata(meta))
+
+
+def _groups(stats: StatsTable) -> dict[str, dict[str, int]]:
+    """The optional column groups of a table, from its metadata (for the schema)."""
+    groups: dict[str, dict[str, int]] = {}
+    for metric in stats.metrics:
+        if metric == "chrf":
+            opts = stats.chrf_options or {}
+            groups["chrf"] = {"chrf_char_order": opts["char_order"], "chrf_word_order": opts["word_order"]}
+        elif metric == "ter":
+            groups["ter"] = {}
+        elif metric != "bleu":
+            raise InputError(f"statistics metadata names an unknown metric group {metric!r}; known: "
+                             f"{', '.join(STAT_METRICS)}. Was the table written by a newer bleustats?")
+    return groups
+
+
+def _metric_options(metrics: Any, chrf: Any, ter: Any) -> tuple[list[str], dict | None, dict | None]:
+    """Check ``metrics`` / ``chrf_options`` / ``ter_options``; return the groups and normalised options."""
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    metrics = list(metrics)
+    bad = [m for m in metrics if m not in STAT_METRICS]
+    if bad:
+        raise InputError(f"metrics must name some of {', '.join(map(repr, STAT_METRICS))}; got {bad[0]!r}.")
+    want_chrf = "chrf" in metrics or "chrf++" in metrics
+    chrf_opts = ter_opts = None
+    if chrf is not None and not want_chrf:
+        raise InputError("chrf_options is given but metrics has no 'chrf'; add 'chrf' (or 'chrf++') to metrics.")
+    if ter is not None and "ter" not in metrics:
+        raise InputError("ter_options is given but metrics has no 'ter'; add 'ter' to metrics.")
+    if want_chrf:
+        from .chrf_stats import CHRF_DEFAULTS, chrf_options  # numba's chrF kernels: loaded only when asked for
+
+        given = dict(chrf or {})
+        unknown = set(given) - set(CHRF_DEFAULTS)
+        if unknown:
+            raise InputError(f"chrf_options: unknown option(s) {sorted(unknown)}; known: {sorted(CHRF_DEFAULTS)}.")
+        if "chrf++" in metrics:
+            if given.get("word_order", 2) != 2:
+                raise InputError(f"metrics has 'chrf++' (word_order=2) but chrf_options sets word_order="
+                                 f"{given['word_order']!r}; use 'chrf' with that word_order instead.")
+            given["word_order"] = 2
+        chrf_opts = chrf_options(**given)
+    if "ter" in metrics:
+        given = dict(ter or {})
+        unknown = set(given) - set(TER_DEFAULTS)
+        if unknown:
+            raise InputError(f"ter_options: unknown option(s) {sorted(unknown)}; known: {sorted(TER_DEFAULTS)}.")
+        ter_opts = {**TER_DEFAULTS, **given}
+        for k, v in ter_opts.items():
+            if not isinstance(v, (bool, np.bool_)):
+                raise InputError(f"ter_options[{k!r}] must be True or False; got {v!r}.")
+    groups = ["bleu"] + (["chrf"] if want_chrf else []) + (["ter"] if "ter" in metrics else [])
+    return groups, chrf_opts, ter_opts
+
+
+def _check_metadata(meta: dict, path: Any) -> int:
+    """The table's settings, each checked; returns its max_ngram_order (errors list every bad key)."""
+    values, problems = {}, []
+    for key in schemas.load_schema("statistics")["metadata"]:
+        raw = meta.get(key.encode())
+        try:
+            values[key] = None if raw is None else raw.decode("utf-8")
+        except UnicodeDecodeError:
+            values[key] = None
+            problems.append(f"{key} is not UTF-8 text")
+    from ..tokenizers import SACREBLEU_TOKENIZERS
+
+    allowed = {"bleustats.tokenize": SACREBLEU_TOKENIZERS, "bleustats.lowercase": ("true", "false"),
+               "bleustats.ref_view": REF_VIEWS, "bleustats.delta_definition": DELTA_DEFINITIONS,
+               "bleustats.weights": ("uniform", "custom")}
+    for key, choices in allowed.items():
+        if values.get(key) is not None and values[key] not in choices:
+            problems.append(f"{key} is {values[key]!r}, not one of {', '.join(map(repr, choices))}")
+    order = values.get("bleustats.max_ngram_order") or ""
+    if not (order.isdigit() and 1 <= int(order) <= MAX_ORDER_LIMIT):
+        problems.append(f"bleustats.max_ngram_order is {order!r}, not an integer from 1 to {MAX_ORDER_LIMIT}")
+    theta = values.get("bleustats.weight_threshold") or ""
+    if values.get("bleustats.ref_view") == "threshold":
+        try:
+            if not np.isfinite(float(theta)):
+                raise ValueError
+        except ValueError:
+            problems.append(f"bleustats.weight_threshold is {theta!r}, not the finite θ of the threshold view")
+    elif theta:
+        problems.append(f"bleustats.weight_threshold is {theta!r} but ref_view is not 'threshold'")
+    if problems:
+        raise InputError(f"{path}: broken bleustats metadata: " + "; ".join(problems)
+                         + ". The file was not written by StatsTable.save, or was edited; compute it again.")
+    return int(order)
 
 
 # --------------------------------------------------------------------------- checks
@@ -222,6 +352,35 @@ def _apply_view(refs: pa.Table, ref_view: str, weight_threshold: float | None) -
 
 
 # --------------------------------------------------------------------------- pipeline
+
+
+def _references_table(references: Any, ref_weights: Any, hyps: pa.Table, hyps_are_table: bool, layout: str,
+                      tokenize: str, lowercase: bool) -> tuple[pa.Table, bool]:
+    """The validated references table; a ReferenceSet adds its cached tokenized texts (``tokens``)."""
+    n_hyp = None if hyps_are_table else hyps.num_rows
+    if not isinstance(references, ReferenceSet):
+        return io.as_references_table(references, ref_weights, n_hyp=n_hyp, layout=layout), False
+    if ref_weights is not None:
+        raise InputError("ref_weights must be None when references is a ReferenceSet; give the weights to "
+                         "ReferenceSet(references, ref_weights).")
+    if n_hyp is not None and references.n_segments is not None and references.n_segments != n_hyp:
+        raise InputError(f"references: the ReferenceSet has {references.n_segments} segments but there are "
+                         f"{n_hyp} hypotheses; every reference stream must be as long as the hypotheses.")
+    return references.table.append_column("tokens", reference_tokens(references, tokenize, lowercase)), True
+
+
+def reference_tokens(references: ReferenceSet, tokenize: str, lowercase: bool) -> pa.Array:
+    """The references' texts as ``tokenize`` leaves them, computed once per (tokenize, lowercase).
+
+    Examples
+    --------
+    >>> reference_tokens(ReferenceSet([["Hello, world!"]]), "13a", True).to_pylist()
+    ['hello , world !']
+    """
+    from .encode import tokenized
+
+    return references.cached(("bleu", tokenize, bool(lowercase)),
+                             lambda t: tokenized(t.column("text").combine_chunks(), tokenize, lowercase))
 
 
 def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
@@ -253,21 +412,63 @@ def _settings(n: int, tokenize: str, lowercase: bool, ref_view: str, weight_thre
         "weight_threshold": "" if ref_view != "threshold" else repr(float(weight_threshold)),
         "delta_definition": delta_definition,
         "weights": "uniform" if uniform else "custom",
+        "metrics": "bleu",
     }
 
 
 def _statistics_table(seg_id: pa.Array | pa.ChunkedArray, system: pa.Array | pa.ChunkedArray,
-                      out: tuple[np.ndarray, ...], settings: dict[str, str]) -> pa.Table:
-    """The statistics table of the kernels' output arrays (zero-copy columns) with its settings."""
+                      out: tuple[np.ndarray, ...], settings: dict[str, str], *,
+                      extra: dict[str, np.ndarray] | None = None, groups: dict[str, dict[str, int]] | None = None,
+                      extra_meta: dict[str, str] | None = None) -> pa.Table:
+    """The statistics table of the kernels' output arrays (zero-copy columns) with its settings.
+
+    ``extra`` holds the chrF / TER columns of the schema's optional ``groups``;
+    ``extra_meta`` their options (full ``bleustats.*`` keys).
+    """
     lens, ref_avg, n_refs, wmax, counts, wcounts = out
     n = int(settings["max_ngram_order"])
     columns = [seg_id, system, lens[0], lens[1], lens[2], ref_avg, n_refs, wmax]
     columns += [counts[i] for i in range(2 * n)] + [wcounts[i] for i in range(2 * n)]
+    columns += list((extra or {}).values())
     table = pa.Table.from_arrays(
         [c if isinstance(c, (pa.Array, pa.ChunkedArray)) else columns_.numeric(c) for c in columns],
-        schema=schemas.arrow_schema("statistics", max_ngram_order=n),
+        schema=schemas.arrow_schema("statistics", max_ngram_order=n, groups=groups or {}),
     )
-    return table.replace_schema_metadata({_META + k: v for k, v in settings.items()})
+    return table.replace_schema_metadata({**{_META + k: v for k, v in settings.items()}, **(extra_meta or {})})
+
+
+def _other_metrics(hyps: pa.Table, refs: pa.Table, k_best: bool, chrf_opts: dict | None, ter_opts: dict | None,
+                   timings: dict[str, float]) -> tuple[dict[str, np.ndarray], dict[str, str], dict[str, dict]]:
+    """chrF's and TER's columns when asked for: ``(columns, metadata, schema groups)``.
+
+    Their modules (and kernels) are imported only here, so a BLEU-only call loads none of them.
+    """
+    extra: dict[str, np.ndarray] = {}
+    meta: dict[str, str] = {}
+    schema_groups: dict[str, dict[str, int]] = {}
+    if chrf_opts is not None:
+        from .chrf_stats import chrf_column_names, chrf_metadata, chrf_statistics
+
+        t_chrf = time.perf_counter()
+        rows = chrf_statistics(hyps, refs.drop_columns([c for c in ("tokens",) if c in refs.column_names]),
+                               k_best=k_best, **chrf_opts)
+        for name, col in zip(chrf_column_names(chrf_opts["char_order"], chrf_opts["word_order"]), rows.T):
+            extra[name] = np.ascontiguousarray(col)
+        schema_groups["chrf"] = {"chrf_char_order": chrf_opts["char_order"],
+                                 "chrf_word_order": chrf_opts["word_order"]}
+        meta.update(chrf_metadata(chrf_opts))
+        timings["chrf"] = time.perf_counter() - t_chrf
+    if ter_opts is not None:
+        from .ter_stats import ter_statistics_table
+
+        t_ter = time.perf_counter()
+        rows = ter_statistics_table(hyps, refs, **ter_opts)
+        extra["ter_num_edits"] = rows[:, 0].astype(np.int64)
+        extra["ter_ref_length"] = np.ascontiguousarray(rows[:, 1])
+        schema_groups["ter"] = {}
+        meta.update({f"{_META}ter_{k}": "true" if v else "false" for k, v in ter_opts.items()})
+        timings["ter"] = time.perf_counter() - t_ter
+    return extra, meta, schema_groups
 
 
 def _statistics_kernel(ids: np.ndarray, hyp_offsets: np.ndarray, hyp_ptr: np.ndarray, ref_offsets: np.ndarray,
@@ -296,7 +497,7 @@ def _statistics_kernel(ids: np.ndarray, hyp_offsets: np.ndarray, hyp_ptr: np.nda
 def _kernel_statistics(hyp_text: pa.ChunkedArray, ref_text: pa.ChunkedArray, weights: np.ndarray,
                        hyp_seg: np.ndarray, ref_seg: np.ndarray, n_seg: int, n: int, delta_definition: str,
                        tokenize: str, lowercase: bool, chunk_segments: int, timings: dict[str, float],
-                       out: tuple[np.ndarray, ...]) -> None:
+                       out: tuple[np.ndarray, ...], *, refs_tokenized: bool = False) -> None:
     """The numba pipeline (encode, statistics kernel) over chunks of segments, into the arrays ``out``."""
     from .encode import encode_segment_ids
 
@@ -315,7 +516,7 @@ def _kernel_statistics(hyp_text: pa.ChunkedArray, ref_text: pa.ChunkedArray, wei
         ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
         ids, tok_off, n_h, n_vocab = encode_segment_ids(
             _rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr, ref_ptr, tokenize=tokenize,
-            lowercase=lowercase, timings=timings)
+            lowercase=lowercase, timings=timings, refs_tokenized=refs_tokenized)
         t2 = time.perf_counter()
         ref_off = tok_off[n_h:]
         res = _statistics_kernel(ids, tok_off[: n_h + 1], hyp_ptr, ref_off, np.arange(len(r_rows), dtype=np.int64),
@@ -345,9 +546,13 @@ def compute_stats(
     delta_definition: str = "paper",
     references_layout: str = "auto",
     system: str | None = None,
+    k_best: bool = False,
     chunk_segments: int = 100_000,
+    metrics: Sequence[str] = ("bleu",),
+    chrf_options: dict[str, Any] | None = None,
+    ter_options: dict[str, bool] | None = None,
 ) -> StatsTable:
-    r"""Per-hypothesis BLEU and ΔBLEU sufficient statistics.
+    r"""Per-hypothesis BLEU and ΔBLEU sufficient statistics (and chrF and TER's, with ``metrics=``).
 
     For hypothesis :math:`h` with references :math:`r_1..r_K` of weights
     :math:`w_j \in [-1, 1]` and :math:`\#g(x)` the count of n-gram :math:`g`
@@ -376,11 +581,14 @@ def compute_stats(
     references : list of lists, pandas.DataFrame or pyarrow.Table
         sacreBLEU-style reference streams, one list of references per segment
         (see ``references_layout``), or the long-form ``references`` table
-        (``seg_id``, ``ref_id``, ``weight``, ``text``).
+        (``seg_id``, ``ref_id``, ``weight``, ``text``), or a
+        :class:`~bleustats.engine.references.ReferenceSet` (validated once; its
+        tokenized texts are cached for the next call with the same tokenizer).
     ref_weights : list of lists of float, optional
         Weights in [-1, 1], same shape as list ``references``; default all 1.
-    tokenize : {'13a', 'none', 'intl', 'char', 'zh'}
-        sacreBLEU tokenizer.
+    tokenize : {'13a', 'none', 'intl', 'char', 'zh', 'ja-mecab', 'ko-mecab', 'spm', 'flores101', ...}
+        sacreBLEU tokenizer (the last ones need their optional packages; see
+        :mod:`bleustats.tokenizers`).
     lowercase : bool
         Lowercase before tokenizing.
     max_ngram_order : int
@@ -396,8 +604,25 @@ def compute_stats(
         How list ``references`` are laid out (see :func:`bleustats.engine.io.as_references_table`).
     system : str, optional
         System name for list ``hypotheses``.
+    k_best : bool
+        The hypotheses are entries of k-best lists: several rows may share
+        (system, seg_id). Otherwise such rows are an error, since a system's
+        score would count them twice.
     chunk_segments : int
         Segments per chunk; bounds memory on large inputs.
+    metrics : sequence of {'bleu', 'chrf', 'chrf++', 'ter'}
+        Statistics groups of the table. BLEU's columns are always there;
+        ``'chrf'`` adds the ``chrf_*`` / ``chrfw_*`` columns
+        (:func:`~bleustats.engine.chrf_stats.chrf_statistics`; ``'chrf++'`` is
+        chrF with ``word_order=2``), ``'ter'`` adds ``ter_num_edits`` and
+        ``ter_ref_length`` (:func:`~bleustats.engine.ter_stats.ter_statistics`),
+        both against the references of ``ref_view`` (weights ignored).
+    chrf_options : dict, optional
+        sacreBLEU's ``CHRF`` options (``char_order``, ``word_order``, ``beta``,
+        ``lowercase``, ``whitespace``, ``eps_smoothing``); recorded in the metadata.
+    ter_options : dict, optional
+        sacreBLEU's ``TER`` options (``normalized``, ``no_punct``,
+        ``asian_support``, ``case_sensitive``); recorded in the metadata.
 
     Returns
     -------
@@ -419,13 +644,14 @@ def compute_stats(
     ([2], [1.0], [2.0])
     """
     check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
+    groups, chrf_opts, ter_opts = _metric_options(metrics, chrf_options, ter_options)
     if not isinstance(chunk_segments, (int, np.integer)) or chunk_segments < 1:
         raise ValueError(f"chunk_segments must be a positive integer; got {chunk_segments!r}.")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    hyps = io.as_hypotheses_table(hypotheses, system=system)
-    refs = io.as_references_table(references, ref_weights, n_hyp=len(hyps) if not io.is_table(hypotheses) else None,
-                                  layout=references_layout)
+    hyps = io.as_hypotheses_table(hypotheses, system=system, k_best=k_best)
+    refs, pretokenized = _references_table(references, ref_weights, hyps, io.is_table(hypotheses),
+                                           references_layout, tokenize, lowercase)
     uniform = bool((columns_.to_numpy(refs.column("weight")) == 1.0).all())
     refs = _apply_view(refs, ref_view, weight_threshold)
     timings["read"] = time.perf_counter() - t0
@@ -451,11 +677,12 @@ def compute_stats(
     wcounts = np.zeros((2 * n, n_hyp), np.float64)
 
     hyp_text = hyps.column("text")
-    ref_text = refs.column("text")
+    ref_text = refs.column("tokens" if pretokenized else "text")
     weights = columns_.to_numpy(refs.column("weight"))
     timings.update(tokenize=0.0, encode=0.0, kernel=0.0)
     n_chars = sum(c.nbytes for c in hyp_text.chunks) + sum(c.nbytes for c in ref_text.chunks)
-    if small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+    # the plain path tokenizes both sides itself: references a ReferenceSet tokenized already take the kernels
+    if not pretokenized and small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
         t = time.perf_counter()
         ref_segments: list[list[tuple[str, float]]] = [[] for _ in seg_keys]
         for text, w, s in zip(ref_text.to_pylist(), weights.tolist(), ref_seg.tolist()):
@@ -472,12 +699,16 @@ def compute_stats(
         timings["plain"] = time.perf_counter() - t
     else:
         _kernel_statistics(hyp_text, ref_text, weights, hyp_seg, ref_seg, len(seg_keys), n, delta_definition,
-                           tokenize, lowercase, chunk_segments, timings, (lens, ref_avg, n_refs, wmax, counts, wcounts))
+                           tokenize, lowercase, chunk_segments, timings, (lens, ref_avg, n_refs, wmax, counts, wcounts),
+                           refs_tokenized=pretokenized)
 
+    extra, groups_meta, schema_groups = _other_metrics(hyps, refs, k_best, chrf_opts, ter_opts, timings)
     t = time.perf_counter()
+    settings = _settings(n, tokenize, lowercase, ref_view, weight_threshold, delta_definition, uniform)
+    settings["metrics"] = ",".join(groups)
     table = _statistics_table(hyps.column("seg_id"), hyps.column("system"),
-                              (lens, ref_avg, n_refs, wmax, counts, wcounts), _settings(
-                                  n, tokenize, lowercase, ref_view, weight_threshold, delta_definition, uniform))
+                              (lens, ref_avg, n_refs, wmax, counts, wcounts), settings,
+                              extra=extra, groups=schema_groups, extra_meta=groups_meta)
     timings["assemble"] = time.perf_counter() - t
     return StatsTable(table, timings)
 

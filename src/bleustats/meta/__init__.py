@@ -5,7 +5,14 @@
   mt-metrics-eval's groupings, Fisher z intervals.
 - :mod:`~bleustats.meta.paired`: paired bootstrap / approximate randomization of two systems.
 - :mod:`~bleustats.meta.compare`: one metric against another on the same human scores.
-- :mod:`~bleustats.meta.study`: the ΔBLEU paper's correlation protocol;
+- :mod:`~bleustats.meta.rank_stats`: Spearman and Kendall of many rows with integer weights
+  (bootstrap replicates as draw counts over rows sorted once; kernels in ``_rank_kernels``).
+- :mod:`~bleustats.meta.metric_correlations`: system- and segment-level correlations of a table of
+  metrics, with Williams and resampling comparisons.
+- :mod:`~bleustats.meta.units`: the study's metrics of units and the cells they share;
+  :mod:`~bleustats.meta.study`: the ΔBLEU paper's correlation protocol;
+  :mod:`~bleustats.meta.study_compare`: the paired comparison of two of its metrics;
+  :mod:`~bleustats.meta.ref_weights`: reference weights from human scores of the references;
   :mod:`~bleustats.meta.report` formats its tables and figures.
 - :mod:`~bleustats.meta.combine`: DiscoTK-style metric combination.
 """

@@ -100,6 +100,9 @@ ENGINE_COMPONENTS: dict[str, str] = {
     "precision_<n>": "match_n / total_n (0 when total_n = 0)",
     "length_ratio": "hyp_len / ref_len_closest (0 for an empty reference)",
     "brevity_penalty": "min(1, exp(1 - ref_len_closest / hyp_len)); 0 for an empty hypothesis",
+    "chrf": "sentence chrF from the table's chrF columns (compute_stats(..., metrics=('chrf',)))",
+    "chrf++": "sentence chrF++ (the table's chrF columns made with word_order=2)",
+    "ter": "sentence TER from the table's TER columns (lower is better)",
 }
 
 _ORDERED = re.compile(r"^(bleu|precision_)(\d+)$")
@@ -175,8 +178,8 @@ def _component(stats: StatsTable, name: str) -> NDArray[np.float64]:
         return np.divide(match, total, out=np.zeros_like(match), where=total > 0)
     c = np.asarray(stats.column("hyp_len"), np.float64)
     r = np.asarray(stats.column("ref_len_closest"), np.float64)
-    if name == "delta_bleu":
-        return sentence_scores(stats, metric="delta_bleu")
+    if name in ("delta_bleu", "chrf", "chrf++", "ter"):
+        return sentence_scores(stats, metric=name)
     if name == "length_ratio":
         return np.divide(c, r, out=np.zeros_like(c), where=r > 0)
     if name == "brevity_penalty":
@@ -188,7 +191,7 @@ def _component(stats: StatsTable, name: str) -> NDArray[np.float64]:
     except ValueError:
         raise InputError(
             f"components: {name!r} is not a component. Use bleu<n> or precision_<n> (n = 1..{order}), "
-            f"delta_bleu, length_ratio, brevity_penalty, or a sentence variant "
+            f"delta_bleu, chrf, chrf++, ter, length_ratio, brevity_penalty, or a sentence variant "
             f"({', '.join(sentence.SENTENCE_VARIANTS)})."
         ) from None
 

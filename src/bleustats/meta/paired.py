@@ -39,31 +39,34 @@ Examples
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validate import check_count
+from .._validate import check_choice, check_count
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import (bleu_scores, check_delta_defined, check_scoring_options, corpus_score, score_signature,
-                            statistics_matrix)
+from ..metrics.bleu import (OTHER_METRICS, TABLE_METRICS, bleu_scores, check_delta_defined, check_scoring_options, corpus_score,
+                            score_signature, statistics_matrix, table_metric)
+from ..metrics.base import bootstrap_sums, chunk_rows, estimate_ci
 from ..metrics.results import Signature
 from .resample import generator_and_label
 
 __all__ = [
     "PairedTestResult",
+    "Scorer",
+    "approximate_randomization_counts",
+    "bootstrap_comparisons",
     "estimate_ci",
     "paired_approximate_randomization",
     "paired_bootstrap",
 ]
 
-# entries of a (samples x segments) block held at once; rows come in multiples of 32 so
-# that drawing a chunk at a time consumes the generator exactly as one big draw does
-_CHUNK = 1 << 22
+#: Scores of rows of summed statistics; the flag asks for sacreBLEU's float32 bootstrap arithmetic.
+Scorer = Callable[[NDArray[np.float64], bool], NDArray[Any]]
 
 
 # --------------------------------------------------------------------------- results
@@ -76,7 +79,7 @@ class PairedTestResult:
     Attributes
     ----------
     test : {'paired-bs', 'paired-ar'}
-    metric : {'bleu', 'delta_bleu'}
+    metric : {'bleu', 'delta_bleu', 'chrf', 'chrf++', 'ter'}
     baseline_score, system_score : float
         Corpus scores of all segments (as :func:`bleustats.corpus_score`).
     p_value : float
@@ -170,6 +173,9 @@ def _paired_rows(stats: StatsTable, baseline_rows: Any, system_rows: Any
 
 def _scoring_settings(stats: StatsTable, rows: Sequence[NDArray[np.int64]], metric: str, smooth_method: str,
                       smooth_value: Any, ref_length: str) -> None:
+    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
+        table_metric(stats, metric)  # the table has the columns
+        return
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     if metric == "delta_bleu":
@@ -197,95 +203,92 @@ def _scores(sums: NDArray[np.float64], n_order: int, metric: str, smooth_method:
                        smooth_value=smooth_value, use_effective_order=use_effective_order, float32=float32)
 
 
-def _chunk_rows(n_cols: int) -> int:
-    return max(32, (_CHUNK // max(1, n_cols)) // 32 * 32)
-
-
-def _bootstrap_sums(rng: np.random.Generator, n_samples: int, mats: Sequence[NDArray[np.float64]]
-                    ) -> list[NDArray[np.float64]]:
-    """sacreBLEU's ``rng.choice(n, size=(n_samples, n))`` draws as count vectors times each matrix.
-
-    The drawn indices become per-resample counts (a ``bincount`` per resample,
-    whose counters fit in cache), and one matrix product with the matrices
-    side by side sums every resample: exact, since counts and statistics are
-    integers and the sums stay below 2**53. The next chunk is drawn on a
-    helper thread while this one is summed (NumPy releases the GIL in both);
-    draws stay in order, so the numbers are those of one big draw.
-    """
-    n = mats[0].shape[0]
-    widths = [m.shape[1] for m in mats]
-    both = np.hstack(mats) if len(mats) > 1 else mats[0]
-    step = _chunk_rows(n)
-    sizes = [min(step, n_samples - start) for start in range(0, n_samples, step)]
-    out: list[NDArray[np.float64]] = []
-
-    def draw(c: int) -> NDArray[np.int64]:
-        return rng.choice(n, size=(c, n), replace=True)
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(draw, sizes[0]) if sizes else None
-        for i, c in enumerate(sizes):
-            idx = pending.result()
-            if i + 1 < len(sizes):
-                pending = pool.submit(draw, sizes[i + 1])
-            counts = np.empty((c, n))
-            for r in range(c):  # row by row: each row's n counters stay in cache
-                counts[r] = np.bincount(idx[r], minlength=n)
-            out.append(counts @ both)
-    sums = np.concatenate(out) if out else np.zeros((0, both.shape[1]))
-    return np.split(sums, np.cumsum(widths)[:-1], axis=1)
-
-
-def estimate_ci(scores: ArrayLike) -> tuple[float, float]:
-    r"""sacreBLEU's bootstrap summary: the mean and half the width of the 95% interval.
-
-    With the :math:`B` scores sorted and :math:`l = \lfloor B/40 \rfloor`,
-
-    .. math::
-
-        \mathrm{ci} = \tfrac12\big(s_{(B - l - 1)} - s_{(l)}\big)
-
-    (0-based order statistics), reported as :math:`\bar s \pm \mathrm{ci}`.
-
-    Parameters
-    ----------
-    scores : array_like, shape (B,)
-        Bootstrap scores, finite.
-
-    Returns
-    -------
-    tuple of float
-        The mean and the half-width.
-
-    References
-    ----------
-    .. [1] Post, M. (2018). A call for clarity in reporting BLEU scores. WMT;
-       sacreBLEU 2.x ``significance.estimate_ci``.
-
-    Examples
-    --------
-    >>> estimate_ci(list(range(80)))   # l = 2: (77 - 2) / 2
-    (39.5, 37.5)
-    """
-    s = np.sort(np.asarray(scores, dtype=np.float64))
-    if s.ndim != 1 or s.size == 0:
-        raise InputError(f"scores must be a non-empty 1-D array; got shape {s.shape}. Pass one score per "
-                         "bootstrap resample.")
-    if not np.isfinite(s).all():  # np.sort puts NaN last: the interval would silently shift
-        raise InputError(f"scores must be finite; got {int((~np.isfinite(s)).sum())} NaN or infinite value(s). "
-                         "Drop the resamples whose score is undefined first.")
-    lower = s.size // 40
-    upper = s.size - lower - 1
-    return float(s.mean()), float(0.5 * (s[upper] - s[lower]))
-
-
 def _p_value(sample_stats: NDArray[np.float64], real: float) -> float:
     # sacreBLEU (after multeval): strictly greater, plus one in numerator and denominator
     return (int(np.sum(sample_stats > real)) + 1) / (len(sample_stats) + 1)
 
 
+def _matrix_and_scorer(stats: StatsTable, metric: str, smooth_method: str, smooth_value: float | None,
+                       use_effective_order: bool, ref_length: str) -> tuple[NDArray[np.float64], Scorer]:
+    """The per-row statistics matrix of ``metric`` and the vectorized score of its sums."""
+    if metric in OTHER_METRICS:
+        obj, mat = table_metric(stats, metric)
+        return np.asarray(mat, dtype=np.float64), lambda sums, f32: obj.scores_from_sums(sums, float32=f32)
+    n_order = stats.max_ngram_order
+
+    def scorer(sums: NDArray[np.float64], float32: bool) -> NDArray[np.float64]:
+        return _scores(sums, n_order, metric, smooth_method, smooth_value, use_effective_order, float32)
+
+    return _stats_matrix(stats, metric, ref_length), scorer
+
+
+# --------------------------------------------------------------------------- the tests on matrices
+
+
+def bootstrap_comparisons(rng: np.random.Generator, n_samples: int,
+                          pairs: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]],
+                          scorers: Sequence[Scorer], differences: Sequence[float], *, float32: bool = True
+                          ) -> list[tuple[float, tuple[float, float], tuple[float, float]]]:
+    r"""Paired bootstrap tests of several metrics on one set of draws (sacreBLEU's ``_paired_bs_test``).
+
+    Every ``(baseline, system)`` matrix pair (per-segment statistics, the same
+    segments in the same order) is resampled with the same
+    ``rng.choice(n, size=(n_samples, n))`` draws (:func:`bleustats.metrics.base.bootstrap_sums`),
+    scored by its scorer, and tested: with :math:`\delta` the real absolute
+    difference and :math:`\delta_i = |s_i - b_i|`,
+    :math:`p = (1 + \#\{i: \delta_i - ar\delta > \delta\}) / (1 + B)`.
+
+    Returns
+    -------
+    list of (p, (baseline mean, ci), (system mean, ci))
+        One per pair.
+    """
+    sums = bootstrap_sums(rng, n_samples, [m for pair in pairs for m in pair])
+    out = []
+    for i, (score, diff) in enumerate(zip(scorers, differences)):
+        scores_b, scores_s = score(sums[2 * i], float32), score(sums[2 * i + 1], float32)
+        deltas = np.abs(scores_s - scores_b)
+        out.append((_p_value(deltas - deltas.mean(), diff), estimate_ci(scores_b), estimate_ci(scores_s)))
+    return out
+
+
+def approximate_randomization_counts(rng: np.random.Generator, n_samples: int,
+                                     pairs: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]],
+                                     scorers: Sequence[Scorer], differences: Sequence[float]) -> list[int]:
+    r"""Trials whose shuffled difference beats the real one, per metric, on one set of swaps.
+
+    Each trial swaps the two systems' rows on a random half of the segments
+    (``rng.integers(2, size=(n_samples, n), dtype=bool)``, drawn in chunks that
+    consume the generator as one draw does); the count is
+    :math:`\#\{i : |a_i - b_i| > \delta\}` (sacreBLEU's ``_paired_ar_test``;
+    :math:`p = (\mathrm{count} + 1) / (B + 1)`). Scores are float64, as there.
+    """
+    n = pairs[0][0].shape[0]
+    widths = [bl.shape[1] for bl, _ in pairs]
+    # a trial's sums: pos @ bl + (1 - pos) @ sy = pos @ (bl - sy) + sum(sy), and the other
+    # system gets the rest of bl + sy; exact integer arithmetic in float64, as sacreBLEU's int64
+    swing = np.hstack([bl - sy for bl, sy in pairs])
+    sy_sum = np.concatenate([sy.sum(axis=0) for _, sy in pairs])
+    both_sum = np.concatenate([bl.sum(axis=0) + sy.sum(axis=0) for bl, sy in pairs])
+    cuts = np.cumsum(widths)[:-1]
+    counts = [0] * len(pairs)
+    step = chunk_rows(n)
+    for start in range(0, n_samples, step):
+        c = min(step, n_samples - start)
+        pos = rng.integers(2, size=(c, n), dtype=bool).astype(np.float64)
+        sums_a = pos @ swing + sy_sum
+        for i, (a, b) in enumerate(zip(np.split(sums_a, cuts, axis=1), np.split(both_sum - sums_a, cuts, axis=1))):
+            counts[i] += int(np.sum(np.abs(scorers[i](a, False) - scorers[i](b, False)) > differences[i]))
+    return counts
+
+
 def _signature(stats: StatsTable, metric: str, smooth_method: str, smooth_value: float | None,
                use_effective_order: bool, ref_length: str, *extra: tuple[str, Any]) -> Signature:
+    if metric in OTHER_METRICS:  # the chrF / TER signature's fields, then the test's
+        info = table_metric(stats, metric)[0].get_signature().info
+        fields = [(k, ("yes" if v else "no") if isinstance(v, bool) else v) for k, v in info.items()
+                  if v is not None and k != "version"]
+        return Signature.from_fields(("metric", metric), *fields, *extra)
     return score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                            use_effective_order=use_effective_order, ref_length=ref_length).with_extra(*extra)
 
@@ -330,7 +333,8 @@ def paired_bootstrap(
         A system name (its rows, ordered by ``seg_id``), a boolean mask or an
         index array; the two selections are paired by position and must have
         the same ``seg_id`` at every position.
-    metric : {'bleu', 'delta_bleu'}
+    metric : {'bleu', 'delta_bleu', 'chrf', 'chrf++', 'ter'}
+        chrF / TER need their columns in ``stats`` (``compute_stats(..., metrics=...)``).
     n_samples : int
         Bootstrap resamples (sacreBLEU's default 1000).
     seed : int, None or numpy.random.Generator
@@ -374,21 +378,15 @@ def paired_bootstrap(
     n_samples = check_count("n_samples", n_samples, minimum=1)
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)
     _scoring_settings(stats, (b_rows, s_rows), metric, smooth_method, smooth_value, ref_length)
-    f32 = (metric == "bleu") if float32 is None else bool(float32)
+    f32 = (metric != "delta_bleu") if float32 is None else bool(float32)
     rng, label = generator_and_label(seed)
     kw = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
               use_effective_order=use_effective_order, ref_length=ref_length)
     bl_score = corpus_score(stats, rows=b_rows, **kw).score
     sys_score = corpus_score(stats, rows=s_rows, **kw).score
-    mat = _stats_matrix(stats, metric, ref_length)
-    sums_b, sums_s = _bootstrap_sums(rng, n_samples, (mat[b_rows], mat[s_rows]))
-    sc = dict(n_order=stats.max_ngram_order, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-              use_effective_order=use_effective_order, float32=f32)
-    scores_b, scores_s = _scores(sums_b, **sc), _scores(sums_s, **sc)
-    bl_mean, bl_ci = estimate_ci(scores_b)
-    sys_mean, sys_ci = estimate_ci(scores_s)
-    diffs = np.abs(scores_s - scores_b)
-    p = _p_value(diffs - diffs.mean(), abs(bl_score - sys_score))
+    mat, scorer = _matrix_and_scorer(stats, metric, smooth_method, smooth_value, use_effective_order, ref_length)
+    ((p, (bl_mean, bl_ci), (sys_mean, sys_ci)),) = bootstrap_comparisons(
+        rng, n_samples, [(mat[b_rows], mat[s_rows])], [scorer], [abs(bl_score - sys_score)], float32=f32)
     return PairedTestResult(
         test="paired-bs", metric=metric, baseline_score=bl_score, system_score=sys_score, p_value=p,
         baseline_mean=bl_mean, baseline_ci=bl_ci, system_mean=sys_mean, system_ci=sys_ci,
@@ -475,42 +473,28 @@ def paired_approximate_randomization(
         raise InputError(f"n_confidence must be an int (<= 0 for no intervals); got {n_confidence!r}.")
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)
     _scoring_settings(stats, (b_rows, s_rows), metric, smooth_method, smooth_value, ref_length)
-    f32 = (metric == "bleu") if float32 is None else bool(float32)
+    f32 = (metric != "delta_bleu") if float32 is None else bool(float32)
     rng, label = generator_and_label(seed)
     kw = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
               use_effective_order=use_effective_order, ref_length=ref_length)
     bl_score = corpus_score(stats, rows=b_rows, **kw).score
     sys_score = corpus_score(stats, rows=s_rows, **kw).score
-    mat = _stats_matrix(stats, metric, ref_length)
+    mat, scorer = _matrix_and_scorer(stats, metric, smooth_method, smooth_value, use_effective_order, ref_length)
     bl, sy = mat[b_rows], mat[s_rows]
     n = len(b_rows)
-    sc = dict(n_order=stats.max_ngram_order, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-              use_effective_order=use_effective_order)
-    diff = abs(bl_score - sys_score)
-    swing, sy_sum, both_sum = bl - sy, sy.sum(axis=0), bl.sum(axis=0) + sy.sum(axis=0)
-    count = 0
-    step = _chunk_rows(n)
-    for start in range(0, n_samples, step):
-        c = min(step, n_samples - start)
-        pos = rng.integers(2, size=(c, n), dtype=bool).astype(np.float64)
-        # a trial's sums: pos @ bl + (1 - pos) @ sy = pos @ (bl - sy) + sum(sy), and the other
-        # system gets the rest of bl + sy; exact integer arithmetic in float64, as sacreBLEU's int64
-        sums_a = pos @ swing + sy_sum
-        scores_a = _scores(sums_a, float32=False, **sc)
-        scores_b = _scores(both_sum - sums_a, float32=False, **sc)
-        count += int(np.sum(np.abs(scores_a - scores_b) > diff))
+    (count,) = approximate_randomization_counts(rng, n_samples, [(bl, sy)], [scorer], [abs(bl_score - sys_score)])
     p = (count + 1) / (n_samples + 1)
     bl_mean = bl_ci = sys_mean = sys_ci = None
     extra = [("ar", n_samples), ("seed", _seed_label(label))]
     n_conf = int(n_confidence) if n_confidence > 0 else 0
     if n_conf:
-        (sums_s,) = _bootstrap_sums(rng, n_conf, (sy,))
-        sys_mean, sys_ci = estimate_ci(_scores(sums_s, float32=f32, **sc))
+        (sums_s,) = bootstrap_sums(rng, n_conf, (sy,))
+        sys_mean, sys_ci = estimate_ci(scorer(sums_s, f32))
         # a fresh stream from the same seed (a Generator, which has no seed to restart, continues)
         fresh = rng if isinstance(seed, np.random.Generator) else np.random.default_rng(
             seed if isinstance(seed, np.random.SeedSequence) else label)
-        (sums_b,) = _bootstrap_sums(fresh, n_conf, (bl,))
-        bl_mean, bl_ci = estimate_ci(_scores(sums_b, float32=f32, **sc))
+        (sums_b,) = bootstrap_sums(fresh, n_conf, (bl,))
+        bl_mean, bl_ci = estimate_ci(scorer(sums_b, f32))
         extra.append(("bs", n_conf))
     return PairedTestResult(
         test="paired-ar", metric=metric, baseline_score=bl_score, system_score=sys_score, p_value=p,

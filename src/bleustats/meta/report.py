@@ -33,11 +33,14 @@ if TYPE_CHECKING:
 __all__ = [
     "CORRELATIONS",
     "INTERVALS",
+    "comparisons_markdown",
     "markdown_table",
     "plot_sweeps",
     "records",
+    "study_panels",
     "table2",
     "to_markdown",
+    "undefined_notes",
 ]
 
 #: Reported coefficients: Spearman's ρ and Kendall's τ.
@@ -99,6 +102,29 @@ def markdown_table(frame: "pd.DataFrame", index: bool = True) -> str:
     return "\n".join(lines)
 
 
+def undefined_notes(summary: "pd.DataFrame") -> list[str]:
+    """One line per distinct reason why some metrics' ρ / τ are undefined, naming those metrics.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> undefined_notes(pd.DataFrame({"label": ["BLEU [all]", "ΔBLEU [all]"], "note": ["constant", "constant"]}))
+    ['every metric (BLEU [all], ΔBLEU [all]): constant']
+    """
+    if "note" not in summary:
+        return []
+    labels: dict[str, list[str]] = {}
+    for label, note in zip(summary["label"], summary["note"]):
+        if note:
+            labels.setdefault(str(note), []).append(str(label))
+    out = []
+    for note, names in labels.items():
+        who = "every metric" if len(names) == len(summary) and len(names) > 1 else "metric" + (
+            "s" if len(names) > 1 else "")
+        out.append(f"{who} ({', '.join(names)}): {note}")
+    return out
+
+
 def to_markdown(result: Any, *, interval: str = "fisher", digits: int = 3) -> str:
     """Table 2 for ρ and τ (with ``interval``) and the study's settings, as Markdown.
 
@@ -122,8 +148,68 @@ def to_markdown(result: Any, *, interval: str = "fisher", digits: int = 3) -> st
     for corr in CORRELATIONS:
         parts += [markdown_table(table2(result.summary, correlation=corr, interval=interval, digits=digits)), "",
                   f"({names[corr]})", ""]
+    for note in undefined_notes(result.summary):  # why a cell is nan (nan, nan): constant human scores, ...
+        parts += [f"Note: {note}.", ""]
     parts.append(f"Signature: `{result.signature}`")
     return "\n".join(parts)
+
+
+def comparisons_markdown(comparisons: "pd.DataFrame", *, confidence: float = 0.95, digits: int = 3) -> str:
+    """A study's paired comparisons as a Markdown table: estimates, difference (interval), p-value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> c = pd.DataFrame({"metric_a": ["ΔBLEU [all]"], "metric_b": ["BLEU [all]"], "correlation": ["rho"],
+    ...                   "estimate_a": [0.52], "estimate_b": [0.50], "difference": [0.02], "low": [-0.01],
+    ...                   "high": [0.05], "p_value": [0.2]})
+    >>> print(comparisons_markdown(c))
+    | A − B | coefficient | A | B | A − B (95% interval) | p |
+    |---|---|---|---|---|---|
+    | ΔBLEU [all] − BLEU [all] | ρ | 0.520 | 0.500 | +0.020 (-0.010, +0.050) | 0.200 |
+    """
+    import pandas as pd
+
+    names = {"rho": "ρ", "tau": "τ"}
+    rows = []
+    for _, r in comparisons.iterrows():
+        p = r["p_value"]
+        rows.append({"A − B": f"{r['metric_a']} − {r['metric_b']}", "coefficient": names.get(r["correlation"],
+                                                                                               r["correlation"]),
+                     "A": f"{r['estimate_a']:.{digits}f}", "B": f"{r['estimate_b']:.{digits}f}",
+                     f"A − B ({confidence:.0%} interval)": f"{r['difference']:+.{digits}f} ({r['low']:+.{digits}f}, "
+                                                           f"{r['high']:+.{digits}f})",
+                     "p": "nan" if not np.isfinite(p) else (f"{p:.{digits}f}" if p >= 10 ** -digits else f"{p:.1e}")})
+    return markdown_table(pd.DataFrame(rows), index=False)
+
+
+def study_panels(summary: "pd.DataFrame", sweeps: Mapping[str, "pd.DataFrame"], *, unit_size: int
+                 ) -> dict[str, "pd.DataFrame"]:
+    """The Figure 2-style panels of one unit size: Table 2 by reference view, then the sweeps.
+
+    The first panel (``'refs'``) draws the study's Table 2: each metric's
+    coefficient over the reference views. Sweep frames with a ``unit_size``
+    column contribute their rows of ``unit_size`` (θ and N swept at this M); a
+    ``'unit_size'`` frame is drawn whole.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"metric": ["BLEU", "BLEU"], "refs": ["single", "all"], "label": ["BLEU [single]",
+    ...                   "BLEU [all]"], "rho": [0.1, 0.2]})
+    >>> list(study_panels(s, {}, unit_size=1))
+    ['refs']
+    """
+    panels = {"refs": summary.assign(parameter="refs", value=summary["refs"], label=summary["metric"])}
+    for param in ("threshold", "unit_size", "max_ngram_order"):
+        frame = sweeps.get(param)
+        if frame is None:
+            continue
+        if "unit_size" in frame.columns and param != "unit_size":
+            frame = frame[frame["unit_size"] == unit_size]
+        if len(frame):
+            panels[param] = frame
+    return panels
 
 
 @renamed_keywords(statistic="correlation")
@@ -133,11 +219,13 @@ def plot_sweeps(
     *,
     correlation: str = "rho",
     interval: str = "fisher",
+    title: str | None = None,
 ):
     """Plot sweep panels side by side (the paper's Figure 2); PNG written atomically to ``path``.
 
     Each panel shows the mean coefficient against the swept value, one line per
-    metric (``label``), with its interval as a band. Needs matplotlib (the
+    metric (``label``), with its interval as a band; text values (reference
+    views) are placed in their order of appearance. Needs matplotlib (the
     ``plot`` extra); no pyplot state is touched.
 
     Returns
@@ -155,17 +243,25 @@ def plot_sweeps(
         raise ImportError("plot_sweeps: drawing needs matplotlib, which is not installed; install it with "
                           "pip install 'bleustats[plot]' (or pip install matplotlib).") from None
     titles = {"threshold": "(A) reference weight threshold θ", "unit_size": "(B) unit size M",
-              "max_ngram_order": "(C) max n-gram order N"}
+              "max_ngram_order": "(C) max n-gram order N", "refs": "Table 2: reference view"}
     fig = Figure(figsize=(5 * len(sweeps), 4))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(sweeps), squeeze=False)
     for ax, (param, frame) in zip(axes[0], sweeps.items()):
+        categorical = not np.issubdtype(np.asarray(frame["value"]).dtype, np.number)
+        levels = list(dict.fromkeys(frame["value"])) if categorical else []
         for label, g in frame.groupby("label", sort=False):
-            g = g.sort_values("value")
-            xv = g["value"].to_numpy(dtype=float)
+            if categorical:
+                xv = np.array([levels.index(v) for v in g["value"]], dtype=float)
+            else:
+                g = g.sort_values("value")
+                xv = g["value"].to_numpy(dtype=float)
             line, = ax.plot(xv, g[correlation], marker="o", label=label)
             ax.fill_between(xv, g[f"{correlation}_{interval}_low"], g[f"{correlation}_{interval}_high"],
                             color=line.get_color(), alpha=0.15)
+        if categorical:
+            ax.set_xticks(range(len(levels)))
+            ax.set_xticklabels([str(v) for v in levels])
         if param == "unit_size":
             ax.set_xscale("log")
         ax.set_title(titles.get(param, param))
@@ -173,6 +269,8 @@ def plot_sweeps(
         ax.set_ylabel("Spearman ρ" if correlation == "rho" else "Kendall τ")
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7)
+    if title:
+        fig.suptitle(title)
     fig.tight_layout()
     if path is not None:
         write_atomic(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120))

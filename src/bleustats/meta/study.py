@@ -34,23 +34,37 @@ An assignment or replicate whose coefficient is undefined (one side constant)
 is left out of the mean and the percentiles; the summary counts the
 assignments left out (``rho_undefined``, ``tau_undefined``).
 
-All units of all assignments are summed with one sparse matrix product per
-pair (:func:`bleustats.meta.resample.unit_sums`; columns shared by several
-metrics, such as lengths and totals, are summed once) and scored by the
-vectorized :func:`bleustats.metrics.bleu.bleu_scores` formula (the same bits as
-:func:`bleustats.metrics.bleu.bleu_from_sums`, with a leaner path for exp smoothing);
-nothing is re-tokenized or re-counted. At :math:`M = 1` every assignment gives the same set of
-observations (each segment is its own unit), so the study is computed once
-and says so (``StudyResult.n_distinct_assignments == 1``; the percentile
-interval is then undefined, ``nan``).
+All units of all assignments are summed with one kernel call per pair
+(:meth:`bleustats.meta.units.StudyCells.unit_differences`; columns shared by
+several metrics, such as lengths and totals, are summed once) and scored by
+the vectorized :func:`bleustats.metrics.bleu.bleu_scores` formula (the same
+bits as :func:`bleustats.metrics.bleu.bleu_from_sums`); nothing is
+re-tokenized or re-counted. Each assignment's observations are sorted once
+per metric, and its coefficients and every bootstrap replicate of it come from
+that order (:mod:`bleustats.meta.rank_stats`: a replicate is a vector of draw
+counts, no copy and no new sort). At :math:`M = 1` every assignment gives the
+same set of observations (each segment is its own unit), so the study is
+computed once and says so (``StudyResult.n_distinct_assignments == 1``; the
+percentile interval is then undefined, ``nan``); its 1,000 bootstrap
+replicates are 1,000 weight vectors over that one sorted set.
 
-Randomness: ``seed`` makes a :class:`numpy.random.SeedSequence` split in two,
-``part, boot = SeedSequence(seed).spawn(2)``; pair :math:`p` (in the order of
+**Paired comparisons** (``compare=[(label_a, label_b), ...]``): the difference
+of two metrics' ρ and τ with an interval and a two-sided p-value from
+bootstraps that redraw segments, system pairs and observations and rerun the
+whole protocol with the same draws for every metric, combined so that each
+source of variation counts once (:mod:`bleustats.meta.study_compare`, formulas
+there); ``StudyResult.comparisons`` has one row per pair of metrics and
+coefficient.
+
+Randomness: ``seed`` makes a :class:`numpy.random.SeedSequence` split in three,
+``part, boot, comp = SeedSequence(seed).spawn(3)``; pair :math:`p` (in the order of
 ``result.pairs``) is partitioned by ``unit_partitions(n_shared, M,
 n_assignments=A, seed=part.spawn(P)[p])`` and the bootstrap draws are
-``bootstrap_indices(N, B, seed=default_rng(boot))``. Changing ``n_bootstrap``
-therefore leaves the assignments as they were, and the work can run on
-several threads with identical results. Every number carries a signature
+``bootstrap_indices(N, B, seed=default_rng(boot))`` (drawn in blocks of
+rows, which gives the same numbers); the comparisons draw from
+``comp.spawn(3)`` (the segments, pairs and within schemes).
+Changing ``n_bootstrap`` therefore leaves the assignments as they were, and
+the work can run on several threads with identical results. Every number carries a signature
 with the metric's settings and the study's (unit size, assignments, seed,
 pairs, observations, confidence, bootstrap size, τ variant, version).
 
@@ -88,34 +102,39 @@ Examples
 1.0
 """
 
+
 from __future__ import annotations
 
 import math
 import os
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from .._validate import check_count, describe_ids, renamed_keywords
+from .._validate import check_count, renamed_keywords
 from .._version import __version__
-from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import bleu_scores, check_scoring_options, count_columns, score_signature
 from ..metrics.results import Signature
-from ..metrics.sentence import score_variant
-from .correlation import fisher_z_interval, kendall_tau, spearman
+from .correlation import fisher_z_interval
+from .rank_stats import dense_ranks, rank_rows, tau_from_counts
 from .report import INTERVALS, records, table2
-from .resample import bootstrap_indices, unit_partitions, unit_sums
+from .resample import unit_partitions
+from .study_compare import paired_difference, protocol_bootstrap
+from .units import (HUMAN_COLUMNS, METRIC_KINDS, REF_VIEW_LABELS, UNMATCHED, UnitMetric, corpus_metric, mean_metric,
+                    sentence_mean_metric, study_cells)
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "COMPARE_RESAMPLING",
+    "COMPARISON_COLUMNS",
     "HUMAN_COLUMNS",
     "INTERVALS",
     "METRIC_KINDS",
@@ -132,356 +151,25 @@ __all__ = [
     "sweep",
 ]
 
-#: Columns of the human scores table (one row per rating; extra columns are ignored).
-HUMAN_COLUMNS = ("system", "seg_id", "score")
-#: How a unit is scored: a corpus score of summed statistics, or the mean of per-segment scores.
-METRIC_KINDS = ("corpus", "mean")
-#: What to do with rated (system, segment) cells that some metric has no hypothesis for.
-UNMATCHED = ("error", "exclude")
 #: Parameters :func:`sweep` can vary (the panels of the paper's Figure 2).
 SWEEP_PARAMETERS = ("threshold", "unit_size", "max_ngram_order")
 #: The unit sizes of the paper's Figure 2 (B).
 PAPER_UNIT_SIZES = (1, 2, 5, 10, 20, 50, 100)
-#: Column labels of the ΔBLEU paper's Table 2 for each ``ref_view`` of a statistics table.
-REF_VIEW_LABELS = {"first": "single", "threshold": "w≥θ", "all": "all"}
+#: How a comparison samples system pairs (:func:`correlation_study`'s ``compare_resampling``).
+COMPARE_RESAMPLING = ("systems", "pairs")
+#: Columns of ``StudyResult.comparisons``.
+COMPARISON_COLUMNS = ("metric_a", "metric_b", "correlation", "estimate_a", "estimate_b", "difference", "se", "low",
+                      "high", "p_value", "var_segments", "var_systems", "var_within", "var_partition", "n_valid",
+                      "n_bootstrap", "signature")
 
-# bootstrap replicates are correlated in blocks of at most this many entries (rows × N)
+# bootstrap replicates are scored in blocks of at most this many entries (rows × N)
 _BOOT_BLOCK = 1 << 21
-
-
-# --------------------------------------------------------------------------- metrics
-
-
-@dataclass(frozen=True, eq=False)
-class UnitMetric:
-    r"""A metric of a unit of segments, with one row of inputs per (system, segment).
-
-    Build it with :func:`corpus_metric`, :func:`sentence_mean_metric` or
-    :func:`mean_metric`.
-
-    Attributes
-    ----------
-    metric : str
-        Row label of Table 2 (``'BLEU'``, ``'ΔBLEU'``, ``'sBLEU'``, ...).
-    refs : str
-        Column label of Table 2 (``'single'``, ``'w≥0.5'``, ``'all'``, ...).
-    kind : {'corpus', 'mean'}
-        ``'corpus'``: ``values`` holds ``[hyp_len, ref_len, correct_1..N,
-        total_1..N]`` and a unit's score is BLEU of the column sums (numerators
-        clamped at 0 when ``clamp``); ``'mean'``: ``values`` holds one score per
-        row and a unit's score is their mean.
-    system, seg_id : numpy.ndarray
-        Row keys (str, int64); one row per (system, seg_id).
-    values : numpy.ndarray of float64, shape (n_rows, k)
-    max_ngram_order : int
-        N for ``'corpus'`` (0 for ``'mean'``).
-    clamp : bool
-        Clamp summed numerators at 0 (ΔBLEU).
-    options : dict
-        ``smooth_method``, ``smooth_value``, ``use_effective_order`` of the
-        corpus score.
-    signature : Signature
-        How the values were made.
-    """
-
-    metric: str
-    refs: str
-    kind: str
-    system: NDArray[np.object_]
-    seg_id: NDArray[np.int64]
-    values: NDArray[np.float64]
-    max_ngram_order: int = 0
-    clamp: bool = False
-    options: dict = field(default_factory=dict)
-    signature: Signature = field(default_factory=Signature.from_fields)
-
-    @property
-    def label(self) -> str:
-        """``'metric [refs]'``: the metric's name in results."""
-        return f"{self.metric} [{self.refs}]"
-
-    def unit_scores(self, sums: NDArray[np.float64], unit_size: int) -> NDArray[np.float64]:
-        r"""Scores of units from their summed ``values`` (shape (..., k) → (...)).
-
-        .. math::
-
-            m(U) = \mathrm{BLEU}\Big(\sum_{i \in U} v_i\Big) \ \text{(corpus)}, \qquad
-            m(U) = \frac{1}{M} \sum_{i \in U} v_i \ \text{(mean)}
-
-        Examples
-        --------
-        >>> m = mean_metric(["A", "A"], [0, 1], [10.0, 20.0], metric="s")
-        >>> m.unit_scores(np.array([[30.0]]), 2).tolist()
-        [15.0]
-        """
-        if self.kind == "mean":
-            return sums[..., 0] / unit_size
-        n = self.max_ngram_order
-        correct = sums[..., 2:2 + n]
-        if self.clamp:
-            correct = np.maximum(correct, 0.0)
-        return bleu_scores(correct, sums[..., 2 + n:2 + 2 * n], sums[..., 0], sums[..., 1], **self.options)
-
-
-def _as_tables(stats: StatsTable | Sequence[StatsTable]) -> list[StatsTable]:
-    tables = [stats] if isinstance(stats, StatsTable) else list(stats)
-    if not tables or not all(isinstance(t, StatsTable) for t in tables):
-        kinds = "" if isinstance(stats, StatsTable) else f" of {[type(t).__name__ for t in tables][:3]!r}"
-        raise InputError(
-            "stats must be a bleustats.StatsTable or a non-empty list of them (from compute_stats); got "
-            f"{type(stats).__name__}{kinds}."
-        )
-    first = tables[0]
-    for t in tables[1:]:
-        for attr in ("max_ngram_order", "tokenize", "lowercase", "ref_view", "weight_threshold", "delta_definition"):
-            if getattr(t, attr) != getattr(first, attr):
-                raise InputError(
-                    f"stats: all tables of one metric need the same settings; {attr} is "
-                    f"{getattr(first, attr)!r} in the first and {getattr(t, attr)!r} in another. "
-                    "Compute them with the same options."
-                )
-    return tables
-
-
-def _refs_label(stats: StatsTable, refs: str | None) -> str:
-    if refs is not None:
-        return refs
-    if stats.ref_view == "threshold":
-        return f"w≥{stats.weight_threshold:g}"
-    return REF_VIEW_LABELS.get(stats.ref_view, stats.ref_view)
-
-
-def _keys(tables: list[StatsTable]) -> tuple[NDArray[np.object_], NDArray[np.int64]]:
-    system = np.concatenate([np.asarray(t.column("system"), dtype=object) for t in tables])
-    seg = np.concatenate([np.asarray(t.column("seg_id"), dtype=np.int64) for t in tables])
-    return system, seg
-
-
-def _order_arg(max_ngram_order: Any, table_order: int) -> int:
-    n = table_order if max_ngram_order is None else max_ngram_order
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= table_order:
-        raise InputError(
-            f"max_ngram_order must be an integer from 1 to the table's order {table_order}; got "
-            f"{max_ngram_order!r}. "
-            "Compute the statistics with a larger max_ngram_order for higher orders."
-        )
-    return int(n)
-
-
-@renamed_keywords(max_order="max_ngram_order")
-def corpus_metric(
-    stats: StatsTable | Sequence[StatsTable],
-    *,
-    metric: str = "bleu",
-    max_ngram_order: int | None = None,
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    use_effective_order: bool = False,
-    ref_length: str = "closest",
-    name: str | None = None,
-    refs: str | None = None,
-) -> UnitMetric:
-    r"""BLEU or ΔBLEU of a unit from its summed statistics (as :func:`~bleustats.metrics.bleu.corpus_score`).
-
-    .. math::
-
-        m(U) = \mathrm{BLEU}\Big(\sum_{i \in U} c_i,\ \sum_{i \in U} t_i,\
-               \sum_{i \in U} |h_i|,\ \sum_{i \in U} r_i\Big)
-
-    with :math:`c, t` the per-order matches and totals (``wmatch`` /
-    ``wtotal`` for ΔBLEU, whose summed numerators are clamped at 0).
-
-    Parameters
-    ----------
-    stats : StatsTable or list of StatsTable
-        One row per (system, segment); several tables (same settings) are
-        concatenated, e.g. one system scored against other references.
-    metric : {'bleu', 'delta_bleu'}
-    max_ngram_order : int, optional
-        Order N (default: the table's); lower orders use the first N columns.
-    smooth_method, smooth_value, use_effective_order, ref_length
-        As in :func:`bleustats.metrics.bleu.corpus_score`.
-    name : str, optional
-        Row label (default ``'BLEU'`` / ``'ΔBLEU'``, with ``'-N'`` when N is
-        not the table's).
-    refs : str, optional
-        Column label (default from the table's ``ref_view``:
-        :data:`REF_VIEW_LABELS`).
-
-    Returns
-    -------
-    UnitMetric
-
-    Examples
-    --------
-    >>> from bleustats.engine.stats import compute_stats
-    >>> m = corpus_metric(compute_stats(["a b c"], [["a b d"]], tokenize="none"), max_ngram_order=2)
-    >>> m.label, m.values.tolist()
-    ('BLEU-2 [all]', [[3.0, 3.0, 2.0, 1.0, 3.0, 2.0]])
-    """
-    tables = _as_tables(stats)
-    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                          ref_length=ref_length)
-    first = tables[0]
-    n = _order_arg(max_ngram_order, first.max_ngram_order)
-    if metric == "delta_bleu":
-        for t in tables:
-            bad = t.column("ref_weight_max") <= 0
-            if bad.any():
-                seg = np.unique(t.column("seg_id")[bad])
-                raise InputError(
-                    f"stats: metric='delta_bleu' needs a reference of positive weight in every segment; "
-                    f"{len(seg)} segment(s) have none (seg_id {describe_ids(seg)}). Leave those "
-                    "segments out of every metric's statistics (StatsTable.select) so the metrics share segments."
-                )
-    nums, dens = count_columns(metric, n)
-    cols = ["hyp_len", f"ref_len_{ref_length}", *nums, *dens]
-    values = np.concatenate(
-        [np.stack([np.asarray(t.column(c), dtype=np.float64) for c in cols], axis=1) for t in tables]
-    ) if sum(len(t) for t in tables) else np.zeros((0, len(cols)))
-    sig = replace(
-        score_signature(first, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                        use_effective_order=use_effective_order, ref_length=ref_length),
-        nrefs=first.n_refs_label if len(tables) == 1 and len(first) else "var", max_ngram_order=n,
-        weights="custom" if any(t.weights == "custom" for t in tables) else "uniform")
-    label = name or ("ΔBLEU" if metric == "delta_bleu" else "BLEU") + ("" if n == first.max_ngram_order else f"-{n}")
-    system, seg = _keys(tables)
-    return UnitMetric(metric=label, refs=_refs_label(first, refs), kind="corpus", system=system, seg_id=seg,
-                      values=values, max_ngram_order=n, clamp=metric == "delta_bleu",
-                      options=dict(smooth_method=smooth_method, smooth_value=smooth_value,
-                                   use_effective_order=use_effective_order),
-                      signature=sig)
-
-
-@renamed_keywords(statistic="metric", max_order="max_ngram_order")
-def sentence_mean_metric(
-    stats: StatsTable | Sequence[StatsTable],
-    variant: str = "sacrebleu:exp",
-    *,
-    metric: str = "bleu",
-    max_ngram_order: int | None = None,
-    ref_length: str = "closest",
-    name: str = "sBLEU",
-    refs: str | None = None,
-    **options: Any,
-) -> UnitMetric:
-    r"""Mean over the unit of a sentence-level variant (:func:`bleustats.metrics.sentence.score_variant`).
-
-    .. math::
-
-        m(U) = \frac{1}{M} \sum_{i \in U} \mathrm{sBLEU}(h_i)
-
-    ``variant`` is a registry name of :mod:`bleustats.metrics.sentence` (default
-    ``'sacrebleu:exp'``: ``sacrebleu.sentence_bleu``'s exp smoothing and
-    effective order); ``metric='delta_bleu'`` scores ΔBLEU statistics.
-
-    Examples
-    --------
-    >>> from bleustats.engine.stats import compute_stats
-    >>> m = sentence_mean_metric(compute_stats(["a b c"], [["a b c"]], tokenize="none"), "bleu+1")
-    >>> m.label, m.values.round(1).tolist()
-    ('sBLEU [all]', [[100.0]])
-    """
-    tables = _as_tables(stats)
-    n = _order_arg(max_ngram_order, tables[0].max_ngram_order)
-    scores = np.concatenate([score_variant(t, variant, metric=metric, ref_length=ref_length,
-                                           max_ngram_order=n, **options) for t in tables])
-    system, seg = _keys(tables)
-    first = tables[0]
-    sig = Signature(nrefs=first.n_refs_label if len(tables) == 1 and len(first) else "var",
-                    tokenize=first.tokenize, lowercase=first.lowercase, max_ngram_order=n, ref_view=first.ref_view,
-                    weight_threshold=first.weight_threshold, weights=first.weights, metric=metric,
-                    delta_definition=first.delta_definition if metric == "delta_bleu" else None,
-                    ref_length=ref_length, extra=(("sentence", variant),))
-    return mean_metric(system, seg, scores, metric=name, refs=_refs_label(first, refs), signature=sig)
-
-
-def mean_metric(
-    system: Sequence[str] | NDArray[Any],
-    seg_id: Sequence[int] | NDArray[Any],
-    scores: Sequence[float] | NDArray[Any],
-    *,
-    metric: str,
-    refs: str = "all",
-    signature: Signature | str | None = None,
-) -> UnitMetric:
-    r"""Mean over the unit of any per-(system, segment) score (an external metric, say).
-
-    .. math::
-
-        m(U) = \frac{1}{M} \sum_{i \in U} s_i
-
-    ``signature`` says how the scores were made: a :class:`Signature`, or a
-    string recorded as its ``mean:`` field (default: the metric's label).
-
-    Examples
-    --------
-    >>> mean_metric(["A", "B"], [1, 1], [0.5, 0.25], metric="chrF").values.ravel().tolist()
-    [0.5, 0.25]
-    """
-    system = np.asarray(system, dtype=object)
-    seg = np.asarray(seg_id)
-    values = np.asarray(scores, dtype=np.float64)
-    if not (system.ndim == seg.ndim == values.ndim == 1 and len(system) == len(seg) == len(values)):
-        raise InputError(f"system, seg_id and scores must be 1-D and of one length; got shapes {system.shape}, "
-                         f"{seg.shape} and {values.shape}.")
-    if len(seg) and not np.issubdtype(seg.dtype, np.integer):
-        raise InputError(f"seg_id must hold integers; got dtype {seg.dtype}. Map segment keys to integers first.")
-    bad = ~np.isfinite(values)
-    if bad.any():
-        raise InputError(f"scores: {int(bad.sum())} value(s) are NaN or infinite (first at row "
-                         f"{int(np.flatnonzero(bad)[0])}); a metric must score every row. Drop those rows.")
-    if not isinstance(metric, str) or not metric:
-        raise InputError(f"metric must be a non-empty label; got {metric!r}.")
-    return UnitMetric(metric=metric, refs=refs, kind="mean", system=system, seg_id=seg.astype(np.int64),
-                      values=values[:, None],
-                      signature=signature if isinstance(signature, Signature)
-                      else Signature.from_fields(mean=signature or metric))
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-def _human_frame(human: Any) -> "pd.DataFrame":
-    import pandas as pd
-
-    if isinstance(human, pa.Table):
-        human = human.to_pandas()
-    if not isinstance(human, pd.DataFrame):
-        raise InputError(f"human must be a pandas DataFrame or Arrow table with columns {', '.join(HUMAN_COLUMNS)}; "
-                         f"got {type(human).__name__}.")
-    problems = [f"{c} (missing)" for c in HUMAN_COLUMNS if c not in human.columns]
-    if "seg_id" in human.columns and len(human) and not pd.api.types.is_integer_dtype(human["seg_id"]):
-        problems.append(f"seg_id (want integers, got {human['seg_id'].dtype})")
-    if "score" in human.columns and not pd.api.types.is_numeric_dtype(human["score"]):
-        problems.append(f"score (want numbers, got {human['score'].dtype})")
-    if "system" in human.columns and human["system"].isna().any():
-        problems.append(f"system ({int(human['system'].isna().sum())} missing value(s))")
-    if "score" in human.columns and pd.api.types.is_numeric_dtype(human["score"]) \
-            and np.isinf(human["score"].to_numpy(dtype=np.float64)).any():
-        # NaN means "not rated" and is dropped and counted; an infinity is a broken score
-        problems.append(f"score ({int(np.isinf(human['score'].to_numpy(dtype=np.float64)).sum())} infinite value(s))")
-    if problems:
-        raise InputError("human: " + "; ".join(problems) + ". Give one row per rating with columns "
-                         f"{', '.join(HUMAN_COLUMNS)} (several raters of a cell are averaged).")
-    return human
-
-
-def _metric_list(metrics: Any) -> list[UnitMetric]:
-    if isinstance(metrics, UnitMetric):
-        metrics = [metrics]
-    if isinstance(metrics, Mapping):
-        metrics = list(metrics.values())
-    metrics = list(metrics)
-    if not metrics or not all(isinstance(m, UnitMetric) for m in metrics):
-        raise InputError("metrics must be a non-empty list of UnitMetric (corpus_metric, sentence_mean_metric, "
-                         f"mean_metric); got {[type(m).__name__ for m in metrics][:5]!r}.")
-    labels = [m.label for m in metrics]
-    dup = sorted({x for x in labels if labels.count(x) > 1})
-    if dup:
-        raise InputError(f"metrics: labels must be unique; {dup!r} occur more than once. Pass name= or refs= "
-                         "to corpus_metric / sentence_mean_metric to tell them apart.")
-    return metrics
+# below this many sorted entries (assignments × N × metrics) every metric's sorted rows are held at once
+_HOLD_ALL = 1 << 24
+# bootstrap draw counts (replicates × N) kept for all metrics up to this many entries
+_KEEP_COUNTS = 1 << 23
+# below this many summed cells (cells × assignments) the pairs run on the calling thread
+_THREADS_MIN = 1 << 16
 
 
 def _check_options(unit_size, n_assignments, seed, confidence, n_bootstrap, kendall_variant, unmatched):
@@ -495,11 +183,6 @@ def _check_options(unit_size, n_assignments, seed, confidence, n_bootstrap, kend
         raise InputError(f"kendall_variant must be 'b' or 'c'; got {kendall_variant!r}.")
     if unmatched not in UNMATCHED:
         raise InputError(f"unmatched must be 'error' or 'exclude'; got {unmatched!r}.")
-
-
-def _describe_cells(systems: NDArray[Any], segs: NDArray[Any], limit: int = 5) -> str:
-    shown = ", ".join(f"({str(s)!r}, {int(g)})" for s, g in zip(systems[:limit], segs[:limit]))
-    return shown + (f" and {len(systems) - limit} more" if len(systems) > limit else "")
 
 
 # --------------------------------------------------------------------------- result
@@ -516,6 +199,8 @@ class StudyResult:
         ``rho`` and ``tau`` (means over assignments) with ``*_fisher_low/high``,
         ``*_percentile_low/high``, ``*_bootstrap_low/high``, ``*_undefined``
         (assignments where the coefficient is undefined: a constant side),
+        ``note`` (why ρ / τ are undefined in every assignment, e.g. constant
+        human scores; empty otherwise, and a RuntimeWarning says it too),
         and ``signature`` (the metric's settings, then the study's, as a string).
     rho, tau : dict of str to numpy.ndarray
         Per-assignment coefficients of each metric (label → shape (A,)).
@@ -534,6 +219,11 @@ class StudyResult:
         The study's part of every signature.
     timings : dict
         Seconds per stage.
+    comparisons : pandas.DataFrame or None
+        With ``compare=``: one row per compared pair of metrics and coefficient
+        (:data:`COMPARISON_COLUMNS`): the two estimates, their difference, its
+        standard error, interval and two-sided p-value, and the variance
+        components behind them (:mod:`bleustats.meta.study_compare`).
     """
 
     summary: "pd.DataFrame"
@@ -551,10 +241,11 @@ class StudyResult:
     kendall_variant: str
     signature: Signature
     timings: dict = field(default_factory=dict)
+    comparisons: "pd.DataFrame | None" = None
 
     def to_dict(self) -> dict[str, Any]:
         """Every number with its signature, as plain Python (for JSON)."""
-        return {
+        out = {
             "signature": str(self.signature),
             "unit_size": self.unit_size,
             "n_assignments": self.n_assignments,
@@ -569,6 +260,27 @@ class StudyResult:
             "metrics": records(self.summary),
             "version": __version__,
         }
+        if self.comparisons is not None:
+            out["comparisons"] = records(self.comparisons)
+        return out
+
+    def assignments(self) -> "pd.DataFrame":
+        """Per-assignment coefficients in long form: ``unit_size``, ``assignment``, ``label``, ``rho``, ``tau``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> m = mean_metric(["A", "B"] * 4, [0, 0, 1, 1, 2, 2, 3, 3], [3.0, 1, 2, 2, 5, 0, 1, 2], metric="s")
+        >>> h = pd.DataFrame({"system": ["A", "B"] * 4, "seg_id": [0, 0, 1, 1, 2, 2, 3, 3],
+        ...                   "score": [2.0, 1, 1, 1, 3, 0, 0, 1]})
+        >>> correlation_study([m], h, unit_size=2, n_assignments=3, n_bootstrap=0).assignments().shape
+        (3, 5)
+        """
+        import pandas as pd
+
+        frames = [pd.DataFrame({"unit_size": self.unit_size, "assignment": np.arange(len(self.rho[k])),
+                                "label": k, "rho": self.rho[k], "tau": self.tau[k]}) for k in self.rho]
+        return pd.concat(frames, ignore_index=True)
 
     @renamed_keywords(statistic="correlation")
     def table2(self, correlation: str = "rho", *, interval: str = "fisher", digits: int = 3) -> "pd.DataFrame":
@@ -587,9 +299,33 @@ def _interval(values: NDArray[np.float64], confidence: float) -> tuple[float, fl
     return float(lo), float(hi)
 
 
-def _correlate(x: NDArray[np.float64], y: NDArray[np.float64], variant: str) -> tuple[NDArray, NDArray]:
-    return (np.asarray(spearman(x, y), dtype=np.float64),
-            np.asarray(kendall_tau(x, y, variant=variant), dtype=np.float64))
+def _boot_blocks(seed: np.random.SeedSequence, n_obs: int, n_bootstrap: int):
+    """(first replicate, draw counts (rows, N)) per block; the draws of one big ``bootstrap_indices`` call."""
+    rng = np.random.default_rng(seed)
+    per_block = max(1, _BOOT_BLOCK // n_obs)
+    for b0 in range(0, n_bootstrap, per_block):
+        rows = min(per_block, n_bootstrap - b0)
+        idx = rng.integers(0, n_obs, size=(rows, n_obs), dtype=np.int64)
+        flat = (np.arange(rows, dtype=np.int64)[:, None] * n_obs + idx).ravel()
+        yield b0, np.bincount(flat, minlength=rows * n_obs).reshape(rows, n_obs)
+
+
+def _compare_pairs(compare: Any, labels: list[str]) -> list[tuple[str, str]]:
+    if compare is None:
+        return []
+    out = []
+    for c in compare:
+        if not (isinstance(c, (tuple, list)) and len(c) == 2):
+            raise InputError(f"compare must be a list of (label_a, label_b) pairs; got {c!r}.")
+        a, b = str(c[0]), str(c[1])
+        for x in (a, b):
+            if x not in labels:
+                raise InputError(f"compare: {x!r} is not a metric of the study; labels are {labels!r}.")
+        if a == b:
+            raise InputError(f"compare: {c!r} compares a metric with itself; name two different metrics.")
+        if (a, b) not in out:
+            out.append((a, b))
+    return out
 
 
 def correlation_study(
@@ -604,6 +340,9 @@ def correlation_study(
     n_bootstrap: int = 1000,
     kendall_variant: str = "b",
     unmatched: str = "error",
+    compare: Sequence[tuple[str, str]] | None = None,
+    n_compare_bootstrap: int | None = None,
+    compare_resampling: str = "systems",
     n_threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> StudyResult:
@@ -640,7 +379,7 @@ def correlation_study(
         System pairs; default all pairs (in sorted system order) that share
         rated segments. An explicit pair must share at least M segments.
     confidence : float
-        Level of the three intervals.
+        Level of the intervals.
     n_bootstrap : int
         Bootstrap replicates of interval (c); 0 skips it (``nan``).
     kendall_variant : {'b', 'c'}
@@ -648,11 +387,23 @@ def correlation_study(
     unmatched : {'error', 'exclude'}
         Rated (system, segment) cells that some metric has no row for: an
         error naming them, or left out and counted in ``exclusions``.
+    compare : list of (str, str), optional
+        Pairs of metric labels to compare (difference of ρ and of τ, interval
+        and p-value; see :mod:`bleustats.meta.study_compare`).
+    n_compare_bootstrap : int, optional
+        Replicates of each resampling scheme of the comparison, at least 2
+        (default ``n_bootstrap``, or 1,000 when that is below 2).
+    compare_resampling : {'systems', 'pairs'}
+        How the comparison samples system pairs: draw systems with replacement
+        (every pair of drawn systems; the default, as pairs that share a
+        system are not independent) or draw pairs.
     n_threads : int, optional
-        Threads for the pairs' unit sums and the metrics' correlations
-        (default: the CPU count); the result does not depend on it.
+        Threads for the pairs' unit sums and scores (default: the CPU count);
+        the sorts and coefficients run on numba's threads
+        (``numba.set_num_threads``). The result does not depend on either.
     progress : callable, optional
-        Called as ``progress(done, total)`` after each pair and each metric.
+        Called as ``progress(done, total)`` after each pair, each metric and
+        each of the comparison's three resamplings.
 
     Returns
     -------
@@ -663,7 +414,8 @@ def correlation_study(
     InputError
         Bad options; human scores for cells without a hypothesis (with
         ``unmatched='error'``); an unknown system or a pair with no shared
-        rated segments; a pair sharing fewer than M segments; no pair at all.
+        rated segments; a pair sharing fewer than M segments; no pair at all;
+        an unknown label in ``compare``.
 
     Examples
     --------
@@ -682,126 +434,27 @@ def correlation_study(
     import pandas as pd
 
     _check_options(unit_size, n_assignments, seed, confidence, n_bootstrap, kendall_variant, unmatched)
-    if n_threads is None:
-        n_threads = os.cpu_count() or 1
-    elif isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
+    if n_threads is not None and (isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer))
+                                  or n_threads < 1):
         raise InputError(f"n_threads must be a positive integer or None; got {n_threads!r}.")
-    metrics = _metric_list(metrics)
+    if n_compare_bootstrap is not None:
+        check_count("n_compare_bootstrap", n_compare_bootstrap, minimum=2)
+    if compare_resampling not in COMPARE_RESAMPLING:
+        raise InputError(f"compare_resampling must be 'systems' or 'pairs'; got {compare_resampling!r}.")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    h = _human_frame(human)
-    nan_rows = int(h["score"].isna().sum())
-    h = h.loc[h["score"].notna(), list(HUMAN_COLUMNS)]
-    if len(h) == 0:
-        raise InputError(f"human: no rating with a score ({nan_rows} NaN row(s)); give human scores.")
-
-    # one code per system and per segment over every input
-    systems = np.unique(np.concatenate([h["system"].to_numpy(dtype=object).astype(str)]
-                                       + [m.system.astype(str) for m in metrics]))
-    segments = np.unique(np.concatenate([h["seg_id"].to_numpy(np.int64)] + [m.seg_id for m in metrics]))
-    n_seg = len(segments)
-
-    def key_of(system: NDArray[Any], seg: NDArray[Any]) -> NDArray[np.int64]:
-        return np.searchsorted(systems, system.astype(str)).astype(np.int64) * n_seg + np.searchsorted(segments, seg)
-
-    grouped = h.assign(_key=key_of(h["system"].to_numpy(dtype=object), h["seg_id"].to_numpy(np.int64))) \
-        .groupby("_key", sort=True)["score"].mean()
-    hkeys = grouped.index.to_numpy(np.int64)
-    hmean = grouped.to_numpy(np.float64)
-
-    # which row of each metric holds each rated cell
-    rows = []
-    missing = np.zeros(len(hkeys), dtype=bool)
-    for m in metrics:
-        mkeys = key_of(m.system, m.seg_id)
-        order = np.argsort(mkeys, kind="stable")
-        sk = mkeys[order]
-        dup = np.flatnonzero(sk[1:] == sk[:-1])
-        if dup.size:
-            d = order[dup]
-            raise InputError(
-                f"metrics: {m.label!r} has {dup.size} duplicate (system, seg_id) row(s), e.g. "
-                f"{_describe_cells(m.system[d], m.seg_id[d])}; a study needs one hypothesis per system and "
-                "segment. Keep one (e.g. the 1-best of a k-best list)."
-            )
-        pos = np.searchsorted(sk, hkeys)
-        found = pos < len(sk)
-        found[found] = sk[pos[found]] == hkeys[found]
-        rows.append(np.where(found, order[np.minimum(pos, max(len(sk) - 1, 0))] if len(sk) else 0, -1))
-        if not found.all():
-            lost = hkeys[~found & ~missing]
-            if unmatched == "error" and lost.size:
-                sys_l, seg_l = systems[lost // n_seg], segments[lost % n_seg]
-                absent = sorted({str(x) for x in systems[hkeys[~found] // n_seg]} - set(m.system.astype(str)))
-                extra = f" Systems with no hypothesis at all: {absent!r}." if absent else ""
-                raise InputError(
-                    f"human: {int((~found).sum())} rated (system, seg_id) cell(s) have no hypothesis in metric "
-                    f"{m.label!r}: {_describe_cells(sys_l, seg_l)}.{extra} Check the system names and segment "
-                    "ids, drop those ratings, or pass unmatched='exclude' to leave them out (they are "
-                    "counted in result.exclusions['human_without_hypothesis'])."
-                )
-            missing |= ~found
-    keep = ~missing
-    hkeys, hmean = hkeys[keep], hmean[keep]
-    rows = [r[keep] for r in rows]
-    cell_sys = hkeys // n_seg
-    cell_seg = hkeys % n_seg
-
-    # the system pairs and their shared segments (cells sorted by (system, segment))
-    sys_start = np.searchsorted(cell_sys, np.arange(len(systems) + 1))
-    rated = [i for i in range(len(systems)) if sys_start[i + 1] > sys_start[i]]
-
-    def shared(i: int, j: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        a = np.arange(sys_start[i], sys_start[i + 1])
-        b = np.arange(sys_start[j], sys_start[j + 1])
-        _, ia, ib = np.intersect1d(cell_seg[a], cell_seg[b], assume_unique=True, return_indices=True)
-        return a[ia], b[ib]
-
-    pair_cells: list[tuple[str, str, NDArray[np.int64], NDArray[np.int64]]] = []
-    if pairs is None:
-        for x in range(len(rated)):
-            for z in range(x + 1, len(rated)):
-                ca, cb = shared(rated[x], rated[z])
-                if len(ca):
-                    pair_cells.append((str(systems[rated[x]]), str(systems[rated[z]]), ca, cb))
-        if not pair_cells:
-            raise InputError("human: no two systems share a rated segment, so there is no system pair to "
-                             f"compare (rated systems: {[str(systems[i]) for i in rated]!r}).")
-    else:
-        seen = set()
-        for p in pairs:
-            if not (isinstance(p, (tuple, list)) and len(p) == 2):
-                raise InputError(f"pairs must be (system_a, system_b) tuples; got {p!r}.")
-            a, b = str(p[0]), str(p[1])
-            if a == b or (a, b) in seen or (b, a) in seen:
-                raise InputError(f"pairs: {p!r} is a self pair or a repeat; list each pair of distinct systems once.")
-            seen.add((a, b))
-            idx = []
-            for s in (a, b):
-                i = int(np.searchsorted(systems, s))
-                if i >= len(systems) or systems[i] != s or i not in rated:
-                    raise InputError(f"pairs: system {s!r} has no rated segment with a hypothesis; rated systems "
-                                     f"are {[str(systems[k]) for k in rated]!r}.")
-                idx.append(i)
-            ca, cb = shared(*idx)
-            if not len(ca):
-                raise InputError(f"pairs: {a!r} and {b!r} share no rated segment, so the pair gives no "
-                                 "observation; drop the pair.")
-            pair_cells.append((a, b, ca, cb))
-    small = [(a, b, len(ca)) for a, b, ca, _ in pair_cells if len(ca) < unit_size]
-    if small:
-        shown = ", ".join(f"{a}–{b} ({n})" for a, b, n in small[:8]) + (" ..." if len(small) > 8 else "")
-        raise InputError(
-            f"unit_size must be at most the number of segments every pair shares; got {unit_size!r}, and "
-            f"{len(small)} pair(s) share fewer: {shown}. Use a smaller unit size, or pass pairs= without them."
-        )
+    cells = study_cells(metrics, human, pairs=pairs, unmatched=unmatched, unit_size=unit_size)
+    metrics = cells.metrics
+    labels = [m.label for m in metrics]
+    to_compare = _compare_pairs(compare, labels)
     timings["inputs"] = time.perf_counter() - t0
 
     deterministic = unit_size == 1
     n_distinct = 1 if deterministic else n_assignments
-    part_ss, boot_ss = np.random.SeedSequence(seed).spawn(2)
-    pair_seeds = part_ss.spawn(len(pair_cells))
-    total_steps = len(pair_cells) + len(metrics)
+    part_ss, boot_ss, comp_ss = np.random.SeedSequence(seed).spawn(3)
+    pair_seeds = part_ss.spawn(len(cells.pair_names))
+    n_pairs = len(cells.pair_names)
+    total_steps = n_pairs + len(metrics) + (3 if to_compare else 0)
     done = [0]
 
     def tick() -> None:
@@ -809,110 +462,166 @@ def correlation_study(
         if progress is not None:
             progress(done[0], total_steps)
 
+    t1 = time.perf_counter()
+
     def pair_observations(p: int) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
-        """Metric and human differences of every unit of pair p, shape (A, U_p) each."""
-        _, _, ca, cb = pair_cells[p]
-        n_p = len(ca)
+        n_p = len(cells.pair_a[p])
         if deterministic:
             units = np.arange(n_p, dtype=np.int64).reshape(1, n_p, 1)
         else:
             units = unit_partitions(n_p, unit_size, n_assignments=n_assignments, seed=pair_seeds[p])
-        blocks, spans, width_sum = [], [], 0
-        for m, r in zip(metrics, rows):
-            blocks += [m.values[r[ca]], m.values[r[cb]]]
-            spans.append((width_sum, m.values.shape[1]))
-            width_sum += 2 * m.values.shape[1]
-        blocks += [hmean[ca][:, None], hmean[cb][:, None]]
-        x_all = np.concatenate(blocks, axis=1)
-        # identical columns (lengths and totals shared by several metrics) are summed once
-        first_of: dict[bytes, int] = {}
-        inverse = np.array([first_of.setdefault(x_all[:, j].tobytes(), len(first_of))
-                            for j in range(x_all.shape[1])])
-        distinct = np.unique(inverse, return_index=True)[1]
-        sums = unit_sums(x_all[:, distinct], units)[..., inverse]
-        diffs = [m.unit_scores(sums[..., start:start + width], unit_size)
-                 - m.unit_scores(sums[..., start + width:start + 2 * width], unit_size)
-                 for m, (start, width) in zip(metrics, spans)]
-        return diffs, sums[..., -2] / unit_size - sums[..., -1] / unit_size
+        return cells.unit_differences(p, units, unit_size)
 
-    t1 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=n_threads) as pool:
-        per_pair = []
-        for out in pool.map(pair_observations, range(len(pair_cells))):
-            per_pair.append(out)
+    x_parts: list[list[NDArray[np.float64]]] = [[] for _ in metrics]
+    y_parts, pair_rows = [], []
+    workers = n_threads or os.cpu_count() or 1
+    small = cells.n_cells * (1 if deterministic else n_assignments) < _THREADS_MIN
+    with ThreadPoolExecutor(max_workers=1 if small else workers) as pool:
+        results = map(pair_observations, range(n_pairs)) if small else pool.map(pair_observations, range(n_pairs))
+        for p, (diffs, hy) in enumerate(results):
+            for k, d in enumerate(diffs):
+                x_parts[k].append(d)
+            y_parts.append(hy)
+            n_p = len(cells.pair_a[p])
+            a, b = cells.pair_names[p]
+            pair_rows.append((a, b, n_p, n_p // unit_size, n_p % unit_size))
             tick()
-        y = np.concatenate([d[1] for d in per_pair], axis=1)
-        n_obs = y.shape[1]
-        xs = [np.concatenate([d[0][k] for d in per_pair], axis=1) for k in range(len(metrics))]
-        del per_pair
-        pair_rows = [(a, b, len(ca), len(ca) // unit_size, len(ca) % unit_size) for a, b, ca, _ in pair_cells]
-        timings["units"] = time.perf_counter() - t1
+    y = np.concatenate(y_parts, axis=1)
+    n_obs = y.shape[1]
+    xs = [np.concatenate(parts, axis=1) for parts in x_parts]
+    del x_parts, y_parts
+    timings["units"] = time.perf_counter() - t1
 
-        sig = Signature.from_fields(
-            ("study", "galley2015"), ("M", unit_size),
-            ("assign", f"{n_assignments}{'(1 distinct)' if deterministic else ''}"), ("seed", seed),
-            ("pairs", len(pair_cells)), ("obs", n_obs), ("ci", f"{confidence:g}"), ("boot", n_bootstrap),
-            ("tau", kendall_variant))
-        t2 = time.perf_counter()
-        boot_idx = boot_assign = None
-        if n_bootstrap and n_obs >= 2:
-            boot_idx = bootstrap_indices(n_obs, n_bootstrap, seed=np.random.default_rng(boot_ss))
-            boot_assign = np.arange(n_bootstrap) % n_distinct
+    sig = Signature.from_fields(
+        ("study", "galley2015"), ("M", unit_size),
+        ("assign", f"{n_assignments}{'(1 distinct)' if deterministic else ''}"), ("seed", seed),
+        ("pairs", n_pairs), ("obs", n_obs), ("ci", f"{confidence:g}"), ("boot", n_bootstrap),
+        ("tau", kendall_variant))
+    t2 = time.perf_counter()
+    for k, x in enumerate(xs):
+        bad = ~np.isfinite(x)
+        if bad.any():
+            raise InputError(f"metrics: {metrics[k].label!r} gives {int(bad.sum())} non-finite unit score "
+                             "difference(s); check its values (NaN or infinite statistics).")
+    per_assign: list[tuple[NDArray[np.float64], NDArray[np.float64]]] = []
+    boots = [(np.full(n_bootstrap if n_obs >= 2 else 0, np.nan), np.full(n_bootstrap if n_obs >= 2 else 0, np.nan))
+             for _ in metrics]
+    if n_obs >= 2:
+        y_ranks = dense_ranks(y)
+        hold_all = n_distinct * n_obs * len(metrics) <= _HOLD_ALL
 
-        def metric_record(k: int) -> tuple[dict[str, Any], NDArray[np.float64], NDArray[np.float64]]:
-            m, x = metrics[k], xs[k]
-            bad = ~np.isfinite(x)
-            if bad.any():
-                raise InputError(f"metrics: {m.label!r} gives {int(bad.sum())} non-finite unit score "
-                                 "difference(s); check its values (NaN or infinite statistics).")
-            if n_obs >= 2:
-                rho, tau = _correlate(x, y, kendall_variant)
+        def ranked_of(k: int):
+            return rank_rows(xs[k], y, y_ranks=y_ranks)
+
+        def add_boot(k: int, ranked, b0: int, counts: NDArray[np.int64]) -> None:
+            stats = ranked.stats(counts, np.arange(b0, b0 + len(counts), dtype=np.int64) % n_distinct)
+            boots[k][0][b0:b0 + len(counts)] = stats[:, 0]
+            boots[k][1][b0:b0 + len(counts)] = tau_from_counts(stats, kendall_variant)
+
+        def point(ranked) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+            stats = ranked.stats()
+            return stats[:, 0].copy(), tau_from_counts(stats, kendall_variant)
+
+        if hold_all:
+            ranked_all = [ranked_of(k) for k in range(len(metrics))]
+            per_assign = [point(r) for r in ranked_all]
+            if n_bootstrap:
+                for b0, counts in _boot_blocks(boot_ss, n_obs, n_bootstrap):
+                    for k, r in enumerate(ranked_all):
+                        add_boot(k, r, b0, counts)
+            for _ in metrics:
+                tick()
+            del ranked_all
+        else:
+            # the draws are the same for every metric: kept when small, else drawn again per metric
+            kept = list(_boot_blocks(boot_ss, n_obs, n_bootstrap)) \
+                if n_bootstrap and n_bootstrap * n_obs <= _KEEP_COUNTS else None
+            for k in range(len(metrics)):
+                r = ranked_of(k)
+                per_assign.append(point(r))
+                if n_bootstrap:
+                    for b0, counts in (kept if kept is not None else _boot_blocks(boot_ss, n_obs, n_bootstrap)):
+                        add_boot(k, r, b0, counts)
+                del r
+                tick()
+    else:
+        per_assign = [(np.full(n_distinct, np.nan), np.full(n_distinct, np.nan)) for _ in metrics]
+        for _ in metrics:
+            tick()
+
+    records_, rho_all, tau_all = [], {}, {}
+    for k, m in enumerate(metrics):
+        rec: dict[str, Any] = {"label": m.label, "metric": m.metric, "refs": m.refs, "n_observations": n_obs}
+        for stat, values, boot in (("rho", per_assign[k][0], boots[k][0]), ("tau", per_assign[k][1], boots[k][1])):
+            finite = values[np.isfinite(values)]
+            mean = float(finite.mean()) if finite.size else math.nan
+            rec[stat] = mean
+            if np.isfinite(mean) and n_obs > 3:
+                lo, hi = fisher_z_interval(float(np.clip(mean, -1.0, 1.0)), n_obs, confidence=confidence)
             else:
-                rho = tau = np.full(n_distinct, np.nan)
-            rec: dict[str, Any] = {"label": m.label, "metric": m.metric, "refs": m.refs, "n_observations": n_obs}
-            boot = {"rho": np.full(0, np.nan), "tau": np.full(0, np.nan)}
-            if boot_idx is not None:
-                per_block = max(1, _BOOT_BLOCK // n_obs)
-                parts: dict[str, list] = {"rho": [], "tau": []}
-                for b0 in range(0, n_bootstrap, per_block):
-                    sel = boot_idx[b0:b0 + per_block]
-                    asg = boot_assign[b0:b0 + per_block, None]
-                    br, bt = _correlate(x[asg, sel], y[asg, sel], kendall_variant)
-                    parts["rho"].append(br)
-                    parts["tau"].append(bt)
-                boot = {st: np.concatenate(v) for st, v in parts.items()}
-            for stat, values in (("rho", rho), ("tau", tau)):
-                finite = values[np.isfinite(values)]
-                mean = float(finite.mean()) if finite.size else math.nan
-                rec[stat] = mean
-                if np.isfinite(mean) and n_obs > 3:
-                    lo, hi = fisher_z_interval(float(np.clip(mean, -1.0, 1.0)), n_obs, confidence=confidence)
-                else:
-                    lo, hi = math.nan, math.nan
-                rec[f"{stat}_fisher_low"], rec[f"{stat}_fisher_high"] = float(lo), float(hi)
-                lo, hi = _interval(values, confidence) if not deterministic else (math.nan, math.nan)
-                rec[f"{stat}_percentile_low"], rec[f"{stat}_percentile_high"] = lo, hi
-                rec[f"{stat}_bootstrap_low"], rec[f"{stat}_bootstrap_high"] = _interval(boot[stat], confidence)
-                rec[f"{stat}_undefined"] = int(values.size - finite.size)
-            rec["signature"] = str(m.signature.with_extra(*sig.extra))
-            return rec, rho, tau
-
-        records, rho_all, tau_all = [], {}, {}
-        for k, (rec, rho, tau) in enumerate(pool.map(metric_record, range(len(metrics)))):
-            records.append(rec)
-            rho_all[metrics[k].label], tau_all[metrics[k].label] = rho, tau
-            tick()
+                lo, hi = math.nan, math.nan
+            rec[f"{stat}_fisher_low"], rec[f"{stat}_fisher_high"] = float(lo), float(hi)
+            lo, hi = _interval(values, confidence) if not deterministic else (math.nan, math.nan)
+            rec[f"{stat}_percentile_low"], rec[f"{stat}_percentile_high"] = lo, hi
+            rec[f"{stat}_bootstrap_low"], rec[f"{stat}_bootstrap_high"] = _interval(boot, confidence)
+            rec[f"{stat}_undefined"] = int(values.size - finite.size)
+        rec["note"] = _undefined_reason(xs[k], y, per_assign[k][0], per_assign[k][1])
+        if rec["note"]:
+            warnings.warn(f"{rec['label']}: {rec['note']}", RuntimeWarning, stacklevel=2)
+        rec["signature"] = str(m.signature.with_extra(*sig.extra))
+        records_.append(rec)
+        rho_all[m.label], tau_all[m.label] = per_assign[k]
     timings["correlations"] = time.perf_counter() - t2
+    summary = pd.DataFrame(records_)
+
+    comparisons = None
+    if to_compare:
+        t3 = time.perf_counter()
+        n_cb = n_compare_bootstrap or (n_bootstrap if n_bootstrap >= 2 else 1000)
+        needed = sorted({labels.index(x) for pair in to_compare for x in pair})
+        schemes = ("segments", compare_resampling, "within")
+        reps = {}
+        for scheme, ss in zip(schemes, comp_ss.spawn(len(schemes))):
+            reps[scheme] = protocol_bootstrap(cells, needed, unit_size=unit_size, n_bootstrap=n_cb, seed=ss,
+                                              kendall_variant=kendall_variant, resample=scheme, n_partitions=2)
+            tick()
+        csig = sig.with_extra(("compare", f"segments+{compare_resampling}-within"), ("cboot", n_cb))
+        rows = []
+        for a, b in to_compare:
+            ia, ib = labels.index(a), labels.index(b)
+            for stat, col in (("rho", 0), ("tau", 1)):
+                res = paired_difference(summary.loc[ia, stat], summary.loc[ib, stat],
+                                        {sc: reps[sc][ia][col] for sc in schemes},
+                                        {sc: reps[sc][ib][col] for sc in schemes}, confidence=confidence)
+                rows.append({"metric_a": a, "metric_b": b, "correlation": stat, **res, "n_bootstrap": n_cb,
+                             "signature": str(csig)})
+        comparisons = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+        timings["comparisons"] = time.perf_counter() - t3
 
     pairs_df = pd.DataFrame(pair_rows, columns=["system_a", "system_b", "n_shared", "n_units", "n_dropped"])
-    exclusions = {"human_nan_rows": nan_rows, "human_without_hypothesis": int(missing.sum()),
-                  "segments_dropped": int(pairs_df["n_dropped"].sum())}
+    exclusions = {**cells.exclusions, "segments_dropped": int(pairs_df["n_dropped"].sum())}
     return StudyResult(
-        summary=pd.DataFrame(records), rho=rho_all, tau=tau_all, pairs=pairs_df, exclusions=exclusions,
+        summary=summary, rho=rho_all, tau=tau_all, pairs=pairs_df, exclusions=exclusions,
         unit_size=int(unit_size), n_assignments=int(n_assignments), n_distinct_assignments=n_distinct,
         n_observations=int(n_obs), seed=int(seed), confidence=float(confidence), n_bootstrap=int(n_bootstrap),
-        kendall_variant=kendall_variant, signature=sig, timings=timings,
+        kendall_variant=kendall_variant, signature=sig, timings=timings, comparisons=comparisons,
     )
+
+
+def _undefined_reason(x: NDArray[np.float64], y: NDArray[np.float64], rho: NDArray, tau: NDArray) -> str:
+    """Why ρ and τ are undefined in every assignment ('' when some assignment has a value)."""
+    if np.isfinite(rho).any() or np.isfinite(tau).any():
+        return ""
+    if y.shape[-1] < 2:
+        return f"ρ and τ are undefined: {y.shape[-1]} observation(s); a correlation needs at least 2"
+    if np.ptp(y) == 0:
+        same = " (every system pair rated the same)" if float(y.flat[0]) == 0 else ""
+        return (f"ρ and τ are undefined: the human score differences are constant, {float(y.flat[0]):g} in all "
+                f"{y.shape[-1]} observations{same}, so nothing can correlate with them")
+    if np.all(np.ptp(x, axis=-1) == 0):
+        return ("ρ and τ are undefined: the metric's differences are constant within every assignment "
+                "(e.g. identical system outputs)")
+    return "ρ and τ are undefined: every assignment has a constant side (metric or human differences)"
 
 
 # --------------------------------------------------------------------------- sweeps (Figure 2)

@@ -1,19 +1,49 @@
-"""Statistics → scores: BLEU and ΔBLEU, sentence-level variants, result objects.
+"""Statistics → scores: BLEU, ΔBLEU, chrF and TER, sentence-level variants, result objects.
 
 Shaped like ``sacrebleu.metrics`` so that sacreBLEU code works by changing
-only the package name. Everything here is numpy over a statistics table
-(:class:`bleustats.engine.stats.StatsTable`); no n-gram is counted again.
+only the package name (``from bleustats.metrics import BLEU, CHRF, TER``).
+Everything here is numpy over per-segment statistics; no n-gram is counted
+again.
 
+- :mod:`~bleustats.metrics.base`: what the metric objects share (sacreBLEU's
+  ``Score`` / ``Signature`` / ``Metric`` behaviour, bootstrap intervals).
 - :mod:`~bleustats.metrics.bleu`: the BLEU / ΔBLEU formula from summed
-  statistics, corpus and grouped scores, and sacreBLEU's ``corpus_bleu`` /
-  ``sentence_bleu``.
-- :mod:`~bleustats.metrics.chrf`: chrF / chrF++ from summed statistics,
-  ``corpus_chrf`` / ``sentence_chrf``.
+  statistics, corpus and grouped scores, the :class:`BLEU` object and
+  sacreBLEU's ``corpus_bleu`` / ``sentence_bleu`` / ``raw_corpus_bleu``.
+- :mod:`~bleustats.metrics.chrf`: chrF / chrF++ from summed statistics, the
+  :class:`CHRF` object, ``corpus_chrf`` / ``sentence_chrf``.
+- :mod:`~bleustats.metrics.ter`: TER from summed statistics, the :class:`TER`
+  object, ``corpus_ter`` / ``sentence_ter``.
 - :mod:`~bleustats.metrics.sentence`: the registry of sentence-level variants
   (BLEU+1, Nakov et al.'s fixes, pseudo-document BLEU, Chen & Cherry, ...).
 - :mod:`~bleustats.metrics.results`: :class:`BLEUScore` and :class:`Signature`.
+
+The metric classes load on first use (``import bleustats.metrics`` stays light).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from .results import BLEUScore, Signature
 
-__all__ = ["BLEUScore", "Signature"]
+__all__ = ["BLEU", "BLEUScore", "CHRF", "CHRFScore", "METRICS", "Signature", "TER", "TERScore"]
+
+_LAZY = {"BLEU": "bleu", "CHRF": "chrf", "CHRFScore": "chrf", "TER": "ter", "TERScore": "ter"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if name == "METRICS":  # sacreBLEU's registry of metric classes, by upper-case name
+        value = {"BLEU": __getattr__("BLEU"), "CHRF": __getattr__("CHRF"), "TER": __getattr__("TER")}
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -41,6 +41,7 @@ Examples
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -50,18 +51,28 @@ from .._validate import check_choice, describe_ids
 from ..engine import small
 from ..engine.options import check_options
 from ..errors import InputError
+from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
+from .base import Metric, MetricSignature
+from .plain import LOG_FLOOR, plain_bleu, plain_segments, rows_matrix, sum_rows, text_bytes
 from .results import BLEUScore, Signature
 
 if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
     import pandas as pd
 
+    from ..engine.references import ReferenceSet
     from ..engine.stats import StatsTable
 
 __all__ = [
+    "BLEU",
+    "BLEUScore",
+    "BLEUSignature",
+    "MAX_NGRAM_ORDER",
     "METRICS",
     "REF_LENGTHS",
     "SMOOTH_DEFAULTS",
     "SMOOTH_METHODS",
+    "OTHER_METRICS",
+    "TABLE_METRICS",
     "bleu_from_sums",
     "bleu_scores",
     "check_delta_defined",
@@ -71,21 +82,26 @@ __all__ = [
     "corpus_score",
     "corpus_scores",
     "count_columns",
+    "raw_corpus_bleu",
     "score_signature",
     "sentence_bleu",
     "sentence_scores",
     "statistics_matrix",
+    "table_metric",
 ]
 
 #: Smoothing methods and their default value (sacreBLEU's ``BLEU.SMOOTH_DEFAULTS``).
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 SMOOTH_METHODS = tuple(SMOOTH_DEFAULTS)
-#: Metrics computable from a statistics table.
+#: The BLEU family computable from a statistics table's BLEU columns.
 METRICS = ("bleu", "delta_bleu")
+#: Metrics of the table's other column groups (``compute_stats(..., metrics=(...))``).
+OTHER_METRICS = ("chrf", "chrf++", "ter")
+#: Every metric :func:`corpus_score`, :func:`corpus_scores` and :func:`sentence_scores` accept.
+TABLE_METRICS = METRICS + OTHER_METRICS
 #: Reference-length choices for the brevity penalty.
 REF_LENGTHS = ("closest", "shortest", "average")
 
-_LOG_FLOOR = -9999999999.0  # sacreBLEU's my_log(0)
 # column-name prefixes of each metric's numerators and denominators
 _PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}
 
@@ -170,7 +186,7 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
             eff = np.where(n_valid > 0, n_valid, n_order)
         else:
             eff = np.full(valid.shape[:-1], n_order)
-        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _LOG_FLOOR)
+        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), LOG_FLOOR)
         logs = np.where(np.arange(n_order) < eff[..., None], logs, 0.0)
         # left-to-right sum, as sacreBLEU's Python sum()
         acc = np.zeros(logs.shape[:-1])
@@ -463,6 +479,8 @@ def corpus_score(
     Returns
     -------
     BLEUScore
+        Or, for ``metric='chrf'`` / ``'chrf++'`` / ``'ter'`` (the table's chrF /
+        TER columns; the BLEU options do not apply), a ``CHRFScore`` / ``TERScore``.
 
     Examples
     --------
@@ -471,9 +489,17 @@ def corpus_score(
     >>> round(corpus_score(st, rows=[True, False]).score, 10)
     100.0
     """
+    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
+        obj, mat = table_metric(stats, metric)
+        rows = _rows(stats, rows)
+        return obj._aggregate_and_compute(mat if rows is None else mat[rows])
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     rows = _rows(stats, rows)
+    if (len(stats) if rows is None else len(rows)) == 0:
+        raise InputError(
+            "stats: no segments to score (0 rows" + ("" if rows is None else " selected") + "); a corpus score "
+            "of nothing is undefined, and sacreBLEU refuses an empty test set too. Give at least one segment.")
     if metric == "delta_bleu":
         check_delta_defined(stats, rows)
     correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
@@ -524,13 +550,14 @@ def corpus_scores(
         A column of ``stats`` (default ``'system'``) or one label per row
         (e.g. document ids).
     metric, smooth_method, smooth_value, use_effective_order, ref_length
-        As in :func:`corpus_score`.
+        As in :func:`corpus_score` (``'chrf'``, ``'chrf++'``, ``'ter'`` included).
 
     Returns
     -------
     pandas.DataFrame
         One row per group (sorted by label): ``score``, ``bp``, ``sys_len``,
-        ``ref_len``, ``precision_1..N``, the summed numerators and totals.
+        ``ref_len``, ``precision_1..N``, the summed numerators and totals
+        (chrF / TER: ``score`` and the summed statistics columns).
 
     Examples
     --------
@@ -541,8 +568,9 @@ def corpus_scores(
     >>> corpus_scores(compute_stats(hyps, refs), by="system")["score"].round(2).tolist()
     [100.0, 42.73]
     """
-    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                          ref_length=ref_length)
+    if check_choice("metric", metric, TABLE_METRICS) not in OTHER_METRICS:
+        check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                              ref_length=ref_length)
     if metric == "delta_bleu":
         check_delta_defined(stats)
     if isinstance(by, str):
@@ -558,7 +586,6 @@ def corpus_scores(
         if labels.shape != (len(stats),):
             raise InputError(f"by: need one label per row ({len(stats)}); got shape {labels.shape}.")
     keys, inv = np.unique(labels, return_inverse=True)
-    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
     g = len(keys)
 
     order = np.argsort(inv, kind="stable")
@@ -567,6 +594,10 @@ def corpus_scores(
     def gsum(x: np.ndarray) -> np.ndarray:
         # sorted reduceat keeps integer sums exact (bincount would go through float64)
         return np.add.reduceat(x[order], starts, axis=0) if len(x) else np.zeros((0,) + x.shape[1:], x.dtype)
+
+    if metric in OTHER_METRICS:
+        return _other_groups(stats, metric, name, keys, gsum)
+    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
 
     c_sum, t_sum = gsum(correct), gsum(total)
     sys_len, r_len = gsum(hyp_len), gsum(ref_len)
@@ -605,7 +636,8 @@ def sentence_scores(
 
     Same formula as :func:`corpus_score` applied to each row alone; the
     defaults are those of ``sacrebleu.sentence_bleu`` (``exp`` smoothing,
-    effective order). ΔBLEU clamps each row's numerators at 0.
+    effective order). ΔBLEU clamps each row's numerators at 0. ``'chrf'`` /
+    ``'chrf++'`` / ``'ter'`` give sentence chrF / TER from the table's columns.
 
     Examples
     --------
@@ -614,6 +646,9 @@ def sentence_scores(
     >>> sentence_scores(st).round(2).tolist()  # "a dog": p1 = 1/2, p2 = 1/(2*1) by exp smoothing
     [100.0, 50.0]
     """
+    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
+        obj, mat = table_metric(stats, metric)
+        return np.asarray(obj.scores_from_sums(mat), dtype=np.float64)
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     if metric == "delta_bleu":
@@ -626,50 +661,6 @@ def sentence_scores(
 
 
 # --------------------------------------------------------------------------- a few segments, plain floats
-
-
-def _plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int | float, k: float | None,
-                smooth_method: str, use_effective_order: bool) -> tuple[float, list, float, list, list]:
-    """:func:`_bleu` of one row of Python numbers: ``(score, precisions, bp, counts, totals)``.
-
-    The same float operations in the same order as the vectorized formula,
-    with numpy's ``log`` / ``exp`` (whose results do not depend on the array's
-    length, while ``math``'s differ from them in the last bit now and then), so
-    that a score is the same bits on either path (``tests/metrics/test_plain.py``);
-    ``counts`` / ``totals`` as :func:`bleu_from_sums` reports them.
-    """
-    n_order = len(correct)
-    c = [float(x) for x in correct]
-    t = [float(x) for x in total]
-    any_match = any(x != 0 for x in c)
-    bp = 1.0 if sys_len >= ref_len else float(np.exp(1.0 - ref_len / sys_len)) if sys_len > 0 else 0.0
-    if smooth_method == "add-k":
-        for i in range(1, n_order):
-            c[i] += float(k)
-            t[i] += float(k)
-    precisions = []
-    valid = True
-    n_valid = doublings = 0
-    for ci, ti in zip(c, t):
-        valid = valid and ti > 0  # from the first order with total 0 on, precision 0
-        n_valid += valid
-        t_safe = ti if ti > 0 else 1.0
-        p = 100.0 * ci / t_safe if ci > 0 else 0.0
-        if valid and ci == 0:
-            if smooth_method == "exp":
-                doublings += 1
-                p = 100.0 / (2.0 ** doublings * t_safe)
-            elif smooth_method == "floor":
-                p = 100.0 * k / t_safe
-        precisions.append(p if valid else 0.0)
-    eff = (n_valid or n_order) if use_effective_order else n_order
-    logs = np.log(np.array([p if p > 0 else 1.0 for p in precisions])).tolist()
-    acc = 0.0
-    for i, p in enumerate(precisions):
-        acc = acc + ((logs[i] if p > 0 else _LOG_FLOOR) if i < eff else 0.0)
-    if not any_match:
-        return 0.0, [0.0] * n_order, bp, [float(x) for x in correct], [float(x) for x in total]
-    return bp * float(np.exp(acc / eff)), precisions, bp, c, t
 
 
 def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layout: str, options: dict[str, Any],
@@ -695,6 +686,8 @@ def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layou
     metric = scoring["metric"]
     if metric is None:
         metric = "delta_bleu" if ref_weights is not None or not uniform else "bleu"
+    elif metric not in METRICS:
+        return None  # chrF / TER, or not a metric: the pipeline's corpus_score answers
     smooth_method, ref_length = scoring["smooth_method"], scoring["ref_length"]
     k = check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=scoring["smooth_value"],
                               ref_length=ref_length)
@@ -706,16 +699,10 @@ def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layou
         return None  # ΔBLEU is not defined there: the pipeline names the segments
     num, den = (8, 9) if delta else (6, 7)
     length = REF_LENGTHS.index(ref_length) + 1
-    if len(rows) == 1:
-        raw_c, t_sum, sys_len, r_len = list(rows[0][num]), list(rows[0][den]), rows[0][0], rows[0][length]
-    else:  # numpy's sums: floats (ΔBLEU, average lengths) then add up in corpus_score's order
-        raw_c = np.array([row[num] for row in rows]).sum(axis=0).tolist()
-        t_sum = np.array([row[den] for row in rows]).sum(axis=0).tolist()
-        sys_len = sum(row[0] for row in rows)
-        r_len = np.array([row[length] for row in rows]).sum().item()
+    raw_c, t_sum, sys_len, r_len = sum_rows(rows, num, den, length)
     n = options["max_ngram_order"]
     c_sum = [max(x, 0.0) for x in raw_c] if delta else raw_c
-    score, precisions, bp, counts, totals = _plain_bleu(c_sum, t_sum, sys_len, r_len, k, smooth_method,
+    score, precisions, bp, counts, totals = plain_bleu(c_sum, t_sum, sys_len, r_len, k, smooth_method,
                                                         scoring["use_effective_order"])
     integral = not delta
     int_len = ref_length != "average"
@@ -748,6 +735,32 @@ def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layou
                "hyp_len": int(sys_len), "ref_len": _num(r_len, int_len)},
         name="ΔBLEU" if delta else "BLEU",
     )
+
+
+def table_metric(stats: StatsTable, metric: str) -> tuple[Metric, np.ndarray]:
+    """The chrF / TER object made like a table's columns, and their per-row statistics matrix."""
+    if metric == "ter":
+        from .ter import ter_table
+
+        return ter_table(stats)
+    from .chrf import chrf_table
+
+    return chrf_table(stats, metric)
+
+
+def _other_groups(stats: StatsTable, metric: str, name: str, keys: np.ndarray, gsum: Any) -> pd.DataFrame:
+    import pandas as pd
+
+    obj, mat = table_metric(stats, metric)
+    sums = gsum(mat)
+    frame: dict[str, Any] = {name: keys, "score": obj.scores_from_sums(sums)}
+    columns = ["ter_num_edits", "ter_ref_length"] if metric == "ter" else [
+        c for c in stats.table.column_names if c.startswith(("chrf_", "chrfw_"))]
+    for i, c in enumerate(columns):
+        frame[c] = sums[:, i]
+    df = pd.DataFrame(frame)
+    df.attrs["signature"] = str(obj.get_signature())
+    return df
 
 
 # --------------------------------------------------------------------------- sacreBLEU's functions
@@ -931,3 +944,246 @@ def corpus_bleu_files(
     )
     result.stats["timings"] = stats.timings
     return result
+
+
+def raw_corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]],
+                    smooth_value: float | None = SMOOTH_DEFAULTS["floor"]) -> BLEUScore:
+    """sacreBLEU's ``raw_corpus_bleu``: no tokenization, ``floor`` smoothing, effective order.
+
+    Examples
+    --------
+    >>> round(raw_corpus_bleu(["this is a fest"], [["this is a test"]], 0.01).score / 100, 12)
+    0.22360679775
+    """
+    return corpus_bleu(hypotheses, references, smooth_method="floor", smooth_value=smooth_value, force=True,
+                       tokenize="none", use_effective_order=True)
+
+
+# --------------------------------------------------------------------------- sacreBLEU's BLEU object
+
+
+class BLEUSignature(MetricSignature):
+    """BLEU's signature: sacreBLEU's fields (``case``, ``eff``, ``tok``, ``smooth``), then bleustats'
+    own only where they differ from the default (``order``, ``refs``, ``reflen``, ``metric``, ``delta``)."""
+
+    def __init__(self, metric: BLEU) -> None:
+        if getattr(metric, "num_refs", None) is None:
+            raise ValueError("BLEU: the number of references is unknown; score something (or pass references= "
+                             "to the constructor) before get_signature().")
+        k = check_scoring_options(smooth_method=metric.smooth_method, smooth_value=metric.smooth_value)
+        smooth = metric.smooth_method if SMOOTH_DEFAULTS[metric.smooth_method] is None else (
+            f"{metric.smooth_method}[{k:.2f}]")
+        fields = [("case", "c", "lc" if metric.lowercase else "mixed"), ("eff", "e", bool(metric.effective_order)),
+                  ("tok", "tok", metric.tokenizer_signature), ("smooth", "s", smooth)]
+        if metric.max_ngram_order != MAX_NGRAM_ORDER:
+            fields.append(("order", "ord", metric.max_ngram_order))
+        if metric.ref_view != "all":
+            view = f"w>={metric.weight_threshold:g}" if metric.ref_view == "threshold" else metric.ref_view
+            fields.append(("refs", "rv", view))
+        if metric.ref_length != "closest":
+            fields.append(("reflen", "rl", metric.ref_length))
+        if metric.metric != "bleu":
+            fields += [("metric", "m", metric.metric), ("delta", "d", metric.delta_definition)]
+        super().__init__(metric.num_refs, n_bootstrap=metric.n_bootstrap, seed=metric.seed, fields=fields)
+
+
+#: sacreBLEU's default largest n-gram order.
+MAX_NGRAM_ORDER = 4
+# target language -> tokenizer, when none is named (sacreBLEU's _TOKENIZER_MAP)
+_LANGUAGE_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+
+
+class BLEU(Metric):
+    r"""sacreBLEU's ``BLEU`` metric object over bleustats' statistics engine.
+
+    Same constructor arguments and defaults as ``sacrebleu.metrics.BLEU``
+    (2.6), same results; ``references=`` are validated and tokenized once
+    (a :class:`~bleustats.engine.references.ReferenceSet`) and reused by every
+    ``corpus_score(hyps, None)``, so scoring many systems tokenizes the
+    references once. The statistics of a call come from
+    :func:`~bleustats.engine.stats.compute_stats` (numba kernels), as one
+    matrix ``[hyp_len, ref_len, correct_1..N, total_1..N]`` per hypothesis.
+
+    Parameters
+    ----------
+    lowercase, force, tokenize, smooth_method, smooth_value, max_ngram_order, effective_order, trg_lang, references
+        As in sacreBLEU. ``force`` only silences sacreBLEU's tokenized-input
+        warning, which bleustats does not print. ``tokenize=None`` picks ``zh``,
+        ``ja-mecab`` or ``ko-mecab`` for those ``trg_lang`` and ``13a`` otherwise.
+    ref_weights : list of lists of float, optional
+        ΔBLEU weights of ``references`` (bleustats).
+    metric : {'bleu', 'delta_bleu'}
+        ``'delta_bleu'`` scores ΔBLEU (Galley et al., 2015) from the weights.
+    ref_view, weight_threshold, delta_definition, ref_length
+        As in :func:`bleustats.compute_stats` and :func:`bleustats.corpus_score`.
+
+    Examples
+    --------
+    >>> hyps = ["The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."]
+    >>> refs = [["The dog bit the man.", "It was not unexpected.", "The man bit him first."],
+    ...         ["The dog had bit the man.", "No one was surprised.", "The man had bitten the dog."]]
+    >>> bleu = BLEU(references=refs)
+    >>> print(bleu.corpus_score(hyps))
+    BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)
+    >>> print(bleu.get_signature())
+    nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:bleustats-...
+    >>> BLEU.compute_bleu([9, 7, 5, 3], [10, 8, 6, 4], 11, 11).score
+    83.75922397...
+    """
+
+    SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
+    TOKENIZERS = SACREBLEU_TOKENIZERS
+    TOKENIZER_DEFAULT = "13a"
+
+    def __init__(self, lowercase: bool = False, force: bool = False, tokenize: str | None = None,
+                 smooth_method: str = "exp", smooth_value: float | None = None,
+                 max_ngram_order: int = MAX_NGRAM_ORDER, effective_order: bool = False, trg_lang: str = "",
+                 references: Sequence[Sequence[str]] | None = None, *,
+                 ref_weights: Sequence[Sequence[float]] | None = None, metric: str = "bleu",
+                 ref_view: str = "all", weight_threshold: float | None = None, delta_definition: str = "paper",
+                 ref_length: str = "closest") -> None:
+        super().__init__()
+        check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                              ref_length=ref_length)
+        self._force = force
+        self.trg_lang = trg_lang
+        self.lowercase = lowercase
+        self.smooth_value = smooth_value
+        self.smooth_method = smooth_method
+        self.max_ngram_order = max_ngram_order
+        self.effective_order = effective_order
+        self.metric = metric
+        self.ref_view, self.weight_threshold = ref_view, weight_threshold
+        self.delta_definition, self.ref_length = delta_definition, ref_length
+        if tokenize is None:
+            tokenize = _LANGUAGE_TOKENIZERS.get(trg_lang, self.TOKENIZER_DEFAULT)
+        self.tokenize = tokenize
+        self.tokenizer = get_tokenizer(tokenize)  # a clear error for a missing extra, here and not later
+        self.tokenizer_signature = self.tokenizer.signature()
+        # the statistics options, checked now (compute_stats checks them again per call)
+        check_options("none", max_ngram_order, ref_view, weight_threshold, delta_definition)
+        if references is not None:
+            from ..engine.references import ReferenceSet
+
+            self._ref_cache = self._cache_references(ReferenceSet(references, ref_weights))
+        elif ref_weights is not None:
+            raise InputError("ref_weights: give them with references= (the weights of those references).")
+
+    def _prepare(self, refs: ReferenceSet) -> None:
+        if text_bytes(refs) <= small.COLD_MAX_CHARS:
+            return  # small enough for the plain path; the kernels' path tokenizes (once) if it ever runs
+        from ..engine.stats import reference_tokens
+
+        reference_tokens(refs, self.tokenize, self.lowercase)  # tokenized once, kept in refs' cache
+
+    # -- a few segments: counted in plain Python (bleustats.engine.small), the kernels' rows to the bit --
+
+    def _plain_matrix(self, hypotheses: list, segments: list | None) -> np.ndarray | None:
+        """:meth:`_statistics` of a few segments without the kernels; ``None``: take the kernels.
+
+        ``segments[i]`` holds hypothesis ``i``'s ``(text, weight)`` references.
+        ``None`` also wherever the kernels' path raises (a segment without a
+        reference in the view, ΔBLEU without a positive weight), so its errors
+        stay in one place.
+        """
+        if segments is None or not hypotheses or not all(type(h) is str for h in hypotheses):
+            return None
+        view = small.view_references(segments, self.ref_view, self.weight_threshold)
+        if not all(view):
+            return None
+        n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in view for text, _ in seg)
+        if not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+            return None
+        rows = small.segment_statistics(hypotheses, range(len(hypotheses)), view, tokenize=self.tokenize,
+                                        lowercase=self.lowercase, max_ngram_order=self.max_ngram_order,
+                                        delta_definition=self.delta_definition)
+        delta = self.metric == "delta_bleu"
+        if delta and any(row[5] <= 0 for row in rows):
+            return None
+        return rows_matrix(rows, delta, REF_LENGTHS.index(self.ref_length) + 1, self.ref_length == "average")
+
+    def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
+        hyps = list(hypotheses)
+        plain = plain_segments(references, self._ref_cache, len(hyps))
+        mat = None if plain is None else self._plain_matrix(hyps, plain[0])
+        if mat is None:
+            return super()._extract_corpus_statistics(hyps, references)
+        self.num_refs = plain[1]
+        return mat
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
+        """BLEU of one hypothesis against its references (sacreBLEU recommends ``effective_order=True``)."""
+        self._check_sentence_score_args(hypothesis, references)
+        mat = self._plain_matrix([hypothesis], [[(r, 1.0) for r in references if r is not None]])
+        if mat is None:
+            return super().sentence_score(hypothesis, references)
+        self.num_refs = sum(r is not None for r in references)
+        return self._aggregate_and_compute(mat)
+
+    def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> np.ndarray:
+        from ..engine.stats import compute_stats
+
+        stats = compute_stats(list(hypotheses), refs, tokenize=self.tokenize, lowercase=self.lowercase,
+                              max_ngram_order=self.max_ngram_order, ref_view=self.ref_view,
+                              weight_threshold=self.weight_threshold, delta_definition=self.delta_definition)
+        if self.metric == "delta_bleu":
+            check_delta_defined(stats)
+        correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=self.metric, ref_length=self.ref_length)
+        return np.column_stack([hyp_len, ref_len, correct, total])
+
+    def _split(self, sums: np.ndarray) -> tuple[np.ndarray, ...]:
+        n = self.max_ngram_order
+        correct = sums[..., 2:2 + n]
+        if self.metric == "delta_bleu":
+            correct = np.maximum(correct, 0)
+        return correct, sums[..., 2 + n:2 + 2 * n], sums[..., 0], sums[..., 1]
+
+    def _compute_score_from_stats(self, stats: ArrayLike) -> BLEUScore:
+        """The BLEU of one row of summed statistics ``[hyp_len, ref_len, correct_1..N, total_1..N]``."""
+        sums = np.asarray(stats)
+        correct, total, sys_len, ref_len = self._split(sums)
+        score = self.compute_bleu(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
+                                  smooth_value=self.smooth_value, effective_order=self.effective_order,
+                                  max_ngram_order=self.max_ngram_order)
+        return replace(score, name="ΔBLEU" if self.metric == "delta_bleu" else "BLEU",
+                       signature=self.get_signature())
+
+    def scores_from_sums(self, sums: ArrayLike, *, float32: bool = False) -> np.ndarray:
+        """BLEU of every row of summed statistics (``float32=True``: sacreBLEU's bootstrap rounding)."""
+        correct, total, sys_len, ref_len = self._split(np.asarray(sums, dtype=np.float64))
+        return bleu_scores(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
+                           smooth_value=self.smooth_value, use_effective_order=self.effective_order,
+                           float32=float32)
+
+    def get_signature(self) -> BLEUSignature:
+        """sacreBLEU's BLEU signature (``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:...``)."""
+        return BLEUSignature(self)
+
+    @staticmethod
+    def compute_bleu(correct: Sequence[float], total: Sequence[float], sys_len: float, ref_len: float,
+                     smooth_method: str = "none", smooth_value: float | None = None,
+                     effective_order: bool = False, max_ngram_order: int = MAX_NGRAM_ORDER) -> BLEUScore:
+        """BLEU from its sufficient statistics, as sacreBLEU's ``BLEU.compute_bleu`` (:func:`bleu_from_sums`).
+
+        Only the first ``max_ngram_order`` entries of ``correct`` / ``total`` count.
+        """
+        if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or (
+                max_ngram_order < 1 or len(correct) < max_ngram_order or len(total) < max_ngram_order):
+            raise InputError(f"max_ngram_order must be an int from 1 to len(correct) = len(total); got "
+                             f"{max_ngram_order!r} with {len(correct)} and {len(total)} entries.")
+        c = np.asarray(correct)[:max_ngram_order]
+        t = np.asarray(total)[:max_ngram_order]
+        out = bleu_from_sums(c, t, sys_len, ref_len, smooth_method=smooth_method, smooth_value=smooth_value,
+                             use_effective_order=effective_order)
+
+        def plain(values: np.ndarray, given: np.ndarray) -> list:
+            ints = given.dtype.kind in "iu" and all(float(v).is_integer() for v in values)
+            return [_num(v, ints) for v in values]
+
+        sys_n = sys_len.item() if isinstance(sys_len, np.generic) else sys_len
+        ref_n = ref_len.item() if isinstance(ref_len, np.generic) else ref_len
+        return BLEUScore(score=float(out["score"]), counts=plain(out["counts"], c), totals=plain(out["totals"], t),
+                         precisions=[float(p) for p in out["precisions"]], bp=float(out["bp"]),
+                         sys_len=int(sys_n) if float(sys_n).is_integer() else sys_n,
+                         ref_len=int(ref_n) if float(ref_n).is_integer() else ref_n)
+

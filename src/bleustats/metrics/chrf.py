@@ -24,7 +24,6 @@ chrF2++ = 59.15
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,9 +31,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_options, chrf_statistics
+from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_options, chrf_statistics
+from ..engine.references import ReferenceSet
+from .base import Metric, MetricSignature, Score
 
-__all__ = ["CHRFScore", "chrf_from_sums", "corpus_chrf", "sentence_chrf"]
+__all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_from_sums", "chrf_table", "corpus_chrf", "sentence_chrf"]
 
 #: Stands in for an undefined precision, recall or per-order F (sacreBLEU's choice).
 EPS = 1e-16
@@ -47,6 +48,7 @@ def chrf_from_sums(
     word_order: int = 0,
     beta: float = 2,
     eps_smoothing: bool = False,
+    float32: bool = False,
 ) -> float | NDArray[np.float64]:
     r"""chrF of summed statistics rows, sacreBLEU 2.6's formula in its float64 operation order.
 
@@ -74,6 +76,9 @@ def chrf_from_sums(
         :func:`bleustats.engine.chrf_stats.chrf_column_names` order. Not modified.
     char_order, word_order, beta, eps_smoothing
         The options the statistics were made with.
+    float32 : bool
+        Compute in float32, as sacreBLEU's bootstrap does (it scores float32
+        statistics, so every operation rounds to float32); returns float32.
 
     Returns
     -------
@@ -103,10 +108,13 @@ def chrf_from_sums(
         )
     factor = float(opts["beta"] ** 2)
     shape = arr.shape[:-1]
-    score = np.zeros(shape)
-    avg_prec = np.zeros(shape)
-    avg_rec = np.zeros(shape)
-    effective = np.zeros(shape, np.int64)
+    dtype = np.float32 if float32 else np.float64
+    if float32:
+        arr = arr.astype(np.float32)
+    score = np.zeros(shape, dtype)
+    avg_prec = np.zeros(shape, dtype)
+    avg_rec = np.zeros(shape, dtype)
+    effective = np.zeros(shape, dtype if float32 else np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(n_orders):
             n_hyp, n_ref, n_match = arr[..., 3 * i], arr[..., 3 * i + 1], arr[..., 3 * i + 2]
@@ -117,7 +125,7 @@ def chrf_from_sums(
             both = (n_hyp > 0) & (n_ref > 0)
             avg_prec = np.where(both, avg_prec + prec, avg_prec)
             avg_rec = np.where(both, avg_rec + rec, avg_rec)
-            effective += both
+            effective += both.astype(effective.dtype)
         if opts["eps_smoothing"]:
             out = 100.0 * score / n_orders
         else:
@@ -130,7 +138,7 @@ def chrf_from_sums(
 
 
 @dataclass(frozen=True, repr=False)
-class CHRFScore:
+class CHRFScore(Score):
     """A corpus or sentence chrF / chrF++ score, shaped like sacreBLEU's ``CHRFScore``.
 
     ``str()`` and :meth:`format` print what sacreBLEU prints (``chrF2++ = 71.91``).
@@ -161,29 +169,6 @@ class CHRFScore:
     def name(self) -> str:
         """``chrF{beta}`` with one ``+`` per word order (``chrF2++`` for chrF++)."""
         return f"chrF{self.beta}" + "+" * self.word_order
-
-    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
-               is_json: bool = False) -> str:
-        """sacreBLEU's text line (``name|signature = score``), the score alone, or its JSON."""
-        score_str = f"{self.score:.{width}f}"
-        d: dict[str, Any] = {"name": self.name, "score": float(score_str), "signature": signature}
-        if self.mean > 0:
-            mean_str, ci_str = f"{self.mean:.{width}f}", f"{self.ci:.{width}f}"
-            confidence = f"μ = {mean_str} ± {ci_str}"
-            score_str += f" ({confidence})"
-            d.update(confidence_mean=float(mean_str), confidence_var=float(ci_str), confidence=confidence)
-        if score_only:
-            return score_str
-        if is_json:
-            for part in signature.split("|") if signature else ():
-                key, value = part.split(":")
-                d[key] = value
-            return json.dumps(d, indent=1, ensure_ascii=False)
-        head = f"{self.name}|{signature}" if signature else self.name
-        return f"{head} = {score_str}"
-
-    def __repr__(self) -> str:
-        return self.format()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python dict of the numbers and options (for JSON)."""
@@ -304,3 +289,107 @@ def sentence_chrf(
                         whitespace=_whitespace(remove_whitespace), eps_smoothing=eps_smoothing)
     stats = chrf_statistics([hypothesis], [[r] for r in references], references_layout="streams", **opts)
     return _score_of(stats, opts)
+
+
+# --------------------------------------------------------------------------- sacreBLEU's CHRF object
+
+
+class CHRFSignature(MetricSignature):
+    """chrF's signature, sacreBLEU's fields: ``case``, ``eff`` (no eps smoothing), ``nc``, ``nw``, ``space``.
+
+    ``beta`` is not a field (as in sacreBLEU): it is in the score's name (``chrF2``).
+    """
+
+    def __init__(self, metric: CHRF) -> None:
+        if getattr(metric, "num_refs", None) is None:
+            raise ValueError("CHRF: the number of references is unknown; score something (or pass references= "
+                             "to the constructor) before get_signature().")
+        super().__init__(metric.num_refs, n_bootstrap=metric.n_bootstrap, seed=metric.seed, fields=[
+            ("case", "c", "lc" if metric.lowercase else "mixed"), ("eff", "e", "no" if metric.eps_smoothing else "yes"),
+            ("nc", "nc", metric.char_order), ("nw", "nw", metric.word_order),
+            ("space", "s", "yes" if metric.whitespace else "no")])
+
+
+class CHRF(Metric):
+    r"""sacreBLEU's ``CHRF`` metric object (chrF, and chrF++ with ``word_order=2``) over the chrF kernels.
+
+    Same constructor arguments, defaults and results as ``sacrebleu.metrics.CHRF``
+    (2.6). Per-segment statistics are
+    :func:`~bleustats.engine.chrf_stats.chrf_statistics` rows (hypothesis,
+    reference and matched n-grams per order against the best reference); a
+    score is :func:`chrf_from_sums` of their column sums. ``references=`` are
+    validated once and reused by every ``corpus_score(hyps, None)``.
+
+    Examples
+    --------
+    >>> chrf = CHRF(word_order=2)
+    >>> print(chrf.corpus_score(["The dog bit the man."], [["The dog had bit the man."]]))
+    chrF2++ = 70.39
+    >>> print(chrf.get_signature())
+    nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:bleustats-...
+    """
+
+    CHAR_ORDER = CHRF_DEFAULTS["char_order"]
+    WORD_ORDER = CHRF_DEFAULTS["word_order"]
+    BETA = CHRF_DEFAULTS["beta"]
+
+    def __init__(self, char_order: int = CHAR_ORDER, word_order: int = WORD_ORDER, beta: int = BETA,
+                 lowercase: bool = False, whitespace: bool = False, eps_smoothing: bool = False,
+                 references: Sequence[Sequence[str]] | None = None) -> None:
+        super().__init__()
+        self._options = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
+                                     lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
+        self.beta, self.char_order, self.word_order = beta, char_order, word_order
+        self.order = char_order + word_order
+        self.lowercase, self.whitespace, self.eps_smoothing = lowercase, whitespace, eps_smoothing
+        if references is not None:
+            self._ref_cache = self._cache_references(references)
+
+    def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> NDArray[np.int64]:
+        return chrf_statistics(list(hypotheses), refs, **self._options)
+
+    def _compute_score_from_stats(self, stats: ArrayLike) -> CHRFScore:
+        """The chrF of one row of summed statistics (3 per order)."""
+        sums = np.asarray(stats)
+        score = chrf_from_sums(sums, char_order=self.char_order, word_order=self.word_order, beta=self.beta,
+                               eps_smoothing=self.eps_smoothing)
+        return CHRFScore(score, self.char_order, self.word_order, self.beta, self.eps_smoothing,
+                         tuple(x.item() for x in sums))
+
+    def scores_from_sums(self, sums: ArrayLike, *, float32: bool = False) -> NDArray[Any]:
+        """chrF of every row of summed statistics (``float32=True``: sacreBLEU's bootstrap arithmetic)."""
+        return np.asarray(chrf_from_sums(sums, char_order=self.char_order, word_order=self.word_order,
+                                         beta=self.beta, eps_smoothing=self.eps_smoothing, float32=float32))
+
+    def get_signature(self) -> CHRFSignature:
+        """sacreBLEU's chrF signature (``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:...``)."""
+        return CHRFSignature(self)
+
+
+def chrf_table(stats: Any, metric: str = "chrf") -> tuple[CHRF, NDArray[np.int64]]:
+    """A :class:`CHRF` set up as the chrF columns of a statistics table were made, and their matrix.
+
+    ``metric='chrf++'`` also checks that the table's chrF has ``word_order=2``.
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> st = compute_stats(["a cat"], [["the cat"]], metrics=("chrf",), chrf_options={"char_order": 2})
+    >>> metric, rows = chrf_table(st)
+    >>> print(metric._aggregate_and_compute(rows), rows.tolist())
+    chrF2 = 48.54 [[4, 6, 3, 3, 5, 2]]
+    """
+    opts = stats.chrf_options
+    if opts is None:
+        raise ValueError(f"metric={metric!r}: the statistics table has no chrF statistics (it holds "
+                         f"{', '.join(stats.metrics)}); compute it with compute_stats(..., metrics=('bleu', "
+                         f"'{metric}')).")
+    if metric == "chrf++" and opts["word_order"] != 2:
+        raise ValueError(f"metric='chrf++': the table's chrF statistics have word_order={opts['word_order']} "
+                         "(chrF++ is word_order=2); score them with metric='chrf'.")
+    obj = CHRF(**opts)
+    n_refs = np.unique(stats.column("n_refs"))
+    obj.num_refs = int(n_refs[0]) if len(n_refs) == 1 else -1
+    names = chrf_column_names(opts["char_order"], opts["word_order"])
+    return obj, np.column_stack([stats.column(c) for c in names]) if len(stats) else np.zeros((0, len(names)),
+                                                                                                np.int64)

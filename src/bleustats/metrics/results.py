@@ -14,11 +14,11 @@ Examples
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._version import __version__
+from .base import Score
 
 __all__ = ["BLEUScore", "Signature"]
 
@@ -115,9 +115,13 @@ class Signature:
         return dict(self.fields())
 
 
-@dataclass(frozen=True)
-class BLEUScore:
+@dataclass(frozen=True, repr=False)
+class BLEUScore(Score):
     """A corpus or sentence BLEU / ΔBLEU score.
+
+    ``str()``, ``repr()`` and :meth:`format` print what sacreBLEU's
+    ``BLEUScore`` prints (``BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ...)``,
+    ``BLEU|<signature> = ...`` with a signature, its JSON with ``is_json``).
 
     Attributes
     ----------
@@ -138,6 +142,9 @@ class BLEUScore:
     stats : dict
         Summed statistics behind the score (``match``, ``total`` or the
         weighted ``wmatch``, ``wtotal`` lists, ``hyp_len``, ``ref_len``).
+    mean, ci : float
+        Bootstrap mean and half-width of the 95% interval (``-1`` when not
+        estimated; sacreBLEU's ``_mean`` / ``_ci``).
     """
 
     score: float
@@ -147,9 +154,11 @@ class BLEUScore:
     bp: float
     sys_len: int | float
     ref_len: int | float
-    signature: Signature | None = None
+    signature: Any = None
     stats: dict = field(default_factory=dict)
     name: str = "BLEU"
+    mean: float = -1.0
+    ci: float = -1.0
 
     @property
     def ratio(self) -> float:
@@ -160,21 +169,13 @@ class BLEUScore:
     def prec_str(self) -> str:
         return "/".join(f"{p:.1f}" for p in self.precisions)
 
-    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
-               is_json: bool = False) -> str:
-        """sacreBLEU's text line (or JSON with ``is_json=True``)."""
-        if is_json:
-            return json.dumps(self.to_dict(width), ensure_ascii=False)
-        if score_only:
-            return f"{self.score:.{width}f}"
+    @property
+    def verbose(self) -> str:
+        """The text after the score: precisions, BP, ratio and lengths (sacreBLEU's ``_verbose``)."""
         sys_len = f"{self.sys_len:d}" if isinstance(self.sys_len, int) else f"{self.sys_len:g}"
         ref_len = f"{self.ref_len:d}" if isinstance(self.ref_len, int) else f"{self.ref_len:g}"
-        sig = f"{signature} = " if signature else ""
-        return (f"{sig}{self.name} = {self.score:.{width}f} {self.prec_str} (BP = {self.bp:.3f} "
-                f"ratio = {self.ratio:.3f} hyp_len = {sys_len} ref_len = {ref_len})")
-
-    def __str__(self) -> str:
-        return self.format()
+        return (f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} hyp_len = {sys_len} "
+                f"ref_len = {ref_len})")
 
     def to_dict(self, width: int | None = None) -> dict[str, Any]:
         """Plain-Python dict of every number and the signature (for JSON)."""

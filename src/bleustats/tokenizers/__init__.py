@@ -18,10 +18,18 @@ The comments in :mod:`~bleustats.tokenizers._marks` and the tokenizer modules
 carry the argument for each step; the test suite checks it against sacreBLEU
 on real and adversarial text. Each tokenizer is also a sacreBLEU-shaped object
 (:class:`Tokenizer13a`, ...; :func:`get_tokenizer` by name).
+
+sacreBLEU's other tokenizers have its module and class names too, loaded on
+first use: ``tokenizer_re`` (:class:`~bleustats.tokenizers.tokenizer_re.TokenizerRegexp`),
+``tokenizer_ja_mecab`` / ``tokenizer_ko_mecab`` (extras ``ja`` / ``ko``) and
+``tokenizer_spm`` (``spm``, ``flores101``, ``flores200``, ``spBLEU-1K``; extra
+``spm``, models read from sacreBLEU's cache folder, never downloaded). They run
+per line in Python (:data:`OPTIONAL_TOKENIZERS`).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 
 from .tokenizer_13a import Tokenizer13a, tokenize_13a
@@ -29,13 +37,17 @@ from .tokenizer_base import BaseTokenizer
 from .tokenizer_char import TokenizerChar, tokenize_char
 from .tokenizer_intl import TokenizerV14International, tokenize_intl
 from .tokenizer_none import NoneTokenizer
+from .tokenizer_ter import TercomTokenizer
 from .tokenizer_zh import TokenizerZh, tokenize_zh
 
 __all__ = [
     "DEFAULT_TOKENIZER",
+    "OPTIONAL_TOKENIZERS",
+    "SACREBLEU_TOKENIZERS",
     "TOKENIZERS",
     "BaseTokenizer",
     "NoneTokenizer",
+    "TercomTokenizer",
     "Tokenizer13a",
     "TokenizerChar",
     "TokenizerV14International",
@@ -47,6 +59,19 @@ __all__ = [
 
 #: Names accepted by the ``tokenize`` parameter, as sacreBLEU spells them.
 TOKENIZERS: tuple[str, ...] = ("none", "13a", "intl", "char", "zh")
+
+#: sacreBLEU's tokenizers that need an optional package (or a model file): module.class, run per line.
+OPTIONAL_TOKENIZERS: dict[str, str] = {
+    "ja-mecab": "tokenizer_ja_mecab.TokenizerJaMecab",
+    "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab",
+    "spm": "tokenizer_spm.TokenizerSPM",
+    "flores101": "tokenizer_spm.Flores101Tokenizer",
+    "flores200": "tokenizer_spm.Flores200Tokenizer",
+    "spBLEU-1K": "tokenizer_spm.spBLEU1KTokenizer",
+}
+
+#: Every tokenizer name sacreBLEU 2.6's BLEU accepts, in its order.
+SACREBLEU_TOKENIZERS: tuple[str, ...] = ("none", "zh", "13a", "intl", "char", *OPTIONAL_TOKENIZERS)
 
 #: sacreBLEU's default BLEU tokenizer (mteval-v13a).
 DEFAULT_TOKENIZER = "13a"
@@ -74,15 +99,16 @@ _CHUNK_TOKENIZERS: dict[str, Callable[[list[str]], list[str]]] = {
 
 
 def _check_tokenize(tokenize: object) -> str:
-    """Return ``tokenize`` if it names a supported tokenizer, else raise ValueError."""
-    if not isinstance(tokenize, str) or tokenize not in TOKENIZERS:
-        allowed = ", ".join(repr(name) for name in TOKENIZERS)
-        raise ValueError(
-            f"tokenize must be one of {allowed}; got {tokenize!r}. "
-            "sacreBLEU's 'ja-mecab', 'ko-mecab', 'spm', 'flores101' and 'flores200' "
-            "tokenizers are not supported."
-        )
+    """Return ``tokenize`` if it names a tokenizer sacreBLEU has, else raise ValueError."""
+    if not isinstance(tokenize, str) or tokenize not in SACREBLEU_TOKENIZERS:
+        allowed = ", ".join(repr(name) for name in SACREBLEU_TOKENIZERS)
+        raise ValueError(f"tokenize must be one of {allowed}; got {tokenize!r}.")
     return tokenize
+
+
+def _optional(tokenize: str) -> BaseTokenizer:
+    module, cls = OPTIONAL_TOKENIZERS[tokenize].split(".")
+    return getattr(importlib.import_module(f".{module}", __name__), cls)()
 
 
 def _as_str_list(lines: Sequence[str]) -> list[str]:
@@ -138,7 +164,9 @@ def tokenize_lines(
     Raises
     ------
     ValueError
-        If ``tokenize`` is not one of :data:`TOKENIZERS`.
+        If ``tokenize`` is not one of :data:`SACREBLEU_TOKENIZERS`.
+    bleustats.errors.MissingExtraError
+        An optional tokenizer whose package is not installed.
     TypeError
         If ``lines`` is a single string, or an item is not a ``str`` (the
         message names the item's index).
@@ -168,13 +196,16 @@ def tokenize_lines(
     ['  keep as is']
     >>> tokenize_lines(["我爱北京。"], tokenize="zh")
     ['我 爱 北 京 。']
-    >>> tokenize_lines(["x"], tokenize="ja-mecab")
+    >>> tokenize_lines(["x"], tokenize="13b")
     Traceback (most recent call last):
     ...
-    ValueError: tokenize must be one of 'none', '13a', 'intl', 'char', 'zh'; got 'ja-mecab'. ...
+    ValueError: tokenize must be one of 'none', 'zh', '13a', 'intl', 'char', 'ja-mecab', ...; got '13b'.
     """
     name = _check_tokenize(tokenize)
     items = _as_str_list(lines)
+    if name in OPTIONAL_TOKENIZERS:  # a Python object per line (MeCab, SentencePiece)
+        tok = _optional(name)
+        return [tok((s.lower() if lowercase else s).rstrip()) for s in items]
     if name in ("none", "char"):
         # Cheap per line (C-level maps only): deduplicating would cost more.
         if lowercase:
@@ -202,7 +233,8 @@ def get_tokenizer(tokenize: str) -> BaseTokenizer:
     >>> get_tokenizer("13a")("Hello, world!")
     'Hello , world !'
     """
-    return _CLASSES[_check_tokenize(tokenize)]()
+    name = _check_tokenize(tokenize)
+    return _optional(name) if name in OPTIONAL_TOKENIZERS else _CLASSES[name]()
 
 
 def tokenizer_signature(tokenize: str) -> str:

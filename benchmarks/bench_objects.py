@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Metric objects with references given once (cached), several systems: sacreBLEU 2.6 vs bleustats.
+
+Data: WMT21 news zh-en (``../shared/data/wmt21_news/zh-en``), the first 5 systems (name order),
+every one of the 1,948 segments, against ref-A and ref-B. Each run builds the metric object
+with ``references=`` (sacreBLEU caches n-grams; bleustats validates and tokenizes once into a
+ReferenceSet) and scores the 5 systems with ``corpus_score(hyps, None)``; median of 3 runs,
+same process, scores checked equal to 1e-9. Usage: ``python benchmarks/bench_objects.py``.
+"""
+import csv, json, statistics, time
+import sacrebleu.metrics as sm
+import bleustats.metrics as bm
+import os
+SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "wmt21_news", "zh-en")
+def tsv(p):
+    with open(p, encoding="utf-8", newline="") as fh:
+        r = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE); next(r); return list(r)
+refs = {}
+for f in ("references.tsv", "references_unverified.tsv"):
+    for r in tsv(f"{SHARED}/{f}"):
+        refs.setdefault(r[0], {})[int(r[1])] = r[2]
+systems = {}
+for r in tsv(f"{SHARED}/system_outputs.tsv"):
+    systems.setdefault(r[0], {})[int(r[1])] = r[2]
+segs = sorted(refs["ref-A"])
+names = sorted(systems)[:5]
+streams = [[refs["ref-A"][s] for s in segs], [refs["ref-B"][s] for s in segs]]
+hyps = {n: [systems[n][s] for s in segs] for n in names}
+bm.CHRF(references=[s[:2] for s in streams]).corpus_score([h[:2] for h in [hyps[names[0]]]][0])  # warm-up
+out = {}
+for label, mk in [("BLEU", lambda M: M.BLEU(references=streams)), ("chrF++", lambda M: M.CHRF(word_order=2, references=streams))]:
+    row = {}
+    for tool, M in (("sacrebleu", sm), ("bleustats", bm)):
+        runs = []
+        for _ in range(3):
+            t = time.perf_counter(); metric = mk(M); scores = [metric.corpus_score(hyps[n], None).score for n in names]
+            runs.append(time.perf_counter() - t)
+        row[tool] = {"median_s": statistics.median(runs), "scores": scores}
+    assert all(abs(a - b) < 1e-9 for a, b in zip(row["sacrebleu"]["scores"], row["bleustats"]["scores"]))
+    row["speedup"] = row["sacrebleu"]["median_s"] / row["bleustats"]["median_s"]
+    out[label] = row
+print(json.dumps(out, indent=1))

@@ -1,0 +1,345 @@
+"""sacreBLEU's command line inside ``bleustats score``: its flags, its output, bleustats' engine.
+
+``bleustats score REF... -i SYS... -m bleu chrf ter -f json|text`` prints what
+``sacrebleu REF... -i SYS... -m bleu chrf ter -f json|text`` prints (sacreBLEU
+2.6, with ``--no-color``; signatures name bleustats as the version): one
+system's scores as JSON (the default) or aligned text lines, several systems'
+as a table, paired tests (``--paired-bs`` / ``--paired-ar``) with their
+explanation, sentence scores with ``-sl``, bootstrap intervals with ``-ci``.
+This mode is on when any of ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*``
+or a chrF / TER flag is given (or ``$SACREBLEU_FORMAT`` is set); without them
+``bleustats score`` prints its own format, as before.
+
+Every sacreBLEU flag is either handled or rejected by name (``-t`` / ``-l``
+test-set downloads, ``--echo``, ``--list``, ``--origlang``, ...): a test set
+cannot be downloaded here, so pass its reference files instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import sys
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+from ..engine.options import CHRF_DEFAULTS
+
+if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
+    from ..metrics.base import Metric
+
+__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "run", "wants_sacrebleu"]
+
+#: ``-m`` choices and ``-f`` choices, as sacreBLEU spells them.
+METRIC_NAMES = ("bleu", "chrf", "ter")
+FORMATS = ("json", "text", "latex")
+# sacreBLEU flags bleustats cannot honour here, and why
+_REJECTED = {
+    "test_set": "-t/--test-set downloads a test set, and bleustats does not download (no network access here): "
+                "pass the test set's reference files as positional arguments (REF ... -i SYS).",
+    "citation": "--citation needs sacreBLEU's test-set database: not available in bleustats.",
+    "list": "--list needs sacreBLEU's test-set database: not available in bleustats.",
+    "download": "--download fetches a test set: bleustats does not download; pass reference files.",
+    "echo": "--echo prints a downloaded test set: not available in bleustats; pass reference files.",
+    "origlang": "--origlang filters a downloaded WMT test set by document: not available in bleustats.",
+    "subset": "--subset filters a downloaded WMT test set by document: not available in bleustats.",
+    "detail": "--detail splits a downloaded WMT test set by origlang: not available in bleustats.",
+}
+
+
+def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
+    """sacreBLEU's flags that ``bleustats score`` did not have (the shared ones live in cli.score)."""
+    g = p.add_argument_group("sacreBLEU's options (sacreBLEU output mode)")
+    g.add_argument("-m", "--metrics", choices=METRIC_NAMES, nargs="+", default=None,
+                   help="metrics to compute, as sacreBLEU's -m (default: bleu)")
+    g.add_argument("-f", "--format", choices=FORMATS, default=None,
+                   help="sacreBLEU's output format (default json; $SACREBLEU_FORMAT overrides it); latex: rejected")
+    g.add_argument("-sl", "--sentence-level", action="store_true", help="score each sentence (one metric)")
+    g.add_argument("--force", action="store_true", help="accepted (bleustats prints no tokenized-input warning)")
+    g.add_argument("-nr", "--num-refs", type=int, default=1, help="references per line of one tab-separated file")
+    g.add_argument("-e", "--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
+    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"], help="chrF character order")
+    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"], help="chrF word order (2: chrF++)")
+    g.add_argument("--chrf-beta", type=int, default=CHRF_DEFAULTS["beta"], help="chrF beta")
+    g.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
+    g.add_argument("--chrf-lowercase", action="store_true", help="chrF: lowercase")
+    g.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF: epsilon smoothing (chrF++.py)")
+    g.add_argument("--ter-case-sensitive", action="store_true", help="TER: keep case")
+    g.add_argument("--ter-asian-support", action="store_true", help="TER: Asian character rules")
+    g.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
+    g.add_argument("--ter-normalized", action="store_true", help="TER: tercom normalization")
+    g.add_argument("-ci", "--confidence", action="store_true", help="bootstrap 95%% interval of one system")
+    g.add_argument("-cin", "--confidence-n", type=int, default=1000, help="bootstrap resamples of -ci")
+    pair = g.add_mutually_exclusive_group()
+    pair.add_argument("-par", "--paired-ar", action="store_true", help="paired approximate randomization")
+    pair.add_argument("-pbs", "--paired-bs", action="store_true", help="paired bootstrap resampling")
+    g.add_argument("-parn", "--paired-ar-n", type=int, default=10000, help="trials of --paired-ar")
+    g.add_argument("-pbsn", "--paired-bs-n", type=int, default=1000, help="resamples of --paired-bs")
+    g.add_argument("-j", "--paired-jobs", type=int, default=1, help="accepted (the tests are vectorized)")
+    g.add_argument("-q", "--quiet", action="store_true", help="accepted (bleustats logs nothing)")
+    g.add_argument("-sh", "--short", action="store_true", help="short signatures")
+    g.add_argument("-nc", "--no-color", action="store_true", help="accepted (bleustats prints no colors)")
+    g.add_argument("-l", "--language-pair", dest="langpair", default=None,
+                   help="SRC-TRG: picks the BLEU tokenizer for TRG (zh, ja, ko), as sacreBLEU does")
+    rejected = p.add_argument_group("sacreBLEU's test-set options (rejected: pass files)")
+    rejected.add_argument("-t", "--test-set", default=None, help=argparse.SUPPRESS)
+    rejected.add_argument("--citation", "--cite", action="store_true", help=argparse.SUPPRESS)
+    rejected.add_argument("--list", action="store_true", help=argparse.SUPPRESS)
+    rejected.add_argument("--download", default=None, help=argparse.SUPPRESS)
+    rejected.add_argument("--echo", nargs="+", default=None, help=argparse.SUPPRESS)
+    rejected.add_argument("-ol", "--origlang", default=None, help=argparse.SUPPRESS)
+    rejected.add_argument("--subset", default=None, help=argparse.SUPPRESS)
+    rejected.add_argument("-d", "--detail", action="store_true", help=argparse.SUPPRESS)
+
+
+def wants_sacrebleu(args: argparse.Namespace) -> bool:
+    """Whether the arguments ask for sacreBLEU's output (see the module docstring)."""
+    chrf_ter = (args.chrf_char_order != CHRF_DEFAULTS["char_order"] or args.chrf_word_order != CHRF_DEFAULTS["word_order"]
+                or args.chrf_beta != CHRF_DEFAULTS["beta"] or args.chrf_whitespace or args.chrf_lowercase
+                or args.chrf_eps_smoothing or args.ter_case_sensitive or args.ter_asian_support
+                or args.ter_no_punct or args.ter_normalized)
+    return bool(args.metrics or args.format or args.confidence or args.sentence_level or args.paired_ar
+                or args.paired_bs or chrf_ter or os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS
+                or any(getattr(args, k) for k in _REJECTED))
+
+
+def _read(path: str, encoding: str) -> list[str]:
+    """A file's lines as sacreBLEU reads them: split on '\\n' only, trailing whitespace removed."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding=encoding, newline="\n") as fh:
+            return [line.rstrip() for line in fh]
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid {encoding} ({exc.reason} at byte {exc.start}).") from None
+
+
+def _check(args: argparse.Namespace) -> None:
+    for key, why in _REJECTED.items():
+        if getattr(args, key):
+            raise InputError(why)
+    if args.format == "latex":
+        raise InputError("-f latex: sacreBLEU's LaTeX table is not available in bleustats; use -f json or text.")
+    if args.from_stats:
+        raise InputError("--from-stats: sacreBLEU's output mode scores texts; drop --from-stats or the sacreBLEU "
+                         "flags (-m, -f, -ci, -sl, --paired-*).")
+    if args.sentence_level and len(args.metrics or ["bleu"]) > 1:
+        raise InputError("-sl: only one metric can be used in sentence-level mode.")
+    if not args.refs:
+        raise InputError("no references: give the reference files before -i (sacreBLEU's -t test sets cannot be "
+                         "downloaded here).")
+    if args.num_refs != 1 and len(args.refs) > 1:
+        raise InputError("--num-refs: give one file of tab-separated references, not several files.")
+
+
+def _references(args: argparse.Namespace) -> list[list[str]]:
+    if args.num_refs == 1:
+        return [_read(p, args.encoding) for p in args.refs]
+    refs: list[list[str]] = [[] for _ in range(args.num_refs)]
+    for lineno, line in enumerate(_read(args.refs[0], args.encoding), 1):
+        fields = line.split("\t", args.num_refs - 1)
+        if len(fields) != args.num_refs:
+            raise InputError(f"{args.refs[0]}: line {lineno}: expected {args.num_refs} fields, found {len(fields)}.")
+        for k, ref in enumerate(fields):
+            refs[k].append(ref)
+    return refs
+
+
+def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[list[str]]]:
+    names: list[str] = []
+    systems: list[list[str]] = []
+    if not args.input:
+        text = sys.stdin.read()
+        rows = [line.rstrip().split("\t") for line in text.split("\n")[:-1 if text.endswith("\n") else None]]
+        n = len(rows[0]) if rows else 1
+        if any(len(r) != n for r in rows):
+            raise InputError("standard input: the number of tab-separated fields differs across lines.")
+        systems = [[r[i].rstrip() for r in rows] for i in range(n)]
+        names = (["Baseline"] + [f"System {i + 1}" for i in range(n - 1)] if paired
+                 else [f"System {i + 1}" for i in range(n)])
+        return names, systems
+    for path in args.input:
+        if path in names:
+            if paired and path == names[0]:
+                continue  # sacreBLEU skips a system that repeats the baseline
+            raise InputError(f"-i: {path!r} is given twice; each system needs its own file name.")
+        names.append(path)
+        systems.append(_read(path, args.encoding))
+    if paired:
+        names[0] = f"Baseline: {names[0]}"
+    return names, systems
+
+
+def _metrics(args: argparse.Namespace, refs: list[list[str]]) -> dict[str, Metric]:
+    from ..metrics.bleu import BLEU
+    from ..metrics.chrf import CHRF
+    from ..metrics.ter import TER
+
+    out: dict[str, Metric] = {}
+    trg = args.langpair.split("-")[1] if args.langpair and "-" in args.langpair else ""
+    for name in args.metrics or ["bleu"]:
+        if name == "bleu":
+            tokenize = None if args.tokenize_given is None else args.tokenize
+            out["BLEU"] = BLEU(lowercase=bool(args.lowercase), force=args.force, tokenize=tokenize,
+                               smooth_method=args.smooth_method, smooth_value=args.smooth_value,
+                               effective_order=args.sentence_level, trg_lang=trg, references=refs)
+        elif name == "chrf":
+            out["CHRF"] = CHRF(char_order=args.chrf_char_order, word_order=args.chrf_word_order, beta=args.chrf_beta,
+                               lowercase=args.chrf_lowercase, whitespace=args.chrf_whitespace,
+                               eps_smoothing=args.chrf_eps_smoothing, references=refs)
+        else:
+            out["TER"] = TER(normalized=args.ter_normalized, no_punct=args.ter_no_punct,
+                             asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive,
+                             references=refs)
+    return out
+
+
+def _print_single(results: list[str], fmt: str, out: Any) -> None:
+    if fmt == "json":
+        print("[\n" + ",\n".join(results) + "\n]" if len(results) > 1 else results[0], file=out)
+        return
+    if len(results) == 1:
+        print(results[0], file=out)
+        return
+    cuts = []
+    for line in results:  # as sacreBLEU: lines without '=' (scores only) print first, as they come
+        if "=" in line:
+            cuts.append(line.index("=") - 1)
+        else:
+            print(line, file=out)
+    width = max(cuts, default=0)
+    for cut, line in zip(cuts, results):
+        print(f"{line[:cut]:>{width}}{line[cut:]}", file=out)
+
+
+def _cell(result: Any, width: int, multiline: bool) -> str:
+    if isinstance(result, str):
+        return result
+    text = f"{result.score:.{width}f}"
+    if result.mean is not None:
+        text += f" ({result.mean:.{width}f} ± {result.ci:.{width}f})"
+    if result.p_value is not None:
+        p = f"(p = {result.p_value:.4f})"
+        text += ("\n" if multiline else " ") + (p if result.p_value > 0.05 else p + "*")
+    return text
+
+
+_PAIRED_NOTE = """ - Each system is pairwise compared to {baseline}.
+{scores}
+
+ - Null hypothesis: the system and the baseline translations are essentially
+   generated by the same underlying process. For a given system and the baseline,
+   the p-value is roughly the probability of the absolute score difference (delta)
+   or higher occurring due to chance, under the assumption that the null hypothesis is correct.
+
+ - Assuming a significance threshold of 0.05, the null hypothesis can be rejected
+   for p-values < 0.05 (marked with "*"). This means that the delta is unlikely to be attributed
+   to chance, hence the system is significantly "different" than the baseline.
+   Otherwise, the p-values are highlighted in red.
+
+ - NOTE: Significance does not tell whether a system is "better" than the baseline but rather
+   emphasizes the "difference" of the systems in terms of the replicability of the delta.
+"""
+
+
+def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argparse.Namespace, fmt: str,
+                 out: Any) -> None:
+    width = args.width
+    if fmt == "json":
+        rows = []
+        for i, system in enumerate(scores["System"]):
+            row: dict[str, Any] = {"system": system}
+            for key in list(scores)[1:]:
+                value = scores[key][i]
+                row[key] = value if isinstance(value, str) else dict(value.__dict__)
+            rows.append(row)
+        print(json.dumps(rows, indent=4), file=out)
+        return
+    columns: dict[str, list[str]] = {"System": scores["System"]}
+    for key in list(scores)[1:]:
+        cells = [_cell(v, width, True) for v in scores[key]]
+        bootstrap = any(not isinstance(v, str) and v.mean is not None for v in scores[key])
+        columns[key + (" (μ ± 95% CI)" if bootstrap else "")] = cells
+    try:
+        from tabulate import tabulate
+    except ImportError:
+        raise InputError("text tables of several systems need the package 'tabulate' (sacreBLEU's); "
+                         "pip install tabulate, or use -f json.") from None
+    print(tabulate(columns, headers="keys", tablefmt="fancy_grid", colalign=("right",), stralign="center",
+                   numalign="center", floatfmt=f".{width}f"), file=out)
+    print(file=out)
+    if args.paired_bs or args.paired_ar:
+        kind = "bootstrap resampling" if args.paired_bs else "approximate randomization"
+        n = args.paired_bs_n if args.paired_bs else args.paired_ar_n
+        msg = f"Paired {kind} test with {n} {'resampling trials' if args.paired_bs else 'trials'}"
+        print("-" * len(msg) + "\n" + msg + "\n" + "-" * len(msg), file=out)
+        lines = ("   Actual system score / bootstrap estimated true mean / 95% CI are provided for each metric."
+                 if args.paired_bs else "   Actual system score is provided for each metric.")
+        print(_PAIRED_NOTE.format(baseline=scores["System"][0], scores=lines), file=out)
+    print("-----------------\nMetric signatures\n-----------------", file=out)
+    for name, sig in sigs.items():
+        print(f" - {name:<10} {sig}", file=out)
+
+
+def run(args: argparse.Namespace, out: Any = None) -> int:
+    """``bleustats score`` in sacreBLEU's output mode; errors raise (cli.main prints them)."""
+    out = out if out is not None else sys.stdout
+    _check(args)
+    env = os.environ.get("SACREBLEU_FORMAT", "").lower()
+    fmt = env if env in FORMATS else (args.format or "json")
+    if fmt == "latex":
+        raise InputError("SACREBLEU_FORMAT=latex: sacreBLEU's LaTeX table is not available in bleustats.")
+    if args.width_given is None:
+        args.width = 1  # sacreBLEU's default width
+    paired = args.paired_bs or args.paired_ar
+    refs = _references(args)
+    names, systems = _systems(args, paired)
+    for system in systems:
+        if any(len(r) != len(system) for r in refs):
+            raise InputError(f"the system output has {len(system)} lines but the reference streams have "
+                             f"{sorted({len(r) for r in refs})}: system and reference streams must be equally long.")
+    if args.sentence_level and (len(systems) > 1 or args.confidence or paired):
+        raise InputError("-sl: one system only, and no statistical tests, in sentence-level mode.")
+    if paired and len(systems) == 1:
+        raise InputError("--paired-bs / --paired-ar need several systems given to -i.")
+    if len(systems) > 1 and args.confidence:
+        raise InputError("-ci: use paired tests (--paired-bs / --paired-ar) for several systems.")
+    metrics = _metrics(args, refs)
+    if args.sentence_level:
+        metric = next(iter(metrics.values()))
+        stats = metric._extract_corpus_statistics(systems[0], None)
+        per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))]
+        for row, n_refs in zip(stats, per_segment):
+            metric.num_refs = n_refs
+            score = metric._compute_score_from_stats(row)
+            print(score.format(args.width, args.score_only, metric.get_signature().format(args.short)), file=out)
+        return 0
+    if len(systems) == 1:
+        results = []
+        for name in sorted(metrics):
+            score = metrics[name].corpus_score(systems[0], None,
+                                               n_bootstrap=args.confidence_n if args.confidence else 1)
+            sig = metrics[name].get_signature().format(args.short if fmt != "json" else False)
+            results.append(score.format(args.width, args.score_only, sig, fmt == "json"))
+        _print_single(results, fmt, out)
+        return 0
+    if paired:
+        from ..meta.paired_systems import PairedTest
+
+        test = PairedTest(list(zip(names, systems)), metrics, None, test_type="bs" if args.paired_bs else "ar",
+                          n_samples=args.paired_bs_n if args.paired_bs else args.paired_ar_n,
+                          n_jobs=args.paired_jobs)
+        signatures, table = test()
+        sigs = {k: v.format(args.short) for k, v in signatures.items()}
+    else:
+        sigs, table = {}, defaultdict(list)
+        table["System"] = names
+        for system in systems:
+            for name in sorted(metrics):
+                score = metrics[name].corpus_score(system, None)
+                sigs[score.name] = metrics[name].get_signature().format(args.short)
+                table[score.name].append(score.format(args.width, True))
+    _print_table(dict(table), sigs, args, fmt, out)
+    return 0

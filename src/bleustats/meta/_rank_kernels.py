@@ -1,0 +1,261 @@
+r"""Numba kernels: rank statistics of many rows with integer weights, and unit sums.
+
+Private module; :mod:`bleustats.meta.rank_stats` validates inputs and documents the
+results, :mod:`bleustats.meta.study` and :mod:`bleustats.meta.study_compare` call it
+through there. ``tests/twins/ranks.py`` is the plain-Python twin of every kernel.
+
+A *weight* is a multiplicity: observation :math:`i` with weight :math:`w_i`
+counts as :math:`w_i` copies of itself (0 leaves it out). A bootstrap replicate
+of :math:`n` observations is then the weight vector of its draw counts, so a
+replicate needs no copy and no sort of its own: the rows are sorted once by
+(x, y) and every replicate is one pass over the sorted row.
+
+With observations sorted by (x, y), dense ranks :math:`r^x, r^y`, group
+weights :math:`W^x_g`, :math:`W^y_k` and :math:`W = \sum_i w_i`:
+
+* average (mid) ranks :math:`a^x_g = \sum_{g' < g} W^x_{g'} + (W^x_g + 1)/2`,
+  the same for y; Spearman's ρ is the weighted Pearson r of the average
+  ranks around their common mean :math:`(W + 1)/2`;
+* pairs :math:`n_0 = W(W-1)/2`; tied in x, in y, in both:
+  :math:`\sum_g W_g (W_g - 1)/2` over the x groups, y groups and (x, y) groups;
+* discordant pairs :math:`D = \sum_{x_i < x_j,\ y_i > y_j} w_i w_j`, counted
+  group by group in x order with a Fenwick tree over the y ranks
+  (:math:`O(n \log k_y)` per row).
+
+The output row is ``[rho, W, n0, x_tied, y_tied, xy_tied, discordant,
+x_classes, y_classes]`` (classes: groups of positive weight), all float64
+(counts are exact below :math:`2^{53}`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+#: Columns of a row of :func:`weighted_rank_stats`.
+STAT_COLUMNS = ("rho", "weight", "pairs", "x_tied", "y_tied", "xy_tied", "discordant", "x_classes", "y_classes")
+
+
+@njit(cache=True, nogil=True)
+def _sort_row(xr, ox, yr, order, rx_sorted, ry_sorted):
+    """One row of :func:`sort_rows` into ``order``, ``rx_sorted``, ``ry_sorted``."""
+    n = xr.shape[0]
+    j = 0
+    k = 0
+    while j < n:
+        e = j + 1
+        while e < n and xr[ox[e]] == xr[ox[j]]:
+            e += 1
+        if e - j > 1:  # ties in x: order the group by y
+            group = ox[j:e].copy()
+            sub = np.argsort(yr[group], kind="mergesort")
+            for i in range(e - j):
+                order[j + i] = group[sub[i]]
+        else:
+            order[j] = ox[j]
+        for i in range(j, e):
+            rx_sorted[i] = k
+            ry_sorted[i] = yr[order[i]]
+        k += 1
+        j = e
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def sort_rows(x, x_order, y_ranks):
+    """Order of each row by (x, y rank), and the dense x and y ranks in that order (int32).
+
+    ``x_order`` is an argsort of each row of ``x`` (any order among equal x:
+    ties are ordered by y here); ``y_ranks`` has as many rows as ``x``, or one
+    row shared by all.
+    """
+    rows, n = x.shape
+    shared = y_ranks.shape[0] == 1
+    order = np.empty((rows, n), np.int32)
+    rx_sorted = np.empty((rows, n), np.int32)
+    ry_sorted = np.empty((rows, n), np.int32)
+    for r in prange(rows):
+        _sort_row(x[r], x_order[r], y_ranks[0] if shared else y_ranks[r], order[r], rx_sorted[r], ry_sorted[r])
+    return order, rx_sorted, ry_sorted
+
+
+@njit(cache=True, nogil=True)
+def sort_rows_serial(x, x_order, y_ranks):
+    """:func:`sort_rows` on one thread (small inputs: no parallel launch)."""
+    rows, n = x.shape
+    shared = y_ranks.shape[0] == 1
+    order = np.empty((rows, n), np.int32)
+    rx_sorted = np.empty((rows, n), np.int32)
+    ry_sorted = np.empty((rows, n), np.int32)
+    for r in range(rows):
+        _sort_row(x[r], x_order[r], y_ranks[0] if shared else y_ranks[r], order[r], rx_sorted[r], ry_sorted[r])
+    return order, rx_sorted, ry_sorted
+
+
+@njit(cache=True, nogil=True)
+def _stats_of_row(order, rx, ry, n_y, w, out):
+    """One row's statistics (see the module docstring) into ``out`` (9,): one pass in (x, y) order."""
+    n = order.shape[0]
+    total = 0
+    for j in range(n):  # sequential: the mean rank is needed before the pass
+        total += np.int64(w[j])
+    mean = (total + 1) / 2.0
+    ws = np.empty(n, np.int64)  # weights in sorted order, gathered once
+    wy = np.zeros(n_y, np.int64)  # weight per y rank
+    sx_y = np.zeros(n_y, np.float64)  # per y rank: sum of weight x (centered x mid-rank)
+    tree = np.zeros(n_y + 1, np.int64)  # Fenwick tree of inserted weight by y rank
+    inserted = 0
+    discordant = 0
+    x_tied = 0
+    xy_tied = 0
+    x_classes = 0
+    sxx = 0.0
+    j = 0
+    while j < n:
+        if j + 1 == n or rx[j + 1] != rx[j]:  # an x value of its own: the common case, no inner runs
+            wj = np.int64(w[order[j]])
+            if wj > 0:
+                k = ry[j]
+                ax = inserted + (wj + 1) / 2.0 - mean
+                pairs_in = wj * (wj - 1) // 2
+                x_tied += pairs_in
+                xy_tied += pairs_in
+                x_classes += 1
+                sxx += wj * ax * ax
+                wy[k] += wj
+                sx_y[k] += wj * ax
+                below = 0  # inserted weight with y rank <= k
+                p = k + 1
+                while p > 0:
+                    below += tree[p]
+                    p -= p & (-p)
+                discordant += wj * (inserted - below)
+                p = k + 1
+                while p <= n_y:
+                    tree[p] += wj
+                    p += p & (-p)
+                inserted += wj
+            j += 1
+            continue
+        e = j
+        gw = 0
+        while e < n and rx[e] == rx[j]:
+            we = np.int64(w[order[e]])
+            ws[e] = we
+            gw += we
+            e += 1
+        if gw > 0:
+            ax = inserted + (gw + 1) / 2.0 - mean
+            x_tied += gw * (gw - 1) // 2
+            x_classes += 1
+            sxx += gw * ax * ax
+            group_in = 0  # weight of this x group inserted so far (runs of lower y rank)
+            i = j
+            while i < e:  # runs of one y rank inside the x group, in increasing y
+                f = i
+                rw = 0
+                while f < e and ry[f] == ry[i]:
+                    rw += ws[f]
+                    f += 1
+                if rw > 0:
+                    k = ry[i]
+                    xy_tied += rw * (rw - 1) // 2
+                    wy[k] += rw
+                    sx_y[k] += rw * ax
+                    below = -group_in  # weight of earlier x groups with y rank <= k
+                    p = k + 1
+                    while p > 0:
+                        below += tree[p]
+                        p -= p & (-p)
+                    discordant += rw * (inserted - below)
+                    p = k + 1
+                    while p <= n_y:
+                        tree[p] += rw
+                        p += p & (-p)
+                    group_in += rw
+                i = f
+            inserted += gw
+        j = e
+    cum = 0
+    y_tied = 0
+    y_classes = 0
+    syy = 0.0
+    sxy = 0.0
+    for k in range(n_y):
+        c = wy[k]
+        if c > 0:
+            ay = cum + (c + 1) / 2.0 - mean
+            cum += c
+            y_tied += c * (c - 1) // 2
+            y_classes += 1
+            syy += c * ay * ay
+            sxy += sx_y[k] * ay
+    if sxx > 0.0 and syy > 0.0:
+        rho = sxy / np.sqrt(sxx * syy)
+        rho = min(1.0, max(-1.0, rho))
+    else:
+        rho = np.nan
+    out[0] = rho
+    out[1] = total
+    out[2] = total * (total - 1) // 2
+    out[3] = x_tied
+    out[4] = y_tied
+    out[5] = xy_tied
+    out[6] = discordant
+    out[7] = x_classes
+    out[8] = y_classes
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def weighted_rank_stats(order, rx_sorted, ry_sorted, n_y, weights, rows):
+    """Statistics of replicate b: sorted row ``rows[b]`` with weights ``weights[b]`` (or ``weights[0]``).
+
+    ``weights`` are per observation in the row's original order, int64 >= 0.
+    """
+    n_out = rows.shape[0]
+    shared = weights.shape[0] == 1
+    out = np.empty((n_out, 9), np.float64)
+    for b in prange(n_out):
+        a = rows[b]
+        w = weights[0] if shared else weights[b]
+        _stats_of_row(order[a], rx_sorted[a], ry_sorted[a], n_y[a], w, out[b])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def weighted_rank_stats_serial(order, rx_sorted, ry_sorted, n_y, weights, rows):
+    """:func:`weighted_rank_stats` on one thread (small inputs: no parallel launch)."""
+    n_out = rows.shape[0]
+    shared = weights.shape[0] == 1
+    out = np.empty((n_out, 9), np.float64)
+    for b in range(n_out):
+        a = rows[b]
+        w = weights[0] if shared else weights[b]
+        _stats_of_row(order[a], rx_sorted[a], ry_sorted[a], n_y[a], w, out[b])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def sum_units(values, units, columns):
+    """Column sums of ``values`` (n, k) over each unit of ``units`` (rows, U, M); index -1 = no item.
+
+    Output column c is the sum of input column ``columns[c]`` (several output
+    columns may read one input column); the output is laid out column by column,
+    shape (n_out, rows, U), so that scoring formulas read each column contiguously.
+    Serial and ``nogil``: callers run pairs on their own threads.
+    """
+    rows, n_units, size = units.shape
+    k = values.shape[1]
+    n_out = columns.shape[0]
+    out = np.empty((n_out, rows, n_units), np.float64)
+    acc = np.empty(k, np.float64)
+    for r in range(rows):
+        for u in range(n_units):
+            acc[:] = 0.0
+            for m in range(size):
+                i = units[r, u, m]
+                if i >= 0:
+                    for c in range(k):
+                        acc[c] += values[i, c]
+            for c in range(n_out):
+                out[c, r, u] = acc[columns[c]]
+    return out

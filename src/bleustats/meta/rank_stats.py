@@ -1,0 +1,242 @@
+r"""Spearman's ρ and Kendall's τ of many rows at once, with integer weights (multiplicities).
+
+A bootstrap replicate of :math:`n` observations is a vector of draw counts
+:math:`w` (observation :math:`i` drawn :math:`w_i` times). Computing its
+coefficients from the counts, rather than from the :math:`n` drawn values,
+needs no copy and no sort: each row of observations is sorted once by
+:math:`(x, y)` (:func:`rank_rows`), then every replicate of it is one
+:math:`O(n \log k_y)` pass (:meth:`RankedRows.correlations`). The values equal
+:func:`bleustats.meta.correlation.spearman` and
+:func:`~bleustats.meta.correlation.kendall_tau` of the replicate's drawn values
+(the tests check this against scipy on the expanded draws).
+
+With weights :math:`w_i`, :math:`W = \sum_i w_i`, average (mid) ranks
+:math:`a^x_i, a^y_i` of the weighted sample and the pair counts of the module
+:mod:`bleustats.meta._rank_kernels` (:math:`n_0` pairs, :math:`t_x, t_y,
+t_{xy}` tied in x, in y, in both, :math:`D` discordant):
+
+.. math::
+
+    \rho = \frac{\sum_i w_i (a^x_i - \bar a)(a^y_i - \bar a)}
+                {\sqrt{\sum_i w_i (a^x_i - \bar a)^2 \sum_i w_i (a^y_i - \bar a)^2}},
+    \quad \bar a = \frac{W + 1}{2}
+
+.. math::
+
+    C = n_0 - t_x - t_y + t_{xy} - D, \qquad
+    \tau_b = \frac{C - D}{\sqrt{(n_0 - t_x)(n_0 - t_y)}}, \qquad
+    \tau_c = \frac{2 (C - D)}{W^2 (m - 1) / m}
+
+with :math:`m` the smaller number of distinct x and y values of positive
+weight. A row whose x or y side is constant (over its positive weights) has
+no defined coefficient: ``nan``.
+
+Examples
+--------
+>>> x = np.array([[1.0, 2.0, 2.0, 4.0]])
+>>> y = np.array([[1.0, 3.0, 2.0, 2.0]])
+>>> ranked = rank_rows(x, y)
+>>> rho, tau = ranked.correlations()
+>>> round(float(tau[0]), 6)                    # as kendall_tau(x, y): 0.4
+0.4
+>>> w = np.array([[2, 0, 1, 1]])               # observation 0 twice, observation 1 left out
+>>> rho, tau = ranked.correlations(weights=w)
+>>> round(float(rho[0]), 6), round(float(tau[0]), 6)
+(0.942809, 0.894427)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..errors import InputError
+from . import _rank_kernels
+from .correlation import as_scores
+
+__all__ = ["RankedRows", "dense_ranks", "rank_rows", "sum_units", "tau_from_counts"]
+
+_KENDALL = ("b", "c")
+# below this many entries a kernel runs on one thread: launching a parallel region costs more
+_PARALLEL_MIN = 1 << 15
+
+
+def dense_ranks(values: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Dense ranks ``0..k-1`` along the last axis of a (rows, n) array, and ``k`` per row.
+
+    Examples
+    --------
+    >>> r, k = dense_ranks([[0.5, -1.0, 0.5, 3.0]])
+    >>> r.tolist(), k.tolist()
+    ([[1, 0, 1, 2]], [3])
+    """
+    v = np.atleast_2d(as_scores(values, "values"))
+    if v.ndim != 2:
+        raise InputError(f"values must have shape (rows, n); got {v.shape}.")
+    rows, n = v.shape
+    if n == 0:
+        return np.zeros((rows, 0), np.int64), np.zeros(rows, np.int64)
+    order = np.argsort(v, axis=1)  # numpy's sort (SIMD where available) is several times numba's
+    s = np.take_along_axis(v, order, axis=1)
+    new = np.ones(s.shape, dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    dense = np.cumsum(new, axis=1, dtype=np.int64) - 1
+    ranks = np.empty((rows, n), np.int64)
+    np.put_along_axis(ranks, order, dense, axis=1)
+    return ranks, dense[:, -1] + 1
+
+
+@dataclass(frozen=True, eq=False)
+class RankedRows:
+    """Rows of (x, y) observations sorted once by (x, y), ready for weighted coefficients.
+
+    Attributes
+    ----------
+    order : numpy.ndarray of int32, shape (rows, n)
+        Original positions in (x, y) order.
+    rx, ry : numpy.ndarray of int32, shape (rows, n)
+        Dense x and y ranks in that order.
+    n_y : numpy.ndarray of int64, shape (rows,)
+        Distinct y values per row.
+    """
+
+    order: NDArray[np.int64]
+    rx: NDArray[np.int64]
+    ry: NDArray[np.int64]
+    n_y: NDArray[np.int64]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, n)."""
+        return self.order.shape
+
+    def stats(self, weights: ArrayLike | None = None, rows: ArrayLike | None = None) -> NDArray[np.float64]:
+        """The kernel's raw statistics per replicate, shape (replicates, 9) (see :data:`STAT_COLUMNS`).
+
+        ``weights`` (replicates, n) or (1, n) of int >= 0 (default all 1), in each row's
+        original order; ``rows`` (replicates,) picks the row of each replicate (default:
+        replicate r uses row r).
+        """
+        n_rows, n = self.shape
+        if weights is None:
+            w = np.ones((1, n), np.int32)
+        else:
+            w = np.asarray(weights)
+            if w.ndim != 2 or w.shape[1] != n or not np.issubdtype(w.dtype, np.integer):
+                raise InputError(f"weights must be integers of shape (replicates, {n}) or (1, {n}); got "
+                                 f"dtype {w.dtype}, shape {w.shape}.")
+            if w.size and w.min() < 0:
+                raise InputError("weights are multiplicities and must be >= 0; got a negative weight.")
+            # int32 halves the memory the kernel gathers from (counts are far below 2**31)
+            w = np.ascontiguousarray(w, dtype=np.int32 if not w.size or w.max() < 2**31 else np.int64)
+        if rows is None:
+            r = np.arange(n_rows if w.shape[0] == 1 else w.shape[0], dtype=np.int64)
+            if w.shape[0] > 1 and w.shape[0] != n_rows:
+                raise InputError(f"weights: {w.shape[0]} replicates for {n_rows} rows; pass rows= to say which "
+                                 "row each replicate weights.")
+        else:
+            r = np.ascontiguousarray(rows, dtype=np.int64)
+            if r.ndim != 1 or (w.shape[0] > 1 and len(r) != w.shape[0]):
+                raise InputError(f"rows must be 1-D with one entry per replicate ({w.shape[0]}); got shape {r.shape}.")
+            if r.size and (r.min() < 0 or r.max() >= n_rows):
+                raise InputError(f"rows must index the {n_rows} sorted rows; got values from {r.min()} to {r.max()}.")
+        kernel = _rank_kernels.weighted_rank_stats if len(r) * n >= _PARALLEL_MIN \
+            else _rank_kernels.weighted_rank_stats_serial
+        return kernel(self.order, self.rx, self.ry, self.n_y, w, r)
+
+    def correlations(self, weights: ArrayLike | None = None, rows: ArrayLike | None = None, *,
+                     kendall_variant: str = "b") -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Spearman's ρ and Kendall's τ (``'b'`` or ``'c'``) per replicate (see :meth:`stats`)."""
+        s = self.stats(weights, rows)
+        return s[:, 0].copy(), tau_from_counts(s, kendall_variant)
+
+
+#: Columns of :meth:`RankedRows.stats`.
+STAT_COLUMNS = _rank_kernels.STAT_COLUMNS
+
+
+def tau_from_counts(stats: NDArray[np.float64], variant: str = "b") -> NDArray[np.float64]:
+    r"""Kendall's τ-b or τ-c from the pair counts of :meth:`RankedRows.stats` (formulas in the module docstring).
+
+    Examples
+    --------
+    >>> s = rank_rows([[1.0, 2.0, 3.0]], [[1.0, 3.0, 2.0]]).stats()
+    >>> tau_from_counts(s, "b").round(4).tolist(), tau_from_counts(s, "c").round(4).tolist()
+    ([0.3333], [0.3333])
+    """
+    if variant not in _KENDALL:
+        raise InputError(f"variant must be 'b' or 'c'; got {variant!r}.")
+    w, n0, xt, yt, xyt, dis = (stats[:, i] for i in range(1, 7))
+    con = n0 - xt - yt + xyt - dis
+    s = con - dis
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if variant == "b":
+            tau = s / np.sqrt(n0 - xt) / np.sqrt(n0 - yt)
+        else:
+            m = np.minimum(stats[:, 7], stats[:, 8])
+            tau = 2 * s / (w**2 * (m - 1) / m)
+    return np.where((xt == n0) | (yt == n0), np.nan, np.clip(tau, -1.0, 1.0))
+
+
+def rank_rows(x: ArrayLike, y: ArrayLike, *, y_ranks: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+              ) -> RankedRows:
+    """Sort every row of (x, y) once by (x, y) for :meth:`RankedRows.correlations`.
+
+    Parameters
+    ----------
+    x : array_like, shape (rows, n)
+        Metric side (finite).
+    y : array_like, shape (rows, n) or (1, n)
+        Human side (finite); one row is shared by every x row.
+    y_ranks : (ranks, counts), optional
+        :func:`dense_ranks` of ``y`` when already known (several x against one y).
+
+    Examples
+    --------
+    >>> rank_rows([[3.0, 1.0, 2.0]], [[0.0, 0.0, 1.0]]).order.tolist()
+    [[1, 2, 0]]
+    """
+    xa = np.ascontiguousarray(np.atleast_2d(as_scores(x, "x")))
+    if y_ranks is None:
+        ry, n_y = dense_ranks(y)
+    else:
+        ry, n_y = y_ranks
+    if xa.ndim != 2 or ry.ndim != 2 or ry.shape[1] != xa.shape[1] or ry.shape[0] not in (1, xa.shape[0]):
+        raise InputError(f"x must have shape (rows, n) and y (rows, n) or (1, n); got {xa.shape} and {ry.shape}.")
+    x_order = np.ascontiguousarray(np.argsort(xa, axis=1))
+    kernel = _rank_kernels.sort_rows if xa.size >= _PARALLEL_MIN else _rank_kernels.sort_rows_serial
+    order, rx_s, ry_s = kernel(xa, x_order, np.ascontiguousarray(ry))
+    if ry.shape[0] == 1 and xa.shape[0] > 1:
+        n_y = np.repeat(n_y, xa.shape[0])
+    return RankedRows(order=order, rx=rx_s, ry=ry_s, n_y=np.ascontiguousarray(n_y, dtype=np.int64))
+
+
+def sum_units(values: ArrayLike, units: ArrayLike, columns: ArrayLike | None = None) -> NDArray[np.float64]:
+    r"""Column sums over units, :math:`T_{r,u,c} = \sum_{m} X_{\mathrm{units}[r,u,m],\,\mathrm{columns}[c]}`.
+
+    Index -1 in ``units`` is skipped (ragged units padded with -1). The same sums as
+    :func:`bleustats.meta.resample.unit_sums` (in the same order, so the same bits)
+    for units of shape (rows, U, M). ``columns`` (default all, in order) lets one
+    input column fill several output columns. The kernel is serial and releases
+    the GIL: run several calls on threads.
+
+    Examples
+    --------
+    >>> sum_units([[1.0], [2.0], [4.0]], [[[0, 2], [1, -1]]]).tolist()
+    [[[5.0], [2.0]]]
+    >>> sum_units([[1.0, 10.0], [2.0, 20.0]], [[[0, 1]]], columns=[1, 0, 1]).tolist()
+    [[[30.0, 3.0, 30.0]]]
+    """
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    u = np.ascontiguousarray(units, dtype=np.int64)
+    if v.ndim != 2 or u.ndim != 3:
+        raise InputError(f"values must have shape (n, k) and units (rows, U, M); got {v.shape} and {u.shape}.")
+    if u.size and (u.max() >= v.shape[0] or u.min() < -1):
+        raise InputError(f"units must index the {v.shape[0]} rows of values (or be -1); got values from "
+                         f"{u.min()} to {u.max()}.")
+    cols = np.arange(v.shape[1], dtype=np.int64) if columns is None else np.ascontiguousarray(columns, dtype=np.int64)
+    if cols.ndim != 1 or (cols.size and (cols.min() < 0 or cols.max() >= v.shape[1])):
+        raise InputError(f"columns must be 1-D indices of the {v.shape[1]} columns of values; got {cols!r:.80}.")
+    return np.moveaxis(_rank_kernels.sum_units(v, u, cols), 0, -1)  # (rows, U, k), each column contiguous

@@ -1,0 +1,157 @@
+r"""BLEU of a few segments on plain Python numbers: the pieces the no-kernel path shares.
+
+For a sentence or a small corpus, :mod:`bleustats.engine.small` counts the
+n-grams in plain Python; this module turns its rows into a score
+(:func:`plain_bleu`, the same float operations in the same order as the
+vectorized formula of :func:`bleustats.metrics.bleu.bleu_from_sums`) or into
+the statistics matrix of the metric objects (:func:`rows_matrix`), so that
+neither numba nor an Arrow table is needed. The results equal the kernels'
+path to the bit (``tests/metrics/test_plain.py``):
+
+.. math::
+
+    \mathrm{BLEU} = \mathrm{BP} \cdot \exp\Big(\frac{1}{N_{\mathrm{eff}}} \sum_{n \le N_{\mathrm{eff}}}
+    \log p_n\Big), \qquad \mathrm{BP} = \min\big(1, e^{1 - r / c}\big)
+
+Examples
+--------
+>>> score, precisions, bp, counts, totals = plain_bleu([3, 2], [3, 2], 3, 4, None, "none", False)
+>>> round(score, 6), round(bp, 6)
+(71.653131, 0.716531)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..engine.references import ReferenceSet
+
+from ..engine import small
+
+__all__ = ["LOG_FLOOR", "plain_bleu", "plain_segments", "reference_segments", "rows_matrix", "sum_rows", "text_bytes"]
+
+#: log(0) as sacreBLEU writes it (its ``my_log``): a precision of 0 adds this to the sum of logs.
+LOG_FLOOR = -9999999999.0
+
+
+def plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int | float, k: float | None,
+               smooth_method: str, use_effective_order: bool) -> tuple[float, list, float, list, list]:
+    """:func:`bleustats.metrics.bleu.bleu_from_sums` of one row of Python numbers: ``(score, precisions, bp, counts, totals)``.
+
+    The same float operations in the same order as the vectorized formula,
+    with numpy's ``log`` / ``exp`` (whose results do not depend on the array's
+    length, while ``math``'s differ from them in the last bit now and then), so
+    that a score is the same bits on either path (``tests/metrics/test_plain.py``);
+    ``counts`` / ``totals`` as ``bleu_from_sums`` reports them.
+    """
+    n_order = len(correct)
+    c = [float(x) for x in correct]
+    t = [float(x) for x in total]
+    any_match = any(x != 0 for x in c)
+    bp = 1.0 if sys_len >= ref_len else float(np.exp(1.0 - ref_len / sys_len)) if sys_len > 0 else 0.0
+    if smooth_method == "add-k":
+        for i in range(1, n_order):
+            c[i] += float(k)
+            t[i] += float(k)
+    precisions = []
+    valid = True
+    n_valid = doublings = 0
+    for ci, ti in zip(c, t):
+        valid = valid and ti > 0  # from the first order with total 0 on, precision 0
+        n_valid += valid
+        t_safe = ti if ti > 0 else 1.0
+        p = 100.0 * ci / t_safe if ci > 0 else 0.0
+        if valid and ci == 0:
+            if smooth_method == "exp":
+                doublings += 1
+                p = 100.0 / (2.0 ** doublings * t_safe)
+            elif smooth_method == "floor":
+                p = 100.0 * k / t_safe
+        precisions.append(p if valid else 0.0)
+    eff = (n_valid or n_order) if use_effective_order else n_order
+    logs = np.log(np.array([p if p > 0 else 1.0 for p in precisions])).tolist()
+    acc = 0.0
+    for i, p in enumerate(precisions):
+        acc = acc + ((logs[i] if p > 0 else LOG_FLOOR) if i < eff else 0.0)
+    if not any_match:
+        return 0.0, [0.0] * n_order, bp, [float(x) for x in correct], [float(x) for x in total]
+    return bp * float(np.exp(acc / eff)), precisions, bp, c, t
+
+
+def sum_rows(rows: list, num: int, den: int, length: int) -> tuple[list, list, Any, Any]:
+    """Column sums of plain rows: ``(numerators, denominators, hyp_len, ref_len)``, added as ``corpus_score`` adds.
+
+    ``num`` / ``den`` / ``length`` index a row of
+    :func:`bleustats.engine.small.segment_statistics`; several rows are summed
+    with numpy (floats add up in the same order as the table's column sums).
+    """
+    if len(rows) == 1:
+        return list(rows[0][num]), list(rows[0][den]), rows[0][0], rows[0][length]
+    return (np.array([row[num] for row in rows]).sum(axis=0).tolist(),
+            np.array([row[den] for row in rows]).sum(axis=0).tolist(),
+            sum(row[0] for row in rows), np.array([row[length] for row in rows]).sum().item())
+
+
+def rows_matrix(rows: list, delta: bool, length: int, average: bool) -> np.ndarray:
+    """``[hyp_len, ref_len, correct_1..N, total_1..N]`` of plain rows, with the statistics table's dtypes.
+
+    ``length`` indexes the row's reference length (1 closest, 2 shortest, 3
+    average: float); ``delta`` takes the weighted (float) counts.
+
+    Examples
+    --------
+    >>> row = (3, 4, 4, 4.0, 1, 1.0, [3, 2], [3, 2], [3.0, 2.0], [3.0, 2.0])
+    >>> rows_matrix([row], False, 1, False).tolist()
+    [[3, 4, 3, 2, 3, 2]]
+    """
+    num, den = (8, 9) if delta else (6, 7)
+    kind = np.float64 if delta else np.int64
+    return np.column_stack([
+        np.array([row[0] for row in rows], np.int64),
+        np.array([row[length] for row in rows], np.float64 if average else np.int64),
+        np.array([row[num] for row in rows], kind),
+        np.array([row[den] for row in rows], kind),
+    ])
+
+
+def text_bytes(refs: ReferenceSet) -> int:
+    """Bytes of text a reference set holds (its Arrow data: at least its number of characters)."""
+    return sum(c.nbytes for c in refs.table.column("text").chunks)
+
+
+def reference_segments(table: Any, n_segments: int) -> list[list[tuple[str, float]]]:
+    """Each segment's ``(text, weight)`` references of a ``references`` table (seg_ids 0..n_segments-1)."""
+    seg = table.column("seg_id").to_pylist()
+    segments: list[list[tuple[str, float]]] = [[] for _ in range(n_segments)]
+    for s, text, w in zip(seg, table.column("text").to_pylist(), table.column("weight").to_pylist()):
+        segments[s].append((text, w))
+    return segments
+
+
+def plain_segments(references: Any, cache: ReferenceSet | None, n_hyp: int) -> tuple[list, int] | None:
+    """A metric object's references for the plain path: ``(segments, num_refs)``, or ``None`` (take the kernels).
+
+    ``references`` as a call got them (sacreBLEU's streams; empty or ``None``:
+    the object's ``cache``). ``segments[i]`` lists hypothesis ``i``'s
+    ``(text, weight)`` references; ``num_refs`` is the
+    :class:`~bleustats.engine.references.ReferenceSet`'s (-1 when it varies).
+
+    Examples
+    --------
+    >>> plain_segments([["a", "b"], ["c", None]], None, 2)
+    ([[('a', 1.0), ('c', 1.0)], [('b', 1.0)]], -1)
+    """
+    if references is not None and not isinstance(references, (list, tuple)):
+        return None  # a ReferenceSet or a table: the kernels' path reads it
+    if references:
+        segments = small.plain_references(references, None, n_hyp=n_hyp, layout="streams")
+        if segments is None:
+            return None
+        counts = {len(seg) for seg in segments}
+        return segments, (counts.pop() if len(counts) == 1 else -1)
+    if cache is None or cache.n_segments != n_hyp or text_bytes(cache) > small.COLD_MAX_CHARS:
+        return None
+    return cache.cached(("plain",), lambda t: reference_segments(t, n_hyp)), cache.num_refs

@@ -1,0 +1,68 @@
+"""``bleustats correlate`` in-process: computed and external metrics, comparisons, JSON, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from bleustats.cli import main
+
+from ..meta.test_study import _corpus
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory, numba_one_thread):
+    d = tmp_path_factory.mktemp("correlate_inputs")
+    hyps, refs, human = _corpus(seed=3)
+    hyps.to_csv(d / "hyps.tsv", sep="\t", index=False)
+    refs.to_csv(d / "refs.tsv", sep="\t", index=False)
+    human.rename(columns={"score": "mqm"}).to_csv(d / "human.tsv", sep="\t", index=False)
+    cells = human.groupby(["system", "seg_id"], as_index=False)["score"].mean()
+    rng = np.random.default_rng(0)
+    cells["comet"] = cells["score"] + rng.normal(0, 0.5, len(cells))
+    cells["text"] = "not a metric"
+    cells[["system", "seg_id", "comet", "text"]].to_csv(d / "comet.tsv", sep="\t", index=False)
+    return d, cells
+
+
+def test_external_scores(tables, capsys):
+    d, cells = tables
+    assert main(["correlate", "--human", str(d / "human.tsv"), "--human-column", "mqm", "--scores",
+                 str(d / "comet.tsv"), "--json", "--level", "segment", "--method", "spearman"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (row,) = out["correlations"]
+    assert row["label"] == "comet [external]" and row["n"] == len(cells)
+    assert row["value"] == pytest.approx(scipy.stats.spearmanr(cells["comet"], cells["score"])[0])
+
+
+def test_computed_and_external_metrics_with_comparison(tables, tmp_path, capsys):
+    d, _ = tables
+    code = main(["correlate", "--human", str(d / "human.tsv"), "--human-column", "mqm", "--scores",
+                 str(d / "comet.tsv"), "--hypotheses", str(d / "hyps.tsv"), "--references", str(d / "refs.tsv"),
+                 "-tok", "none", "-m", "bleu", "-m", "delta_bleu", "--grouping", "flat", "--grouping", "item",
+                 "--compare", "comet,bleu:all", "--test", "williams", "--test", "permutation", "--samples", "50",
+                 "-o", str(tmp_path / "c.json")])
+    assert code == 0, capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "| metric | system pearson |" in captured.out and "BLEU [single]" in captured.out
+    assert "| comet [external] | BLEU [all] | segment | pearson |  | flat | williams |" in captured.out
+    saved = json.loads((tmp_path / "c.json").read_text())
+    labels = {r["label"] for r in saved["correlations"]}
+    assert labels == {f"{m} [{v}]" for m in ("BLEU", "ΔBLEU") for v in ("single", "w≥0", "all")} | {"comet [external]"}
+    assert {r["test"] for r in saved["comparisons"]} == {"williams", "permutation"}
+    assert "3 systems, 42 rated cells" in captured.err
+
+
+def test_errors(tables, capsys):
+    d, _ = tables
+    assert main(["correlate", "--human", str(d / "human.tsv")]) == 2
+    assert "give metrics" in capsys.readouterr().err
+    assert main(["correlate", "--human", str(d / "human.tsv"), "--hypotheses", str(d / "hyps.tsv")]) == 2
+    assert main(["correlate", "--human", str(d / "human.tsv"), "--scores", str(d / "comet.tsv")]) == 1
+    assert "needs system, seg_id and 'score' columns" in capsys.readouterr().err
+    assert main(["correlate", "--human", str(d / "human.tsv"), "--human-column", "mqm", "--scores",
+                 str(d / "comet.tsv"), "--compare", "comet,chrf"]) == 1
+    assert "'chrf' is not a metric" in capsys.readouterr().err

@@ -1,0 +1,120 @@
+"""``bleustats score`` in sacreBLEU's output mode against the ``sacrebleu`` 2.6 command (the oracle).
+
+Each case runs ``python -m sacrebleu ... --no-color`` (NO_COLOR=1) and ``bleustats score ...``
+in-process on the same files; stdout must be byte-equal apart from the version field
+(``2.6.0`` vs ``bleustats-<version>``). Cases cover -m bleu chrf ter, -f json / text, -w, -sh, -b,
+-ci, several systems, --paired-bs / --paired-ar, -sl, tokenizer / smoothing / chrF / TER flags.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+import bleustats
+from bleustats.cli import main
+
+CASES = [
+    "R1 R2 -i S1 -m bleu chrf ter",
+    "R1 R2 -i S1 -m bleu chrf ter -f text",
+    "R1 R2 -i S1 -m bleu chrf ter -f text -w 3 -sh",
+    "R1 -i S1 -m chrf -cw 2 --chrf-beta 3 -f text",
+    "R1 -i S1 -m chrf --chrf-whitespace --chrf-lowercase --chrf-eps-smoothing -cc 4",
+    "R1 R2 -i S1 -m ter --ter-normalized --ter-case-sensitive --ter-no-punct --ter-asian-support",
+    "R1 R2 -i S1 -ci -cin 200 -m bleu chrf",
+    "R1 R2 -i S1 -ci -cin 200 -m bleu chrf ter -f text",
+    "R1 R2 -i S1 S2 S3 -m bleu chrf ter",
+    "R1 R2 -i S1 S2 S3 -m bleu chrf ter -f text -w 2",
+    "R1 R2 -i S1 S2 S3 -m bleu ter --paired-ar -parn 300 -f text",
+    "R1 R2 -i S1 S2 -m bleu --paired-bs -pbsn 200 -f text",
+    "R1 -i S1 -sl -f text",
+    "R1 -i S1 -sl -m chrf",
+    "R1 -i S1 -tok intl -lc -s floor -sv 0.2 -f text",
+    "R1 -i S1 -tok char -s add-k -f json -w 4",
+    "R1 -i S1 -b -f text -m bleu ter",
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("sacre")
+    r = random.Random(0)
+    words = "the cat sat on a mat dog ran , . ! café 3.5 (x) 日本".split()
+    for name in ("R1", "R2", "S1", "S2", "S3"):
+        lines = [" ".join(r.choice(words) for _ in range(r.randint(0, 12))) for _ in range(40)]
+        (d / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return d
+
+
+def _sacrebleu(argv, cwd):
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("SACREBLEU_FORMAT", None)
+    out = subprocess.run([sys.executable, "-m", "sacrebleu", *argv, "--no-color"], cwd=cwd, env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_output_is_sacrebleus(case, files, capsys, monkeypatch):
+    argv = case.split()
+    want = _sacrebleu(argv, files)
+    monkeypatch.chdir(files)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    capsys.readouterr()
+    assert main(["score", *argv]) == 0
+    got = capsys.readouterr().out
+    import sacrebleu
+
+    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+
+def test_paired_json_numbers(files, capsys, monkeypatch):
+    """The paired JSON prints full-precision bootstrap means: equal to 1e-9 (their last bits may differ)."""
+    import json
+
+    argv = "R1 R2 -i S1 S2 S3 -m bleu --paired-bs -pbsn 200".split()
+    want = json.loads(_sacrebleu(argv, files))
+    monkeypatch.chdir(files)
+    assert main(["score", *argv]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [r["system"] for r in got] == [r["system"] for r in want]
+    for a, b in zip(got, want):
+        for k in ("score", "p_value", "mean", "ci"):
+            assert (a["BLEU"][k] is None) == (b["BLEU"][k] is None)
+            if a["BLEU"][k] is not None:
+                assert a["BLEU"][k] == pytest.approx(b["BLEU"][k], abs=1e-9, rel=0)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["-t", "wmt14", "-l", "en-de"], "does not download"),
+    (["R1", "-i", "S1", "--list"], "--list needs"),
+    (["R1", "-i", "S1", "--echo", "src"], "--echo"),
+    (["R1", "-i", "S1", "-f", "latex"], "latex"),
+    (["R1", "-i", "S1", "S2", "-m", "bleu", "-ci"], "use paired tests"),
+    (["R1", "-i", "S1", "-sl", "-m", "bleu", "chrf"], "only one metric"),
+    (["R1", "-i", "S1", "--paired-bs"], "need several systems"),
+])
+def test_sacrebleu_flags_are_handled_or_rejected_by_name(argv, message, files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    assert main(["score", *argv]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_sl_is_not_parsed_as_s_l_and_abbreviations_are_refused(files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    assert main(["score", "R1", "-i", "S1", "-sl", "-f", "text"]) == 0
+    assert capsys.readouterr().out.count("BLEU|") == 40
+    assert main(["score", "R1", "-i", "S1", "--paired-b"]) == 2  # no abbreviations: sacreBLEU's names only
+
+
+def test_bleustats_mode_is_unchanged_and_old_input_order_still_works(files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    assert main(["score", "-i", "S1", "R1", "R2", "-b"]) == 0  # -i HYP REF...: the files after HYP are references
+    old = capsys.readouterr().out
+    assert main(["score", "R1", "R2", "-i", "S1", "-b"]) == 0
+    assert capsys.readouterr().out == old and old.count(".") == 1 and len(old.strip().split(".")[1]) == 2

@@ -1,0 +1,138 @@
+"""Weighted rank statistics: the kernels against their plain-Python twins, and against scipy."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bleustats.errors import InputError
+from bleustats.meta import _rank_kernels
+from bleustats.meta.correlation import kendall_tau, spearman
+from bleustats.meta.rank_stats import dense_ranks, rank_rows, sum_units, tau_from_counts
+
+from ..twins.ranks import rank_stats_twin, sort_rows_twin, sum_units_twin
+
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# few distinct values (ties everywhere), or continuous values, of one row length
+values = st.one_of(st.integers(-2, 2).map(float), st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False))
+
+
+@st.composite
+def weighted_rows(draw, max_n=14):
+    n = draw(st.integers(0, max_n))
+    x = draw(st.lists(values, min_size=n, max_size=n))
+    y = draw(st.lists(st.integers(-2, 2).map(float) | values, min_size=n, max_size=n))
+    w = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    return x, y, w
+
+
+@SETTINGS
+@given(data=weighted_rows())
+def test_sort_rows_equals_twin(data):
+    x, y, _ = data
+    ry, _ = dense_ranks([y]) if x else (np.zeros((1, 0), np.int64), None)
+    xa = np.array([x], dtype=np.float64).reshape(1, len(x))
+    order, rx_s, ry_s = _rank_kernels.sort_rows(xa, np.argsort(xa, axis=1), ry)
+    t_order, t_rx, t_ry = sort_rows_twin(x, ry[0].tolist())
+    assert rx_s[0].tolist() == t_rx and ry_s[0].tolist() == t_ry
+    assert sorted(order[0].tolist()) == list(range(len(x)))  # a permutation ...
+    assert [x[i] for i in order[0]] == [x[i] for i in t_order]  # ... in (x, y) order (equal cells in any order)
+
+
+@SETTINGS
+@given(data=weighted_rows())
+def test_weighted_stats_equal_twin(data):
+    x, y, w = data
+    ranked = rank_rows(np.array([x]).reshape(1, len(x)), np.array([y]).reshape(1, len(y)))
+    got = ranked.stats(np.array([w], dtype=np.int64).reshape(1, len(w)))[0]
+    want = rank_stats_twin(x, y, w)
+    assert got[1:].tolist() == want[1:]  # the counts exactly
+    if math.isnan(want[0]):
+        assert math.isnan(got[0])
+    else:
+        assert got[0] == pytest.approx(want[0], abs=1e-12)
+
+
+@SETTINGS
+@given(data=weighted_rows(max_n=10), k=st.integers(1, 4), size=st.integers(1, 4), rows=st.integers(0, 3))
+def test_sum_units_equals_twin(data, k, size, rows):
+    x, _, _ = data
+    n = len(x)
+    vals = np.array([[v * (c + 1) for c in range(k)] for v in x], dtype=np.float64).reshape(n, k)
+    rng = np.random.default_rng(n * 31 + k)
+    units = rng.integers(-1, max(n, 1), size=(rows, 3, size)) if n else np.full((rows, 3, size), -1)
+    cols = rng.integers(0, k, size=5)
+    got = sum_units(vals, units, cols)
+    assert got.tolist() == sum_units_twin(vals.tolist(), units.tolist(), cols.tolist(), k)
+
+
+def test_weights_equal_scipy_on_the_expanded_draws():
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 6, size=(3, 40)).astype(float)
+    y = np.round(rng.normal(size=(1, 40)), 1)
+    ranked = rank_rows(x, y)
+    w = rng.integers(0, 3, size=(9, 40))
+    rows = np.arange(9) % 3
+    for variant in ("b", "c"):
+        rho, tau = ranked.correlations(w, rows, kendall_variant=variant)
+        for b in range(9):
+            xe, ye = np.repeat(x[rows[b]], w[b]), np.repeat(y[0], w[b])
+            assert rho[b] == pytest.approx(scipy.stats.spearmanr(xe, ye)[0], abs=1e-12)
+            assert tau[b] == pytest.approx(scipy.stats.kendalltau(xe, ye, variant=variant)[0], abs=1e-12)
+            assert tau[b] == pytest.approx(kendall_tau(xe, ye, variant=variant), abs=1e-12)
+            assert rho[b] == pytest.approx(spearman(xe, ye), abs=1e-12)
+
+
+def test_unweighted_rows_equal_the_batched_coefficients():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5, 200))
+    x[:, ::7] = 0.0  # some ties
+    y = np.round(rng.normal(size=(5, 200)), 1)
+    rho, tau = rank_rows(x, y).correlations()
+    assert rho == pytest.approx(spearman(x, y), abs=1e-12)
+    assert tau == pytest.approx(kendall_tau(x, y), abs=1e-12)
+
+
+def test_constant_side_and_empty_weights_are_undefined():
+    ranked = rank_rows([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]], [[1.0, 2.0, 2.0]])
+    rho, tau = ranked.correlations()
+    assert math.isnan(rho[1]) and math.isnan(tau[1]) and not math.isnan(rho[0])
+    rho, tau = ranked.correlations(np.array([[0, 0, 0], [0, 5, 0]]), rows=[0, 0])
+    assert np.isnan(rho).all() and np.isnan(tau).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no division warnings either
+        tau_from_counts(ranked.stats(np.zeros((1, 3), np.int64)), "c")
+
+
+def test_bad_inputs():
+    ranked = rank_rows([[1.0, 2.0]], [[1.0, 2.0]])
+    with pytest.raises(InputError, match="weights must be integers"):
+        ranked.stats(np.array([[0.5, 1.0]]))
+    with pytest.raises(InputError, match="multiplicities"):
+        ranked.stats(np.array([[-1, 1]]))
+    with pytest.raises(InputError, match="rows must index"):
+        ranked.stats(np.array([[1, 1]]), rows=[1])
+    with pytest.raises(InputError, match="x must have shape"):
+        rank_rows([[1.0, 2.0, 3.0]], [[1.0, 2.0]])
+    with pytest.raises(InputError, match="contains 1 NaN"):
+        rank_rows([[1.0, np.nan]], [[1.0, 2.0]])
+    with pytest.raises(InputError, match="units must index"):
+        sum_units([[1.0]], [[[0, 1]]])
+    with pytest.raises(InputError, match="variant must be"):
+        tau_from_counts(ranked.stats(), "wmt")
+
+
+def test_draws_in_blocks_equal_one_draw():
+    # the study draws its bootstrap indices block by block from one generator: the same numbers
+    for n in (5, 4057, 41262):
+        whole = np.random.default_rng(3).integers(0, n, size=(10, n), dtype=np.int64)
+        g = np.random.default_rng(3)
+        parts = np.concatenate([g.integers(0, n, size=(k, n), dtype=np.int64) for k in (3, 3, 4)])
+        assert np.array_equal(whole, parts)

@@ -1,0 +1,82 @@
+"""Plain-Python twins of the rank kernels (``bleustats.meta._rank_kernels``).
+
+No numpy, no numba: weighted observations are expanded into copies and every
+pair is compared, so each statistic is its definition.
+
+* ``sort_rows_twin``: the order of a row by (x, y rank), Python's ``sorted``;
+  dense ranks by counting distinct values.
+* ``rank_stats_twin``: for observations ``(x_i, y_i)`` taken ``w_i`` times each,
+  Spearman's ρ (Pearson's r of mid-ranks of the expanded sample) and, over all
+  pairs of copies, the numbers of pairs, of pairs tied in x, in y and in both,
+  of discordant pairs, and the number of distinct x and y values present.
+* ``sum_units_twin``: the unit sums, one item at a time.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def dense_ranks_twin(values):
+    distinct = sorted(set(values))
+    index = {v: i for i, v in enumerate(distinct)}
+    return [index[v] for v in values], len(distinct)
+
+
+def sort_rows_twin(x, y_ranks):
+    """(order, x dense ranks in that order, y ranks in that order) of one row."""
+    order = sorted(range(len(x)), key=lambda i: (x[i], y_ranks[i]))
+    rx, _ = dense_ranks_twin(list(x))
+    return order, [rx[i] for i in order], [y_ranks[i] for i in order]
+
+
+def _mid_ranks(values):
+    ordered = sorted(values)
+    first, count = {}, {}
+    for pos, v in enumerate(ordered):
+        first.setdefault(v, pos)
+        count[v] = count.get(v, 0) + 1
+    return [first[v] + (count[v] + 1) / 2 for v in values]
+
+
+def rank_stats_twin(x, y, w):
+    """[rho, W, pairs, x_tied, y_tied, xy_tied, discordant, x_classes, y_classes] of the expanded sample."""
+    xs, ys = [], []
+    for xi, yi, wi in zip(x, y, w):
+        xs += [xi] * wi
+        ys += [yi] * wi
+    n = len(xs)
+    pairs = x_tied = y_tied = xy_tied = discordant = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            pairs += 1
+            tx, ty = xs[i] == xs[j], ys[i] == ys[j]
+            x_tied += tx
+            y_tied += ty
+            xy_tied += tx and ty
+            discordant += (not tx and not ty) and ((xs[i] < xs[j]) != (ys[i] < ys[j]))
+    rho = math.nan
+    if n:
+        ax, ay = _mid_ranks(xs), _mid_ranks(ys)
+        m = (n + 1) / 2
+        sxx = sum((a - m) ** 2 for a in ax)
+        syy = sum((b - m) ** 2 for b in ay)
+        if sxx > 0 and syy > 0:
+            rho = sum((a - m) * (b - m) for a, b in zip(ax, ay)) / math.sqrt(sxx * syy)
+    return [rho, n, pairs, x_tied, y_tied, xy_tied, discordant, len(set(xs)), len(set(ys))]
+
+
+def sum_units_twin(values, units, columns, n_columns):
+    """out[r][u][c] = sum of values[i][columns[c]] over the items i >= 0 of unit (r, u)."""
+    out = []
+    for row in units:
+        out_row = []
+        for unit in row:
+            sums = [0.0] * n_columns
+            for i in unit:
+                if i >= 0:
+                    for c in range(len(sums)):
+                        sums[c] += values[i][c]
+            out_row.append([sums[c] for c in columns])
+        out.append(out_row)
+    return out
