@@ -491,6 +491,10 @@ class Metric:
         signature records ``bs`` and ``seed``.
         """
         self._check_corpus_score_args(hypotheses, references)
+        return self._corpus_score(hypotheses, references, n_bootstrap)
+
+    def _corpus_score(self, hypotheses: Sequence[str], references: Any, n_bootstrap: Any) -> Score:
+        """:meth:`corpus_score` once its arguments are checked (a subclass may take a faster route)."""
         stats = self._extract_corpus_statistics(hypotheses, references)
         result = self._aggregate_and_compute(stats)
         if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)):

@@ -53,7 +53,7 @@ from ..engine.options import check_options
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
 from .base import Metric, MetricSignature
-from .plain import LOG_FLOOR, plain_bleu, plain_segments, rows_matrix, sum_rows, text_bytes
+from .plain import LOG_FLOOR, plain_bleu, plain_matrix, plain_score, plain_segments, sum_rows, text_bytes
 from .results import BLEUScore, Signature
 
 if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
@@ -1079,37 +1079,24 @@ class BLEU(Metric):
     # -- a few segments: counted in plain Python (bleustats.engine.small), the kernels' rows to the bit --
 
     def _plain_matrix(self, hypotheses: list, segments: list | None) -> np.ndarray | None:
-        """:meth:`_statistics` of a few segments without the kernels; ``None``: take the kernels.
+        """:meth:`_statistics` of a few segments without the kernels (:func:`~.plain.plain_matrix`), or ``None``."""
+        return plain_matrix(hypotheses, segments, tokenize=self.tokenize, lowercase=self.lowercase,
+                            max_ngram_order=self.max_ngram_order, ref_view=self.ref_view,
+                            weight_threshold=self.weight_threshold, delta_definition=self.delta_definition,
+                            delta=self.metric == "delta_bleu", ref_length=self.ref_length)
 
-        ``segments[i]`` holds hypothesis ``i``'s ``(text, weight)`` references.
-        ``None`` also wherever the kernels' path raises (a segment without a
-        reference in the view, ΔBLEU without a positive weight), so its errors
-        stay in one place.
-        """
-        if segments is None or not hypotheses or not all(type(h) is str for h in hypotheses):
-            return None
-        view = small.view_references(segments, self.ref_view, self.weight_threshold)
-        if not all(view):
-            return None
-        n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in view for text, _ in seg)
-        if not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
-            return None
-        rows = small.segment_statistics(hypotheses, range(len(hypotheses)), view, tokenize=self.tokenize,
-                                        lowercase=self.lowercase, max_ngram_order=self.max_ngram_order,
-                                        delta_definition=self.delta_definition)
-        delta = self.metric == "delta_bleu"
-        if delta and any(row[5] <= 0 for row in rows):
-            return None
-        return rows_matrix(rows, delta, REF_LENGTHS.index(self.ref_length) + 1, self.ref_length == "average")
-
-    def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
+    def _plain_corpus(self, hypotheses: Sequence[str], references: Any) -> np.ndarray | None:
+        """The statistics matrix of a few segments on the plain path (and ``num_refs`` set), or ``None``."""
         hyps = list(hypotheses)
         plain = plain_segments(references, self._ref_cache, len(hyps))
         mat = None if plain is None else self._plain_matrix(hyps, plain[0])
-        if mat is None:
-            return super()._extract_corpus_statistics(hyps, references)
-        self.num_refs = plain[1]
+        if mat is not None:
+            self.num_refs = plain[1]
         return mat
+
+    def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
+        mat = self._plain_corpus(hypotheses, references)
+        return super()._extract_corpus_statistics(hypotheses, references) if mat is None else mat
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
         """BLEU of one hypothesis against its references (sacreBLEU recommends ``effective_order=True``)."""
@@ -1118,7 +1105,20 @@ class BLEU(Metric):
         if mat is None:
             return super().sentence_score(hypothesis, references)
         self.num_refs = sum(r is not None for r in references)
-        return self._aggregate_and_compute(mat)
+        return self._plain_result(mat)
+
+    def _corpus_score(self, hypotheses: Sequence[str], references: Any, n_bootstrap: Any) -> BLEUScore:
+        mat = self._plain_corpus(hypotheses, references) if type(n_bootstrap) is int and n_bootstrap == 1 else None
+        if mat is None:
+            return super()._corpus_score(hypotheses, references, n_bootstrap)
+        return self._plain_result(mat)  # a few segments: scored on plain floats, the same bits
+
+    def _plain_result(self, mat: np.ndarray) -> BLEUScore:
+        """:meth:`_aggregate_and_compute` on Python floats (:func:`~bleustats.metrics.plain.plain_score`)."""
+        k = check_scoring_options(smooth_method=self.smooth_method, smooth_value=self.smooth_value)
+        result = plain_score(mat.sum(axis=0), self.max_ngram_order, self.metric == "delta_bleu", k,
+                             self.smooth_method, self.effective_order)
+        return replace(result, name="ΔBLEU" if self.metric == "delta_bleu" else "BLEU", signature=self.get_signature())
 
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> np.ndarray:
         from ..engine.stats import compute_stats
@@ -1180,8 +1180,9 @@ class BLEU(Metric):
             ints = given.dtype.kind in "iu" and all(float(v).is_integer() for v in values)
             return [_num(v, ints) for v in values]
 
-        sys_n = sys_len.item() if isinstance(sys_len, np.generic) else sys_len
-        ref_n = ref_len.item() if isinstance(ref_len, np.generic) else ref_len
+        # numpy scalars and 0-d arrays (a row of sums sliced with ...) as Python numbers
+        sys_n = sys_len.item() if isinstance(sys_len, (np.generic, np.ndarray)) else sys_len
+        ref_n = ref_len.item() if isinstance(ref_len, (np.generic, np.ndarray)) else ref_len
         return BLEUScore(score=float(out["score"]), counts=plain(out["counts"], c), totals=plain(out["totals"], t),
                          precisions=[float(p) for p in out["precisions"]], bp=float(out["bp"]),
                          sys_len=int(sys_n) if float(sys_n).is_integer() else sys_n,

@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     from ..engine.references import ReferenceSet
 
 from ..engine import small
+from .results import BLEUScore
 
-__all__ = ["LOG_FLOOR", "plain_bleu", "plain_segments", "reference_segments", "rows_matrix", "sum_rows", "text_bytes"]
+__all__ = ["LOG_FLOOR", "plain_bleu", "plain_matrix", "plain_score", "plain_segments", "reference_segments", "rows_matrix", "sum_rows", "text_bytes"]
 
 #: log(0) as sacreBLEU writes it (its ``my_log``): a precision of 0 adds this to the sum of logs.
 LOG_FLOOR = -9999999999.0
@@ -155,3 +156,69 @@ def plain_segments(references: Any, cache: ReferenceSet | None, n_hyp: int) -> t
     if cache is None or cache.n_segments != n_hyp or text_bytes(cache) > small.COLD_MAX_CHARS:
         return None
     return cache.cached(("plain",), lambda t: reference_segments(t, n_hyp)), cache.num_refs
+
+
+def plain_score(sums: np.ndarray, n: int, delta: bool, k: float | None, smooth_method: str,
+                use_effective_order: bool) -> BLEUScore:
+    """``BLEU.compute_bleu`` of one row of summed statistics ``[hyp_len, ref_len, correct_1..N, total_1..N]``.
+
+    :func:`plain_bleu` on the row's numbers, and the result typed as
+    ``compute_bleu`` types it (counts and totals are ints when the statistics
+    are and every value is integral; lengths are ints when integral). ``delta``
+    clamps the numerators at 0 (ΔBLEU). The same result as the metric object's
+    numpy path (``tests/metrics/test_plain.py``).
+
+    Examples
+    --------
+    >>> r = plain_score(np.array([3, 4, 3, 2, 3, 2]), 2, False, None, "none", False)
+    >>> round(r.score, 6), r.counts, r.sys_len
+    (71.653131, [3, 2], 3)
+    """
+    correct, total = sums[2:2 + n], sums[2 + n:2 + 2 * n]
+    if delta:
+        correct = np.maximum(correct, 0)
+    score, precisions, bp, counts, totals = plain_bleu(correct.tolist(), total.tolist(), sums[0].item(),
+                                                       sums[1].item(), k, smooth_method, use_effective_order)
+    ints_c = correct.dtype.kind in "iu" and all(float(v).is_integer() for v in counts)
+    ints_t = total.dtype.kind in "iu" and all(float(v).is_integer() for v in totals)
+    sys_n, ref_n = sums[0].item(), sums[1].item()
+    return BLEUScore(score=float(score), counts=[int(v) if ints_c else float(v) for v in counts],
+                     totals=[int(v) if ints_t else float(v) for v in totals], precisions=[float(p) for p in precisions],
+                     bp=float(bp), sys_len=int(sys_n) if float(sys_n).is_integer() else sys_n,
+                     ref_len=int(ref_n) if float(ref_n).is_integer() else ref_n)
+
+
+_REF_LENGTHS = ("closest", "shortest", "average")  # a row's reference lengths, in order (bleu.REF_LENGTHS)
+
+
+def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowercase: bool, max_ngram_order: int,
+                 ref_view: str, weight_threshold: float | None, delta_definition: str, delta: bool,
+                 ref_length: str) -> np.ndarray | None:
+    """A metric object's statistics matrix of a few segments counted in plain Python, or ``None``: take the kernels.
+
+    ``segments[i]`` holds hypothesis ``i``'s ``(text, weight)`` references;
+    the options are the object's (checked). ``None`` also wherever the
+    kernels' path raises (a segment without a reference in the view, ΔBLEU
+    without a positive weight), so that its errors stay in one place, and for
+    text too large for the plain path (:func:`bleustats.engine.small.prefer_plain`).
+
+    Examples
+    --------
+    >>> plain_matrix(["a b c"], [[("a b d", 1.0)]], tokenize="none", lowercase=False, max_ngram_order=2,
+    ...              ref_view="all", weight_threshold=None, delta_definition="paper", delta=False,
+    ...              ref_length="closest").tolist()
+    [[3, 3, 2, 1, 3, 2]]
+    """
+    if segments is None or not hypotheses or not all(type(h) is str for h in hypotheses):
+        return None
+    view = small.view_references(segments, ref_view, weight_threshold)
+    if not all(view):
+        return None
+    n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in view for text, _ in seg)
+    if not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+        return None
+    rows = small.segment_statistics(hypotheses, range(len(hypotheses)), view, tokenize=tokenize, lowercase=lowercase,
+                                    max_ngram_order=max_ngram_order, delta_definition=delta_definition)
+    if delta and any(row[5] <= 0 for row in rows):
+        return None
+    return rows_matrix(rows, delta, _REF_LENGTHS.index(ref_length) + 1, ref_length == "average")
