@@ -27,6 +27,10 @@ Every whole-process time is the parent's wall clock from start to exit of the ch
 user + system time (``os.wait4``). Each tool runs ``--repeats`` (5) times, the tools alternating (the
 order rotates every repeat); medians are reported, every run is kept in the JSON.
 
+bleustats' bytecode (``.pyc``) is compiled before the runs, as installing a wheel does (the peers are
+installed packages); without it, ``PYTHONDONTWRITEBYTECODE=1`` makes an editable checkout compile every
+module it imports in every process.
+
 Agreement gate: every score (0-100) of every run must equal sacreBLEU's within 1e-9 (sentence tasks:
 every sentence's score; the command lines print 12 decimals), else the script exits 1 after writing the
 results. sacrebleu-mojo has corpus BLEU only (no sentence task). bleuscore always tokenizes 13a (corpus
@@ -41,6 +45,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import compileall
 import datetime as _dt
 import json
 import os
@@ -287,6 +292,12 @@ def main(argv=None) -> int:
         if not os.path.exists(os.path.join(a.data, name)):
             ap.error(f"{os.path.join(a.data, name)} missing: python benchmarks/generate.py --out {a.data}")
     jobs = plan(a)
+    # bytecode of bleustats, as installing a wheel writes it: an editable checkout run with
+    # PYTHONDONTWRITEBYTECODE=1 would otherwise compile every imported module in every process
+    # (the peers are installed packages with their .pyc)
+    import bleustats
+
+    compileall.compile_dir(os.path.dirname(bleustats.__file__), quiet=1)
     missing = {}
     if not os.path.exists(a.mojo_python):
         missing["sacrebleu-mojo"] = f"no Python >= 3.12 environment at {a.mojo_python} (bench_core.py --setup-mojo)"

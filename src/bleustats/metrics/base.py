@@ -39,11 +39,8 @@ Examples
 
 from __future__ import annotations
 
-import json
 import os
-import statistics
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -137,6 +134,8 @@ def bootstrap_sums(rng: np.random.Generator, n_samples: int, mats: Sequence[NDAr
 
     def draw(c: int) -> NDArray[np.int64]:
         return rng.choice(n, size=(c, n), replace=True)
+
+    from concurrent.futures import ThreadPoolExecutor  # here: it loads logging and threading (ms per process)
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(draw, sizes[0]) if sizes else None
@@ -326,6 +325,8 @@ class Score:
             for part in filter(None, signature.split("|")):
                 key, _, value = part.partition(":")
                 d[key] = value
+            import json
+
             return json.dumps(d, indent=1, ensure_ascii=False)
         return line
 
@@ -342,6 +343,8 @@ class Score:
         lower = len(raw) // 40
         # float32 scores (sacreBLEU's chrF / TER resamples) keep float32 arithmetic, as there
         object.__setattr__(self, "ci", float(0.5 * (raw[len(raw) - lower - 1] - raw[lower])))
+        import statistics
+
         object.__setattr__(self, "mean", float(statistics.mean(raw)))
 
     def __repr__(self) -> str:
