@@ -55,6 +55,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -66,17 +67,21 @@ from .stats import STAT_METRICS, StatsTable, load_stats
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
-    "MANIFEST",
     "DatasetWriter",
     "LocalExecutor",
+    "MANIFEST",
     "StatsDataset",
+    "cell_mask",
     "is_dataset",
     "iter_stats_part",
+    "nonpositive_weight_mask",
     "open_dataset",
     "open_stats",
     "part_name",
     "read_stats_part",
     "retitle",
+    "select_rows",
+    "system_mask",
     "write_part",
 ]
 
@@ -271,9 +276,8 @@ def open_stats(path: str | os.PathLike) -> StatsTable | StatsDataset:
     return open_dataset(path)
 
 
-def open_dataset(path: str | os.PathLike) -> StatsDataset:
-    """Open a dataset folder and check it is whole (see :func:`open_stats`)."""
-    path = Path(path)
+def _check_parts(path: Path) -> tuple[list[tuple[str, int, list[int]]], pa.Schema]:
+    """The manifest's parts and their schema; raises naming every way the folder is not a whole dataset."""
     mpath = path / MANIFEST
     if not mpath.is_file():
         raise InputError(f"{path}: has no {MANIFEST}, so it is not a complete statistics dataset (bleustats "
@@ -313,9 +317,16 @@ def open_dataset(path: str | os.PathLike) -> StatsDataset:
             schema = pf.schema_arrow
         elif not pf.schema_arrow.equals(schema, check_metadata=True):
             problems.append(f"{name} has another schema or other settings than {parts[0][0]}")
-    if problems:
+    if problems or schema is None:
         raise InputError(f"{path}: not a whole statistics dataset: " + "; ".join(problems)
                          + ". Its scores would be wrong; recompute the dataset (bleustats stats).")
+    return parts, schema
+
+
+def open_dataset(path: str | os.PathLike) -> StatsDataset:
+    """Open a dataset folder and check it is whole (see :func:`open_stats`)."""
+    path = Path(path)
+    parts, schema = _check_parts(path)
     meta = schema.metadata or {}
     key = _META + b"max_ngram_order"
     if key not in meta:
@@ -354,10 +365,10 @@ def write_part(folder: str | os.PathLike, index: int, tables: Iterable[pa.Table]
                                  "with the same options.")
             writer.write_table(table)
             rows += table.num_rows
-            if table.num_rows:
+            if table.num_rows and "n_refs" in table.column_names:
                 n_refs.update(int(x) for x in pc.unique(table.column("n_refs")).to_pylist())
         if writer is None:
-            raise InputError(f"part {index}: no table to write (give at least an empty statistics table).")
+            raise InputError(f"part {index}: no table to write (give at least an empty table).")
         writer.close()
         writer = None
         os.replace(tmp, folder / name)
@@ -403,12 +414,15 @@ class DatasetWriter:
         """Remove the temporary folder and everything in it."""
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def commit(self, parts: Sequence[dict[str, Any]]) -> StatsDataset:
+    def commit(self, parts: Sequence[dict[str, Any]], *, statistics: bool = True) -> StatsDataset | None:
         """Check the parts, write the manifest and move the dataset into place (replacing an old one).
 
         ``parts`` are :func:`write_part`'s entries, in row order (part ``i``
         at position ``i``). Every part must be there with the same schema and
         settings, else nothing is moved and the error names what is wrong.
+        Returns the opened dataset; with ``statistics=False`` (parts of other
+        per-row tables, such as k-best scores) only the parts are checked and
+        None is returned.
         """
         parts = sorted(parts, key=lambda p: p["name"])
         names = [p["name"] for p in parts]
@@ -421,7 +435,8 @@ class DatasetWriter:
                     "parts": [{"name": p["name"], "rows": int(p["rows"]), "n_refs": list(p["n_refs"])}
                               for p in parts]}
         (self.folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-        open_dataset(self.folder)  # every part there, one schema: else raises and nothing moves
+        # every part there, one schema (a statistics table's): else this raises and nothing moves
+        open_dataset(self.folder) if statistics else _check_parts(self.folder)
         old = None
         if self.path.exists():
             old = self.path.parent / f".{self.path.name}.{uuid.uuid4().hex}.old"
@@ -430,7 +445,7 @@ class DatasetWriter:
         self.committed = True
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-        return open_dataset(self.path)
+        return open_dataset(self.path) if statistics else None
 
 
 def retitle(table: pa.Table, meta: dict[bytes, bytes]) -> pa.Table:
@@ -438,3 +453,67 @@ def retitle(table: pa.Table, meta: dict[bytes, bytes]) -> pa.Table:
     merged = dict(table.schema.metadata or {})
     merged.update(meta)
     return table.replace_schema_metadata(merged)
+
+
+# --------------------------------------------------------------------------- selecting rows
+
+
+def system_mask(table: StatsTable, *, systems: Sequence[str]) -> Any:
+    """Rows whose ``system`` is one of ``systems``."""
+    return pc.is_in(table.table.column("system"), value_set=pa.array(list(systems), pa.string())).to_numpy(
+        zero_copy_only=False)
+
+
+def cell_mask(table: StatsTable, *, systems: Sequence[str], seg_ids: Sequence[int]) -> Any:
+    """Rows whose ``(system, seg_id)`` is one of the cells ``zip(systems, seg_ids)``."""
+    names = np.unique(np.asarray(systems, dtype=object).astype(str))
+    segs = np.unique(np.asarray(seg_ids, dtype=np.int64))
+    want = np.unique(np.searchsorted(names, np.asarray(systems, dtype=object).astype(str)) * len(segs)
+                     + np.searchsorted(segs, np.asarray(seg_ids, dtype=np.int64)))
+    code = pc.index_in(table.table.column("system"), value_set=pa.array(names.tolist(), pa.string()))
+    code = code.to_numpy(zero_copy_only=False)
+    seg = table.column("seg_id")
+    pos = np.searchsorted(segs, seg)
+    ok = ~np.isnan(code.astype(np.float64)) & (pos < len(segs))
+    ok[ok] = segs[pos[ok]] == seg[ok]
+    out = np.zeros(len(seg), bool)
+    out[ok] = np.isin(code[ok].astype(np.int64) * len(segs) + pos[ok], want)
+    return out
+
+
+def nonpositive_weight_mask(table: StatsTable) -> Any:
+    """Rows whose references all have weight <= 0 (their ΔBLEU is undefined)."""
+    return table.column("ref_weight_max") <= 0
+
+
+def _select_task(path: str, *, predicate: Callable[..., Any], kwargs: dict[str, Any], columns: Sequence[str] | None,
+                 batch_rows: int = DEFAULT_BATCH_ROWS) -> pa.Table:
+    read = None if columns is None else list(dict.fromkeys([*columns, "system", "seg_id", "ref_weight_max"]))
+    kept = []
+    for t in iter_stats_part(path, read, batch_rows=batch_rows):
+        rows = t.table.filter(pa.array(predicate(t, **kwargs)))
+        kept.append(rows if columns is None else rows.select(list(columns)))
+    return pa.concat_tables(kept)
+
+
+def select_rows(stats: StatsTable | StatsDataset, predicate: Callable[..., Any], *,
+                columns: Sequence[str] | None = None, **kwargs: Any) -> StatsTable:
+    """The rows where ``predicate(batch, **kwargs)`` is true, in row order, as one in-memory table.
+
+    ``predicate`` is a module-level function (it runs where the parts are:
+    :func:`system_mask`, :func:`cell_mask`, :func:`nonpositive_weight_mask`);
+    ``columns`` keeps only some columns (default all). Memory holds the
+    selected rows and one batch.
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> st = compute_stats(["a", "b", "c"], [["a", "b", "d"]], system="S")
+    >>> len(select_rows(st, cell_mask, systems=["S", "S"], seg_ids=[0, 2]))
+    2
+    """
+    if isinstance(stats, StatsTable):
+        return StatsTable(stats.table.filter(pa.array(predicate(stats, **kwargs))).select(
+            list(columns) if columns is not None else stats.table.column_names))
+    parts = list(stats.run(_select_task, predicate=predicate, kwargs=kwargs, columns=columns))
+    return StatsTable(pa.concat_tables(parts).replace_schema_metadata(stats.schema.metadata))

@@ -61,8 +61,10 @@ __all__ = [
     "ReferenceIndex",
     "compute_stats_dataset",
     "compute_stats_files_dataset",
+    "check_options",
     "compute_stats_partition",
     "hypotheses_partitions",
+    "parquet_parts",
     "stats_part_task",
 ]
 
@@ -141,6 +143,15 @@ def _natural_key(name: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
+def parquet_parts(folder: str | os.PathLike) -> list[Path]:
+    """The ``*.parquet`` files of a folder in natural order (``part.2`` before ``part.10``), hidden ones skipped.
+
+    Names starting with ``_`` or ``.`` (metadata, temporary files) are not parts.
+    """
+    return sorted((p for p in Path(folder).glob("*.parquet") if not p.name.startswith(("_", "."))),
+                  key=lambda p: _natural_key(p.name))
+
+
 @dataclass(frozen=True)
 class HypothesesPartition:
     """One partition of a hypotheses table: some row groups of a Parquet file, or an in-memory slice.
@@ -162,15 +173,16 @@ class HypothesesPartition:
     row_groups: tuple[int, ...] | None = None
     table: pa.Table | None = None
 
-    def batches(self, batch_rows: int) -> Iterator[pa.Table]:
-        """The partition's rows, at most ``batch_rows`` at a time (only ``seg_id``, ``system``, ``text``)."""
+    def batches(self, batch_rows: int, columns: Sequence[str] = _HYP_COLUMNS) -> Iterator[pa.Table]:
+        """The partition's rows, at most ``batch_rows`` at a time (only those of ``columns`` it has)."""
         if self.table is not None:
+            keep = [c for c in columns if c in self.table.column_names]
             for i in range(0, self.table.num_rows, batch_rows):
-                yield self.table.slice(i, batch_rows)
+                yield self.table.slice(i, batch_rows).select(keep)
             return
         try:
             pf = pq.ParquetFile(self.path)
-            columns = [c for c in _HYP_COLUMNS if c in pf.schema_arrow.names]
+            columns = [c for c in columns if c in pf.schema_arrow.names]
             for batch in pf.iter_batches(batch_size=batch_rows, row_groups=self.row_groups, columns=columns):
                 yield pa.Table.from_batches([batch])
         except (OSError, pa.ArrowException) as exc:
@@ -197,8 +209,7 @@ def hypotheses_partitions(hypotheses: Any, *, partition_rows: int = DEFAULT_PART
                          f"got {type(hypotheses).__name__}.")
     path = Path(hypotheses)
     if path.is_dir():
-        files = sorted((p for p in path.glob("*.parquet") if not p.name.startswith(("_", "."))),
-                       key=lambda p: _natural_key(p.name))
+        files = parquet_parts(path)
         if not files:
             raise InputError(f"hypotheses: {path} holds no .parquet file; give a folder of Parquet parts "
                              "(seg_id, system, text).")
@@ -258,7 +269,7 @@ def stats_part_task(item: tuple[int, HypothesesPartition], *, folder: str, refer
     return {**entry, "seconds": time.perf_counter() - t0, "pid": os.getpid()}
 
 
-def _check_options(references: ReferenceIndex, options: dict[str, Any]) -> None:
+def check_options(references: ReferenceIndex, options: dict[str, Any]) -> None:
     """Bad options fail here, once, before any partition runs."""
     compute_stats(_EMPTY_HYPOTHESES, references.table.slice(0, 0), **options)
 
@@ -311,7 +322,7 @@ def compute_stats_dataset(
     """
     batch_rows = check_count("batch_rows", batch_rows, minimum=1)
     refs = references if isinstance(references, ReferenceIndex) else ReferenceIndex(references)
-    _check_options(refs, options)
+    check_options(refs, options)
     parts = hypotheses_partitions(hypotheses, partition_rows=partition_rows)
     executor = executor or LocalExecutor()
     with DatasetWriter(output) as writer:
