@@ -20,12 +20,15 @@ from typing import Any
 import pyarrow as pa
 
 from ..engine import io
+from ..engine.dataset import StatsDataset, open_stats
 from ..engine.stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
-                            compute_stats_files, load_stats)
+                            compute_stats_files)
 from ..errors import InputError
-from ..metrics.bleu import REF_LENGTHS, SMOOTH_METHODS, corpus_score, corpus_scores
+from ..metrics.bleu import REF_LENGTHS, SMOOTH_METHODS
+from ..metrics.partitioned import corpus_score, corpus_scores, n_systems
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import sacrebleu_cli
+from ._dask import add_dask_option, executor_for
 
 __all__ = ["add_input_options", "add_parser", "add_score_options", "compute_from_args", "print_scores", "run"]
 
@@ -98,8 +101,10 @@ def add_parser(subparsers: Any) -> None:
     sacrebleu_cli.add_sacrebleu_options(p)
     p.set_defaults(width_given=None, tokenize_given=None)
     p.add_argument("--from-stats", metavar="PARQUET",
-                   help="score a saved statistics table instead of texts (no REF/-i)")
+                   help="score a saved statistics table (a .parquet file or a dataset folder) instead of texts "
+                        "(no REF/-i)")
     p.add_argument("--save-stats", metavar="PARQUET", help="also save the statistics table")
+    add_dask_option(p)
     p.set_defaults(func=run)
 
 
@@ -124,8 +129,18 @@ def run(args: argparse.Namespace) -> int:
     if args.from_stats:
         if args.refs or args.input:
             raise InputError("--from-stats: scores a saved table; drop REF and -i.")
-        stats = load_stats(args.from_stats)
+        stats = open_stats(args.from_stats)  # a dataset folder is scored part by part (--dask: on the cluster)
+        if isinstance(stats, StatsDataset):
+            with executor_for(args) as executor:
+                print_scores(args, stats.with_executor(executor))
+            return 0
+        if getattr(args, "dask", None):
+            raise InputError("--dask: scores a partitioned statistics dataset (a folder written by bleustats "
+                             "stats -o DIR); this one is a single file, scored here.")
     else:
+        if getattr(args, "dask", None):
+            raise InputError("--dask: compute the statistics on the cluster with bleustats stats --dask ... -o DIR, "
+                             "then score them with bleustats score --from-stats DIR --dask ...")
         stats = compute_from_args(args)
         if args.save_stats:
             stats.save(args.save_stats)
@@ -201,13 +216,16 @@ def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
     return [args.metric or "bleu"]
 
 
-def print_scores(args: argparse.Namespace, stats: StatsTable, out: Any = None) -> None:
-    """Print corpus scores of ``stats`` (per group with several systems or ``--by``) as text or JSON."""
+def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out: Any = None) -> None:
+    """Print corpus scores of ``stats`` (per group with several systems or ``--by``) as text or JSON.
+
+    ``stats`` may be a partitioned dataset (:mod:`bleustats.metrics.partitioned`: the same numbers).
+    """
     out = out if out is not None else sys.stdout
     options = dict(smooth_method=args.smooth_method, smooth_value=args.smooth_value,
                    use_effective_order=args.use_effective_order, ref_length=args.ref_length)
     by = args.by
-    if by is None and len(set(stats.column("system"))) > 1:
+    if by is None and n_systems(stats) > 1:
         by = "system"
     metrics = _metrics(args, stats)
     if by is None:

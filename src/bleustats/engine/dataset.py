@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import uuid
@@ -62,7 +61,7 @@ import pyarrow.parquet as pq
 
 from .._version import __version__
 from ..errors import InputError
-from . import schemas
+from . import io, schemas
 from .stats import STAT_METRICS, StatsTable, load_stats
 
 __all__ = [
@@ -80,6 +79,7 @@ __all__ = [
     "part_name",
     "read_stats_part",
     "retitle",
+    "save_as_file",
     "select_rows",
     "system_mask",
     "write_part",
@@ -517,3 +517,27 @@ def select_rows(stats: StatsTable | StatsDataset, predicate: Callable[..., Any],
             list(columns) if columns is not None else stats.table.column_names))
     parts = list(stats.run(_select_task, predicate=predicate, kwargs=kwargs, columns=columns))
     return StatsTable(pa.concat_tables(parts).replace_schema_metadata(stats.schema.metadata))
+
+
+def save_as_file(stats: StatsDataset, path: str | os.PathLike, *, batch_rows: int = DEFAULT_BATCH_ROWS) -> None:
+    """Write a dataset's rows as one Parquet statistics file (as :meth:`StatsTable.save`), streamed, whole or not at all.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bleustats.engine.partitioned_stats import compute_stats_dataset
+    >>> import pandas as pd
+    >>> d = tempfile.mkdtemp()
+    >>> ds = compute_stats_dataset(pd.DataFrame({"seg_id": [0, 1], "text": ["a", "b"]}),
+    ...                            pd.DataFrame({"seg_id": [0, 1], "text": ["a", "c"]}), os.path.join(d, "ds"),
+    ...                            partition_rows=1)
+    >>> save_as_file(ds, os.path.join(d, "st.parquet"))
+    >>> load_stats(os.path.join(d, "st.parquet")).table.equals(ds.to_table().table)
+    True
+    """
+    def write(tmp: str) -> None:
+        with pq.ParquetWriter(tmp, stats.schema) as writer:
+            for t in stats.iter_tables(batch_rows=batch_rows):
+                writer.write_table(t.table)
+
+    io.write_atomic(path, write)
