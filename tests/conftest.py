@@ -10,6 +10,24 @@ import pytest
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to run against a leftover folder instead of failing every test (issue 13).
+
+    A folder ``site-packages/bleustats`` left behind by an earlier install (e.g.
+    numba cache files written there by bleustats <= 0.1, which pip does not
+    remove) is imported as an empty namespace package in place of an editable
+    checkout; say so once, with the fix.
+    """
+    import bleustats
+
+    if getattr(bleustats, "__file__", None) is None:
+        where = ", ".join(map(str, getattr(bleustats, "__path__", [])))
+        raise pytest.UsageError(
+            f"bleustats is imported as an empty namespace package from {where}: a folder left by an "
+            "earlier install shadows this checkout. Remove that folder (rm -rf it) and reinstall "
+            "(pip install -e '.[test]').")
+
+
 def shared_path(*parts: str) -> Path:
     """Path under ../shared, or skip the test with the reason when it is absent."""
     path = SHARED.joinpath(*parts)

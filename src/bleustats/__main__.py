@@ -1,7 +1,5 @@
 """``python -m bleustats``: the ``bleustats`` command."""
 
-import sys
+from ._launch import console
 
-from .cli.main import main
-
-sys.exit(main())
+console()

@@ -6,14 +6,14 @@ the repr of what arrived, and how to fix it.
 
 Examples
 --------
->>> from bleustats.errors import InputError, SchemaError
->>> issubclass(SchemaError, InputError), issubclass(InputError, ValueError)
-(True, True)
+>>> from bleustats.errors import InputError, SchemaError, UsageError
+>>> issubclass(SchemaError, InputError), issubclass(InputError, ValueError), issubclass(UsageError, InputError)
+(True, True, True)
 """
 
 from __future__ import annotations
 
-__all__ = ["ClusterError", "InputError", "MissingExtraError", "SchemaError"]
+__all__ = ["ClusterError", "InputError", "MissingExtraError", "SchemaError", "UsageError"]
 
 
 class InputError(ValueError):
@@ -38,3 +38,7 @@ class ClusterError(OSError):
     An :class:`OSError`, like the other failures of the machine rather than
     of the input; the message says what was (not) written.
     """
+
+
+class UsageError(InputError):
+    """Options that cannot go together, or one that cannot apply; the command line exits 2 on it."""

@@ -351,7 +351,8 @@ def test_from_stats_errors(capsys, files):
     rc, _, err = run(capsys, "score", "--from-stats", plain)
     assert rc == 1 and "was not written by bleustats" in err
     rc, _, err = run(capsys, "score", "--from-stats", plain, files.refs[0])
-    assert rc == 1 and "--from-stats: scores a saved table; drop REF and -i" in err
+    # a combination of options: a usage error (exit 2) since issue 13
+    assert rc == 2 and "--from-stats: scores a saved table; drop REF and -i" in err
 
 
 def _failing_write_table(real):
@@ -498,14 +499,6 @@ def test_errors_exit_1(capsys, files):
         ),
         (["-i", files.hyp], r"no references: give reference files"),
         (
-            ["-i", files.hyp, files.refs[0], "--weight-threshold", "0.2"],
-            r"weight_threshold is only used with ref_view='threshold'",
-        ),
-        (
-            ["-i", files.hyp, files.refs[0], "--ref-view", "threshold"],
-            r"weight_threshold must be a finite number",
-        ),
-        (
             [
                 "-i",
                 files.hyp,
@@ -553,6 +546,19 @@ def test_table_and_text_mixed(capsys, files, tables):
     assert rc == 1 and "'weight' column; drop --ref-weights" in err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--weight-threshold", "0.2"], "--weight-threshold: only used with --ref-view threshold"),
+    (["--ref-view", "threshold"], "--ref-view threshold: needs --weight-threshold THETA"),
+    (["-s", "exp", "-sv", "0.5"], "-sv/--smooth-value: only used by -s floor and -s add-k"),
+    (["-b", "--json"], "-b/--score-only and --json: choose one"),
+])
+def test_options_that_cannot_go_together_are_usage_errors(capsys, files, argv, message):
+    # issue 13: each of these was silently dropped (or named a Python keyword, not the flag)
+    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], *argv)
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("bleustats score: error: " + message)
+
+
 def test_table_schema_error(capsys, files):
     bad = files.dir / "hyps.tsv"
     bad.write_text("segment\tsys\ttext\nx\tA\ta\n", encoding="utf-8")
@@ -563,11 +569,13 @@ def test_table_schema_error(capsys, files):
         bad,
         write_tsv(files.dir / "refs.tsv", pd.DataFrame({"seg_id": [0], "text": ["a"]})),
     )
-    assert rc == 1
-    want = "hyps.tsv does not match the 'hypotheses' schema (1 problem):\n"
-    assert want + "  - seg_id: required column is missing\n" in err
+    assert rc == 1 and err.count("\n") == 1  # one line on the command line (issue 13)
+    want = ("hyps.tsv does not match the 'hypotheses' schema (2 problems): unknown columns 'segment', 'sys': a "
+            "hypotheses table has seg_id, system, text (and optionally model_score); rename or drop them; "
+            "seg_id: required column is missing")
+    assert want in err
     assert err.endswith(
-        "\nEach column is described in data_schemas/hypotheses.json "
+        ". Each column is described in data_schemas/hypotheses.json "
         "(bleustats.engine.schemas.load_schema).\n"
     )
 

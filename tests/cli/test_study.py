@@ -194,11 +194,11 @@ def test_undefined_delta_bleu_segments(tables, tmp_path, capsys):
     args[args.index("--references") + 1] = str(tmp_path / "refs.tsv")
     assert main(args) == 1
     err = capsys.readouterr().err
-    assert "ΔBLEU is undefined (no reference of positive weight) on 2 segment(s) (single 2, all 2)" in err
+    assert "ΔBLEU is undefined in 2 segment(s) (no reference of positive weight; per view: single 2, all 2)" in err
     assert "--undefined exclude" in err
     assert main(args + ["--undefined", "exclude"]) == 0
     captured = capsys.readouterr()
-    assert "2 segment(s) where ΔBLEU is undefined" in captured.err and "12 rating(s))" in captured.err
+    assert "2 segment(s) where ΔBLEU is undefined" in captured.err and "(12 rating(s))" in captured.err
     assert json.loads((tmp_path / "u" / "study.json").read_text())["exclusions"]["undefined_segments"] == 2
     # without ΔBLEU nothing is undefined
     assert main(args + ["-m", "bleu", "--threshold=-1", "--overwrite"]) == 0

@@ -122,3 +122,11 @@ def test_token_counts_per_line():
     lines = ["", " ", "a", " a  b ", "a\u3000b\u00a0c", "\u3001\u3000", "x" * 1000]
     data, offsets = string_buffers(pa.array(lines))
     assert _encode_kernels.count_tokens(data, offsets).tolist() == [len(x.split()) for x in lines]
+
+
+def test_one_long_line_equals_python():
+    # one line of 60,000 tokens, 20,000 words, some over 15 bytes (hashed keys)
+    rng = np.random.default_rng(13)
+    words = [f"w{i}" if i % 7 else f"long-token-number-{i}" for i in range(20_000)]
+    line = " ".join(words[i] for i in rng.integers(0, len(words), 60_000))
+    assert numba_encode([line, line[:1000]]) == python_encode([line, line[:1000]])

@@ -72,7 +72,9 @@ def test_empty_files_give_an_empty_table(tmp_path):
     ref.write_bytes(b"")
     st = compute_stats_files(hyp, [ref])
     assert len(st) == 0 and st.max_order == 4
-    assert bleustats.corpus_score(st).score == 0.0
+    # scoring no segment is refused (issue 13; it was BLEU 0.00), as sacreBLEU refuses an empty test set
+    with pytest.raises(bleustats.InputError, match="no segments to score"):
+        bleustats.corpus_score(st)
 
 
 def test_iter_line_chunks_reads_blocks_smaller_than_a_line(tmp_path):

@@ -189,11 +189,10 @@ def test_pandas_long_form(base):
     assert_same_stats(compute_stats(long_hyps(), long_refs()), base)
 
 
-def test_arrow_long_form_safe_casts_column_order_and_extra_columns(base):
+def test_arrow_long_form_safe_casts_and_column_order(base):
     h, r = long_hyps(), long_refs()
     hyps = pa.table(
         {
-            "note": pa.array(["x"] * len(h)),  # extra column, ignored
             "text": pa.array(h["text"].tolist(), pa.large_string()),
             "seg_id": pa.array(h["seg_id"].tolist(), pa.int32()),
             "system": pa.array(h["system"].tolist(), pa.large_string()),
@@ -203,18 +202,23 @@ def test_arrow_long_form_safe_casts_column_order_and_extra_columns(base):
         {
             "text": pa.array(r["text"].tolist(), pa.large_string()),
             "weight": pa.array(r["weight"].tolist(), pa.float64()),
-            "extra": pa.array(range(len(r))),
             "ref_id": pa.array(r["ref_id"].tolist()).dictionary_encode(),
             "seg_id": pa.array(r["seg_id"].tolist(), pa.int32()),
         }
     )
     assert_same_stats(compute_stats(hyps, refs), base)
+    # an unknown column is an error naming it and the expected columns (issue 13: it used to be
+    # ignored, so a misnamed column silently fell back to its default)
+    with pytest.raises(SchemaError, match=r"unknown column 'note': a hypotheses table has seg_id, system, text"):
+        compute_stats(hyps.append_column("note", pa.array(["x"] * len(h))), refs)
+    with pytest.raises(SchemaError, match=r"unknown column 'extra': a references table has seg_id, ref_id \(or ref\)"):
+        compute_stats(hyps, refs.append_column("extra", pa.array(range(len(r)))))
 
 
 def test_pandas_long_form_other_column_order_and_categoricals(base):
     h, r = long_hyps(), long_refs()
     h = h[["text", "system", "seg_id"]].assign(
-        system=lambda d: d["system"].astype("category"), score=1.5
+        system=lambda d: d["system"].astype("category"), model_score=1.5
     )
     r = r[["text", "weight", "seg_id", "ref_id"]].assign(
         seg_id=lambda d: d["seg_id"].astype("int32")
@@ -864,7 +868,9 @@ def test_table_missing_columns_all_reported_at_once():
     refs = pd.DataFrame({"seg_id": [0], "text": ["a"]})
     with pytest.raises(
         SchemaError,
-        match=r"^hypotheses does not match the 'hypotheses' schema \(2 problems\):\n"
+        match=r"^hypotheses does not match the 'hypotheses' schema \(3 problems\):\n"
+        r"  - unknown columns 'segment', 'hyp': a hypotheses table has seg_id, system, text \(and optionally "
+        r"model_score\); rename or drop them\n"
         r"  - seg_id: required column is missing\n"
         r"  - text: required column is missing\n"
         r"Each column is described in data_schemas/hypotheses\.json "
@@ -1016,7 +1022,8 @@ def test_unknown_table_suffix_and_bad_gzip(tmp_path):
 def test_broken_jsonl(tmp_path):
     p = tmp_path / "hyps.jsonl"
     p.write_text('{"seg_id": 0, "text": "a"}\n{"seg_id": 1, "text": \n', encoding="utf-8")
-    with pytest.raises(InputError, match=r"hyps\.jsonl: cannot be read as JSONL"):
+    # the line is named (issue 13: JSONL is read line by line; a line that is not an object is refused too)
+    with pytest.raises(InputError, match=r"hyps\.jsonl: line 2 is not valid JSON \(Expecting value\)"):
         bio.read_table(p, "hypotheses")
 
 

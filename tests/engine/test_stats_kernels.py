@@ -490,3 +490,51 @@ def test_to_pandas_matches_arrow():
     df = table.to_pandas()
     assert list(df.columns) == table.table.column_names
     assert df.to_dict("records") == table.table.to_pylist()
+
+
+# --------------------------------------------------------------------------
+# Long lines with a hub token (issue 13): a token followed by many distinct
+# tokens made the trie's child lists long and one long line quadratic; a
+# hypothesis over TRIE_MAX_TOKENS (256) tokens now takes the reference-indexed
+# path, and both sides of that edge must give the twin's counts.
+# --------------------------------------------------------------------------
+
+
+@st.composite
+def hub_lines(draw, length):
+    """A line where 'the' is followed by many distinct tokens (natural text's shape, at length)."""
+    n_words = draw(st.integers(2, length))
+    words = [f"w{i}" for i in range(n_words)]
+    out = []
+    while len(out) < length:
+        if draw(st.booleans()):
+            out.append("the")
+        out.append(draw(st.sampled_from(words)))
+    return out[:length]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), max_order=st.sampled_from([1, 2, 4, 6]), definition=st.sampled_from(DEFINITIONS),
+       n_hyps=st.sampled_from([1, 2]), length=st.sampled_from([256, 257, 600]))
+def test_long_lines_with_a_hub_token(data, max_order, definition, n_hyps, length):
+    # one hypothesis of 256 tokens takes the trie path; 257 or two hypotheses the reference-indexed one
+    hyps = [data.draw(hub_lines(length)) for _ in range(n_hyps)]
+    refs = [[data.draw(hub_lines(600)), data.draw(hub_lines(300))] for _ in range(n_hyps)]
+    weights = [data.draw(segment_weights(2)) for _ in range(n_hyps)]
+    assert_same(hyps, refs, weights, max_order, definition)
+
+
+@pytest.mark.big
+@pytest.mark.parametrize("definition", DEFINITIONS)
+def test_one_long_line_of_natural_shape(definition):
+    # 30,000 tokens, Zipf-distributed over 3,000 words: every frequent word has a large fan-out
+    rng = random.Random(13)
+    words = [f"w{i}" for i in range(3000)]
+    cum = [1.0 / (i + 1) for i in range(len(words))]
+
+    def line(n):
+        return rng.choices(words, weights=cum, k=n)
+
+    hyps = [line(30_000)]
+    refs = [[line(30_000), line(20_000)]]
+    assert_same(hyps, refs, [[1.0, 0.5]], 4, definition)

@@ -101,11 +101,12 @@ def test_corpus_score_rows_checked():
 
 
 def test_corpus_score_empty_rows_list():
-    # rows=[] (numpy makes it float64) selects no rows, as an empty integer array does
+    # rows=[] (numpy makes it float64) selects no rows, as an empty integer array does: a corpus
+    # score of no segment is refused (issue 13: it was BLEU 0.00), as sacreBLEU refuses an empty test set
     st = compute_stats(H2, [["a b", "c"]])
     for rows in ([], np.array([], np.int64), np.zeros(0)):
-        empty = scoring.corpus_score(st, rows=rows)
-        assert (empty.score, empty.sys_len, empty.ref_len) == (0.0, 0, 0)
+        with pytest.raises(InputError, match=r"^stats: no segments to score \(0 rows selected\)"):
+            scoring.corpus_score(st, rows=rows)
 
 
 # --------------------------------------------------------------------------- 4. empty inputs
@@ -113,9 +114,15 @@ def test_corpus_score_empty_rows_list():
 
 @pytest.mark.parametrize("refs", [[], [[]], [[], []]])
 def test_no_hypotheses_no_references(refs):
-    result = bleustats.corpus_bleu([], refs)
-    assert result.score == 0.0 and result.sys_len == 0 and result.ref_len == 0
-    st = compute_stats([], refs)
+    # sacreBLEU 2.6 refuses: corpus_bleu([], [[]]) raises IndexError, and its command line says
+    # "Test set ... contains no sentence" (exit 1); bleustats refuses with an InputError (issue 13)
+    with pytest.raises(IndexError):
+        sacrebleu.corpus_bleu([], refs)
+    with pytest.raises(InputError, match=r"no segments to score \(0 rows\)"):
+        bleustats.corpus_bleu([], refs)
+    st = compute_stats([], refs)  # the empty table itself is fine (e.g. a chunk, a selection)
+    with pytest.raises(InputError, match=r"no segments to score"):
+        scoring.corpus_score(st)
     assert len(st) == 0 and st.table.schema.names[:2] == ["seg_id", "system"]
     empty_h = pd.DataFrame(
         {"seg_id": pd.Series([], dtype="int64"), "text": pd.Series([], dtype=object)}

@@ -317,5 +317,5 @@ def test_wmt21_subset(pair, system, opts, rows):
 ])
 def test_wmt21_whole_test_sets(request, pair, systems, opts):
     if "exhaustive" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("a whole-test-set run takes minutes; select it with -m slow")
+        pytest.skip("a whole-test-set run takes minutes; select it with -m exhaustive")
     check_wmt(pair, systems, opts)

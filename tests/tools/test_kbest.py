@@ -93,7 +93,7 @@ def test_score_nbest_errors_reach_the_caller_and_stop_the_reader(files):
         kbest.score_nbest(bad, [ref], tokenize="none", variants=["bleu+1"], chunk_bytes=40)
     no_ref = tmp / "no_ref.txt"
     no_ref.write_text(nb.read_text(encoding="utf-8") + "7 ||| x y ||| F= 0 ||| 0\n", encoding="utf-8")
-    with pytest.raises(io.InputError, match=r"seg_id 7"):
+    with pytest.raises(io.InputError, match=r"no_ref.txt: 1 source\(s\) have entries but no reference in .*ref.txt \(id 7;"):
         kbest.score_nbest(no_ref, [ref], tokenize="none", variants=["bleu+1"], chunk_bytes=40)
     for t in _reader_threads():
         t.join(timeout=5)
@@ -147,7 +147,7 @@ def test_oracles_and_one_best_match_python_loops(files):
     res = kbest.score_nbest(nb, [ref], tokenize="none", variants=["bleu+1", "sacrebleu:exp"], chunk_bytes=30)
     seg, text = flat()
     stats = compute_stats(pd.DataFrame({"seg_id": seg, "text": text}),
-                          pd.DataFrame({"seg_id": range(3), "text": REFS}), tokenize="none")
+                          pd.DataFrame({"seg_id": range(3), "text": REFS}), tokenize="none", k_best=True)
     model = np.array([-(k - 1) ** 2 + 0.25 * s for s, hs in ENTRIES.items() for k in range(len(hs))])
     for name in ("bleu+1", "sacrebleu:exp"):
         scores = score_variant(stats, name)
@@ -256,7 +256,7 @@ def test_cli_kbest_errors(files):
     code, _, err = cli(["kbest", str(nb), str(ref), "--variant", "bleu+3"])
     assert code == 1 and "variant must be one of" in err
     code, _, err = cli(["kbest", str(nb), str(ref), "--ilr", "0.9"])
-    assert code == 1 and "--ilr: only used by nakov:...scaled" in err
+    assert code == 2 and "--ilr: only used by nakov:...scaled" in err
     code, _, err = cli(["kbest", str(nb), str(ref), "--max-ngram-order", "0"])
     assert code == 2 and "--max-ngram-order" in err
     assert cli(["kbest", str(nb)])[0] == 2  # REF missing: usage

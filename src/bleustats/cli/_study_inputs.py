@@ -10,6 +10,7 @@ where ΔBLEU has no positively weighted reference are dropped for every metric.
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -23,7 +24,7 @@ from ..errors import InputError
 from ..meta import ref_weights, study
 from ..meta.ref_weights import parse_weight_transform
 
-__all__ = ["StudyInputs", "StudyMetrics", "UNDEFINED", "VIEW_NAMES", "pair_of_names", "read_scores_table",
+__all__ = ["StudyInputs", "StudyMetrics", "UNDEFINED", "VIEW_NAMES", "pair_of_names", "read_human", "read_scores_table",
            "read_study_inputs", "weight_transform_arg"]
 
 #: What to do with segments where ΔBLEU is undefined (no reference of positive weight).
@@ -53,6 +54,39 @@ def read_scores_table(path: str | Path, what: str) -> pd.DataFrame:
     except (ValueError, OSError) as exc:
         raise InputError(f"{what} {path}: cannot be read as {suffix[1:].upper()} ({exc}).") from None
     return frame
+
+
+def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.DataFrame:
+    """Read a human scores table (``system``, ``seg_id``, a score column; TSV, JSONL or Parquet).
+
+    The score column (``score_column``, e.g. the bundled sample's ``mqm``) is
+    returned as ``score``; values that are not numbers (``NaN``, empty) become
+    NaN: not rated.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "h.tsv")
+    >>> _ = open(p, "w").write("system\\tseg_id\\tmqm\\nA\\t1\\t-5\\nA\\t1\\tNaN\\n")
+    >>> read_human(p, score_column="mqm").to_dict("list")
+    {'system': ['A', 'A'], 'seg_id': [1, 1], 'score': [-5.0, nan]}
+    """
+    frame = read_scores_table(path, "human scores")
+    missing = [c for c in ("system", "seg_id", score_column) if c not in frame.columns]
+    if missing:
+        hint = ""
+        if missing == [score_column]:
+            others = [str(c) for c in frame.columns if c not in ("system", "seg_id", "doc_id", "domain", "note")]
+            hint = (f" --human-column {score_column}: no such column; the table has "
+                    f"{', '.join(map(str, frame.columns))}" + (f"; e.g. --human-column {others[0]}" if others else "")
+                    + ".")
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)}; a human scores table has system, seg_id "
+                         f"and a score column (one row per rating).{hint}")
+    out = frame.rename(columns={score_column: "score"}) if score_column != "score" else frame.copy()
+    if not pd.api.types.is_numeric_dtype(out["score"]):
+        out["score"] = pd.to_numeric(out["score"].replace("", float("nan")), errors="coerce")
+    return out
+
 
 
 def _references(paths: list[str], err: TextIO) -> pd.DataFrame:
@@ -91,17 +125,10 @@ def read_study_inputs(args: argparse.Namespace, err: TextIO, *, need_delta: bool
     """Read and join the tables of ``args`` (see the module docstring)."""
     hyps = io.read_table(args.hypotheses, "hypotheses").to_pandas()
     refs = _references(args.references, err)
-    raw = read_scores_table(args.human, "--human")
     column = args.human_column
-    missing = [c for c in ("system", "seg_id", column) if c not in raw.columns]
-    if missing:
-        raise InputError(f"--human {args.human}: missing column(s) {', '.join(missing)}; a human scores table has "
-                         f"system, seg_id and a score column (--human-column, now {column!r}); its columns are "
-                         f"{list(raw.columns)!r}.")
-    human = raw[["system", "seg_id", column]].rename(columns={column: "score"})
+    raw = read_human(args.human, score_column=column)  # the score column is now "score"
+    human = raw[["system", "seg_id", "score"]].copy()
     human["system"] = human["system"].astype(str)
-    if not pd.api.types.is_numeric_dtype(human["score"]):  # "NaN", "" or text: not rated
-        human["score"] = pd.to_numeric(human["score"].replace("", np.nan), errors="coerce")
     notes: dict[str, Any] = {}
     ref_ids = set(refs["ref_id"])
     systems = set(hyps["system"])
@@ -178,17 +205,21 @@ def _undefined(inputs: StudyInputs, args: argparse.Namespace, err: TextIO) -> No
     inputs.notes["undefined_segments"] = len(union)
     if not union:
         return
+    ids = sorted(union)
+    inputs.notes["delta_bleu_undefined_segments"] = ids
+    shown = ", ".join(map(str, ids[:10])) + (", ..." if len(ids) > 10 else "")
     per_view = ", ".join(f"{v} {n}" for v, n in inputs.undefined_segments.items() if n)
     if args.undefined == "error":
-        raise InputError(f"ΔBLEU is undefined (no reference of positive weight) on {len(union)} segment(s) "
-                         f"({per_view}). Pass --undefined exclude to leave those segments out of every metric "
-                         "(counted), or leave ΔBLEU out (-m bleu -m sbleu).")
+        raise InputError(f"ΔBLEU is undefined in {len(union)} segment(s) (no reference of positive weight; "
+                         f"per view: {per_view}): seg_id {shown}. Pass --undefined exclude to leave those segments "
+                         "out of every metric (counted), or leave ΔBLEU out (-m bleu -m sbleu).")
     drop = inputs.human["seg_id"].isin(union)
     inputs.notes["undefined_ratings"] = int(drop.sum())
     inputs.human = inputs.human.loc[~drop]
     inputs.hypotheses = inputs.hypotheses.loc[~inputs.hypotheses["seg_id"].isin(union)]
-    print(f"bleustats: --undefined exclude: {len(union)} segment(s) without a positively weighted reference "
-          f"({per_view}) left out of every metric ({int(drop.sum())} rating(s))", file=err)
+    print(f"bleustats: --undefined exclude: {len(union)} segment(s) where ΔBLEU is undefined (no positively "
+          f"weighted reference; per view: {per_view}) left out of every metric ({int(drop.sum())} rating(s)): "
+          f"seg_id {shown}", file=err)
 
 
 def view_stats(inputs: StudyInputs, view: str, theta: float, options: dict, err: TextIO) -> StatsTable:

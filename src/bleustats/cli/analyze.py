@@ -32,6 +32,7 @@ from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import InputError
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ..tools import blind_spots
+from ._progress import one_line
 
 __all__ = ["add_parser", "run"]
 
@@ -164,9 +165,9 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
         else:
             _print_text(report, args, out)
     except (ValueError, TypeError, ImportError) as exc:
-        print(f"bleustats: error: {exc}", file=sys.stderr)
+        print(f"bleustats: error: {one_line(exc)}", file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"bleustats: error: {exc.strerror or exc}", file=sys.stderr)
+        print(f"bleustats: error: {one_line(exc.strerror or exc)}", file=sys.stderr)
         return 1
     return 0

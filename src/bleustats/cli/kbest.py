@@ -21,12 +21,12 @@ import sys
 from typing import Any, TextIO
 
 from ..engine.stats import MAX_ORDER_LIMIT
-from ..errors import InputError
+from ..errors import UsageError
 from ..metrics.bleu import METRICS, REF_LENGTHS
 from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ..tools.kbest import score_nbest
-from ._progress import progress_bar
+from ._progress import one_line, progress_bar
 
 __all__ = ["add_parser", "run"]
 
@@ -62,6 +62,9 @@ def add_parser(subparsers: Any) -> None:
                    help="the entries' dense features in Moses' FEATURES_TXT layout (Moses n-best input)")
     p.add_argument("--no-stats", action="store_true", help="leave the statistics columns out of --output")
     p.add_argument("--chunk-mb", type=float, default=32.0, help="MiB of n-best text per chunk (default: %(default)s)")
+    p.add_argument("--allow-missing-sources", action="store_true",
+                   help="score a list that has no entry for some sources of the references (default: an error "
+                        "naming them); the summaries then cover the others, and the count is printed")
     p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
@@ -78,6 +81,10 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     if not args.chunk_mb > 0:
         print(f"bleustats kbest: error: argument --chunk-mb: must be > 0; got {args.chunk_mb}", file=err)
         return 2
+    if args.no_stats and not args.output:
+        print("bleustats kbest: error: --no-stats: leaves the statistics out of -o/--output; add -o or drop "
+              "--no-stats", file=err)
+        return 2
     variants = args.variant or ["bleu+1"]
     bar = progress_bar(err, forced=args.progress, label="kbest")
     try:
@@ -87,7 +94,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         if args.ilr is not None:
             scaled = [v for v in variants if v.startswith("nakov:") and "scaled" in v.split(":", 1)[1].split(",")]
             if not scaled:
-                raise InputError("--ilr: only used by nakov:...scaled variants; add one (e.g. "
+                raise UsageError("--ilr: only used by nakov:...scaled variants; add one (e.g. "
                                  "--variant nakov:scaled) or drop --ilr.")
             options = {v: {"ilr": args.ilr} for v in scaled}
         result = score_nbest(
@@ -96,23 +103,26 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             max_ngram_order=args.max_ngram_order, ref_length=args.ref_length, output=args.output,
             scores_txt=args.scores_txt, features_txt=args.features_txt, keep_stats=not args.no_stats,
             chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
-            progress=bar)
+            progress=bar, allow_missing_sources=args.allow_missing_sources)
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
         if bar is not None:
             bar.close()
-        print(f"bleustats kbest: error: {exc}", file=err)
-        return 1
+        print(f"bleustats kbest: error: {one_line(exc)}", file=err)
+        return 2 if isinstance(exc, UsageError) else 1
     except OSError as exc:
         if bar is not None:
             bar.close()
-        print(f"bleustats kbest: error: {exc.strerror or exc}", file=err)
+        print(f"bleustats kbest: error: {one_line(exc.strerror or exc)}", file=err)
         return 1
-    if bar is not None:
-        bar.close()
+    finally:  # also on an interrupt: the bar's line ends before the message
+        if bar is not None:
+            bar.close()
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), file=out)
         return 0
-    print(f"{result.n_entries} entries, {result.n_sources} sources", file=out)
+    print(f"{result.n_entries} entries, {result.n_sources} sources"
+          + (f" ({result.missing_sources} sources of the references have no entry and are not scored)"
+             if result.missing_sources else ""), file=out)
     rows = [("1-best (model)", result.one_best)] + [(f"oracle {k}", v) for k, v in result.oracles.items()]
     w = max(len(r[0]) for r in rows)
     for label, r in rows:

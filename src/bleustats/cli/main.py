@@ -2,20 +2,45 @@
 
 Subcommands: ``score``, ``stats``, ``kbest``, ``tune``, ``analyze``, ``study``, ``correlate``, ``demo``
 (``bleustats <command> -h``). Results go to stdout, errors to stderr as one
-line; exit code 0 ok, 1 error, 2 usage.
+line; exit code 0 ok, 1 error, 2 usage (argparse's, and
+:class:`bleustats.errors.UsageError`: options that cannot go together).
+
+Interrupts: SIGINT (Ctrl-C) and SIGTERM end the command with one line on
+stderr (``bleustats: interrupted`` / ``bleustats: terminated``) and exit
+status 130 / 143 (128 + the signal), also when the signal lands inside a
+numba kernel or while a reader thread runs; output files are written whole or
+not at all (:func:`bleustats.engine.io.write_atomic`), so an interrupted
+command leaves no partial or temporary file. The handler raises its exception
+only where it propagates: in bleustats' own code or the standard library's
+waiting code. A signal that arrives elsewhere (a C extension calling back into
+Python, e.g. numba's cache loader through ctypes, where an exception would be
+printed and dropped) is delivered again every 20 ms until it lands in such a
+frame. A second signal while the first is being handled is ignored, so that
+clean-up finishes. The ``bleustats`` executable records signals from its
+first instant (:mod:`bleustats._launch`).
 """
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import os
+import signal
 import sys
-from typing import Sequence
+import threading
+import time
+from typing import Any, Sequence
 
+from .._interrupts import deferring
 from .._version import __version__
 from ..engine.stats import MAX_ORDER_LIMIT
-from . import analyze, correlate, demo, kbest, score, stats, study, tune
+from ..errors import UsageError
+from . import _progress, analyze, correlate, demo, kbest, score, stats, study, tune
+from ._progress import one_line
 
 __all__ = ["main"]
+
+_SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
 _SUBCOMMANDS = (score, stats, kbest, tune, analyze, study, correlate, demo)
 
@@ -32,26 +57,122 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Signalled(BaseException):
+    """Raised in the main thread by the SIGTERM handler (SIGINT raises KeyboardInterrupt)."""
+
+
+#: Python files where raising the interrupt is safe: bleustats' own code and the standard library's
+#: waiting code. Elsewhere the frame may be a callback from C (numba's cache loader runs one through
+#: ctypes), where an exception is printed and dropped and the command would run on.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SAFE_STDLIB = ("threading.py", "queue.py", os.path.join("concurrent", "futures"))
+
+
+def _safe_to_raise(frame: Any) -> bool:
+    if deferring():  # a temporary file is being made or removed (bleustats._interrupts)
+        return False
+    name = frame.f_code.co_filename if frame is not None else ""
+    return name.startswith(_PACKAGE_DIR) or name.endswith(_SAFE_STDLIB[:2]) or _SAFE_STDLIB[2] in name
+
+
+class _SignalState:
+    """The signal received, and whether its exception has been raised in a safe frame."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.raised = False
+
+    def handler(self, signum: int, frame: Any) -> None:
+        if self.raised:  # already unwinding: let the clean-up finish
+            return
+        if self.signum is None:
+            self.signum = signum
+            # until the exception is raised where it propagates, deliver the signal again every 20 ms
+            threading.Thread(target=self._redeliver, name="bleustats-signal", daemon=True).start()
+        if _safe_to_raise(frame):
+            self.raised = True
+            raise KeyboardInterrupt if signum == signal.SIGINT else _Signalled()
+
+    def _redeliver(self) -> None:
+        while not self.raised:
+            time.sleep(0.02)
+            if not self.raised:
+                _thread.interrupt_main(self.signum)
+
+
+def _handle_signals() -> tuple[dict, _SignalState]:
+    """Install the handlers; returns the previous ones and the state that records the signal received."""
+    state = _SignalState()
+    previous = {}
+    for sig in _SIGNAL_NAMES:
+        try:
+            previous[sig] = signal.signal(sig, state.handler)
+        except (ValueError, OSError):  # not the main thread (main() called from a thread): leave them
+            pass
+    return previous, state
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 error, 2 usage)."""
+    """Run the command line; returns the exit code (0 ok, 1 error, 2 usage, 130 / 143 interrupted)."""
     parser = _parser()
     try:
         args = parser.parse_args(argv)
         if getattr(args, "width", 0) < 0:
             parser.error(f"argument -w/--width: must be >= 0; got {args.width}")
-        if not 1 <= getattr(args, "max_ngram_order", 1) <= MAX_ORDER_LIMIT:
+        if getattr(args, "max_ngram_order", None) is not None and not 1 <= args.max_ngram_order <= MAX_ORDER_LIMIT:
             parser.error(f"argument --max-ngram-order: must be from 1 to {MAX_ORDER_LIMIT}; "
                          f"got {args.max_ngram_order}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    previous, state = _handle_signals()
+    unraisable = sys.unraisablehook
+    sys.unraisablehook = _quiet_interrupts(unraisable)
     try:
+        # a signal that arrives in the last moments, before the re-delivery lands in a safe frame,
+        # finds the work done and written: the command's own status stands
         return args.func(args)
+    except UsageError as exc:  # options that cannot go together
+        print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
-        print(f"bleustats: error: {exc}", file=sys.stderr)
+        if state.signum is not None:  # an interrupt inside a C extension can surface as another error
+            return _interrupted(state.signum)
+        print(f"bleustats: error: {one_line(exc)}", file=sys.stderr)
         return 1
     except OSError as exc:  # e.g. the output folder is missing or the disk is full
-        print(f"bleustats: error: {exc.strerror or exc}", file=sys.stderr)
+        if state.signum is not None:
+            return _interrupted(state.signum)
+        print(f"bleustats: error: {one_line(exc.strerror or exc)}", file=sys.stderr)
         return 1
+    except (KeyboardInterrupt, _Signalled, SystemError):
+        # numba's dispatcher turns an exception raised during a call into
+        # "SystemError: ... returned a result with an exception set"
+        if state.signum is None and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            raise
+        return _interrupted(state.signum if state.signum is not None else signal.SIGINT)
+    finally:
+        state.raised = True  # stops the re-delivery
+        sys.unraisablehook = unraisable
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _quiet_interrupts(hook: Any) -> Any:
+    """An unraisable hook that drops our interrupts (said once by main) and passes on the rest."""
+    def quiet(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, (KeyboardInterrupt, _Signalled)):
+            hook(unraisable)
+    return quiet
+
+
+def _interrupted(signum: int) -> int:
+    try:
+        print(f"\nbleustats: {_SIGNAL_NAMES.get(signum, 'interrupted')}" if _progress.line_open()
+              else f"bleustats: {_SIGNAL_NAMES.get(signum, 'interrupted')}", file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed
+        pass
+    return 128 + int(signum)
 
 
 if __name__ == "__main__":  # pragma: no cover

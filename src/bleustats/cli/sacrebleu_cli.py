@@ -179,7 +179,7 @@ def _metrics(args: argparse.Namespace, refs: list[list[str]]) -> dict[str, Metri
     for name in args.metrics or ["bleu"]:
         if name == "bleu":
             tokenize = None if args.tokenize_given is None else args.tokenize
-            out["BLEU"] = BLEU(lowercase=args.lowercase, force=args.force, tokenize=tokenize,
+            out["BLEU"] = BLEU(lowercase=bool(args.lowercase), force=args.force, tokenize=tokenize,
                                smooth_method=args.smooth_method, smooth_value=args.smooth_value,
                                effective_order=args.sentence_level, trg_lang=trg, references=refs)
         elif name == "chrf":

@@ -23,14 +23,15 @@ from ..engine import io
 from ..engine.dataset import StatsDataset, open_stats
 from ..engine.stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
                             compute_stats_files)
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..metrics.bleu import REF_LENGTHS, SMOOTH_METHODS
 from ..metrics.partitioned import corpus_score, corpus_scores, n_systems
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import sacrebleu_cli
 from ._dask import add_dask_option, executor_for
 
-__all__ = ["add_input_options", "add_parser", "add_score_options", "compute_from_args", "print_scores", "run"]
+__all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
+           "print_scores", "run", "statistics_options"]
 
 _METRIC_CHOICES = ("bleu", "delta_bleu", "both")
 
@@ -53,20 +54,23 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
                         "(seg_id, system, text); default: standard input. Several files are several "
                         "systems (sacreBLEU's output mode); with no REF before -i, '-i HYP REF...' reads "
                         "the files after HYP as references")
-    p.add_argument("-tok", "--tokenize", choices=SACREBLEU_TOKENIZERS, default=DEFAULT_TOKENIZER, action=_Given,
-                   help="tokenizer, as sacreBLEU's (default: %(default)s; ja-mecab, ko-mecab, spm, flores* "
-                        "need their extras)")
-    p.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
-    p.add_argument("--max-ngram-order", type=int, default=4, metavar="N",
-                   help=f"largest n-gram order, 1..{MAX_ORDER_LIMIT} (default: %(default)s)")
+    # defaults are None here and filled in by statistics_options, so that `score --from-stats` can
+    # tell an option the user gave (which must agree with the saved table) from one left alone
+    p.add_argument("-tok", "--tokenize", choices=SACREBLEU_TOKENIZERS, default=None, action=_Given,
+                   help=f"tokenizer, as sacreBLEU's (default: {DEFAULT_TOKENIZER}; ja-mecab, ko-mecab, spm, "
+                        "flores* need their extras)")
+    p.add_argument("-lc", "--lowercase", action="store_true", default=None, help="lowercase before tokenizing")
+    p.add_argument("--max-ngram-order", type=int, default=None, metavar="N",
+                   help=f"largest n-gram order, 1..{MAX_ORDER_LIMIT} (default: 4; with --from-stats the "
+                        "table's, or any lower order)")
     p.add_argument("--ref-weights", nargs="+", metavar="FILE",
                    help="ΔBLEU weights in [-1, 1]: one file per reference file, one weight per line")
-    p.add_argument("--ref-view", choices=REF_VIEWS, default="all",
-                   help="references used: all, weight >= --weight-threshold, or the first (default: %(default)s)")
+    p.add_argument("--ref-view", choices=REF_VIEWS, default=None,
+                   help="references used: all, weight >= --weight-threshold, or the first (default: all)")
     p.add_argument("--weight-threshold", type=float, default=None, metavar="THETA",
                    help="θ of --ref-view threshold")
-    p.add_argument("--delta-definition", choices=DELTA_DEFINITIONS, default="paper",
-                   help="ΔBLEU weighted matches: the paper's or the 2019 implementation's (default: %(default)s)")
+    p.add_argument("--delta-definition", choices=DELTA_DEFINITIONS, default=None,
+                   help="ΔBLEU weighted matches: the paper's or the 2019 implementation's (default: paper)")
 
 
 def add_score_options(p: argparse.ArgumentParser) -> None:
@@ -117,6 +121,63 @@ def _inputs(args: argparse.Namespace) -> None:
         args.input = args.input[0]
 
 
+#: statistics options: (argument name, flag, default)
+_STATS_OPTIONS = (("tokenize", "-tok/--tokenize", DEFAULT_TOKENIZER), ("lowercase", "-lc/--lowercase", False),
+                  ("ref_view", "--ref-view", "all"), ("weight_threshold", "--weight-threshold", None),
+                  ("delta_definition", "--delta-definition", "paper"))
+
+
+def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of compute_stats from the arguments, defaults filled in; flags checked together."""
+    options = {name: default if getattr(args, name) is None else getattr(args, name)
+               for name, _, default in _STATS_OPTIONS}
+    options["max_ngram_order"] = 4 if args.max_ngram_order is None else args.max_ngram_order
+    if options["weight_threshold"] is not None and options["ref_view"] != "threshold":
+        raise UsageError("--weight-threshold: only used with --ref-view threshold; add --ref-view threshold "
+                         "or drop --weight-threshold.")
+    if options["ref_view"] == "threshold" and options["weight_threshold"] is None:
+        raise UsageError("--ref-view threshold: needs --weight-threshold THETA (keep references with "
+                         "weight >= THETA).")
+    return options
+
+
+def _check_score_options(args: argparse.Namespace) -> None:
+    if args.smooth_value is not None and args.smooth_method not in ("floor", "add-k"):
+        raise UsageError(f"-sv/--smooth-value: only used by -s floor and -s add-k; got -s {args.smooth_method}. "
+                         "Drop -sv or choose one of those.")
+    if args.score_only and args.json:
+        raise UsageError("-b/--score-only and --json: choose one (--json already holds the score).")
+
+
+def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
+    """The saved table or dataset, at the asked order; every statistics option given must agree with it."""
+    if args.refs or args.input:
+        raise UsageError("--from-stats: scores a saved table; drop REF and -i.")
+    if args.ref_weights:
+        raise UsageError("--ref-weights: the weights are already in the saved statistics; drop --ref-weights.")
+    if args.save_stats:
+        raise UsageError(f"--save-stats: the statistics are already saved in {args.from_stats}; drop --save-stats.")
+    stats = open_stats(args.from_stats)  # a file is loaded; a dataset folder is opened (footers only)
+    check_not_empty(stats, args.from_stats)
+    saved = {"tokenize": stats.tokenize, "lowercase": stats.lowercase, "ref_view": stats.ref_view,
+             "weight_threshold": stats.weight_threshold, "delta_definition": stats.delta_definition}
+    for name, flag, _ in _STATS_OPTIONS:
+        given = getattr(args, name)
+        if given is not None and given != saved[name]:
+            raise InputError(
+                f"{flag}: {args.from_stats} was computed with {name}={saved[name]!r}; {given!r} cannot apply to "
+                f"saved statistics. Drop {flag.split('/')[0]}, or compute the statistics again (bleustats stats "
+                f"{flag.split('/')[0]} ...).")
+    if args.max_ngram_order is not None:
+        if args.max_ngram_order > stats.max_ngram_order:
+            raise InputError(
+                f"--max-ngram-order: {args.from_stats} holds orders 1..{stats.max_ngram_order}; order "
+                f"{args.max_ngram_order} needs the statistics computed again (bleustats stats --max-ngram-order "
+                f"{args.max_ngram_order} ...).")
+        stats = stats.up_to_order(args.max_ngram_order)
+    return stats
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``bleustats score``; errors propagate to :func:`bleustats.cli.main`."""
     _inputs(args)
@@ -126,20 +187,19 @@ def run(args: argparse.Namespace) -> int:
     if len(getattr(args, "systems", None) or ()) > 1:
         raise InputError(f"-i: {len(args.systems)} system files; several systems are scored in sacreBLEU's "
                          "output mode (add -f text or -f json), or give one hypotheses table.")
+    _check_score_options(args)
     if args.from_stats:
-        if args.refs or args.input:
-            raise InputError("--from-stats: scores a saved table; drop REF and -i.")
-        stats = open_stats(args.from_stats)  # a dataset folder is scored part by part (--dask: on the cluster)
-        if isinstance(stats, StatsDataset):
+        stats = _from_stats(args)
+        if isinstance(stats, StatsDataset):  # scored part by part (--dask: on the cluster)
             with executor_for(args) as executor:
                 print_scores(args, stats.with_executor(executor))
             return 0
         if getattr(args, "dask", None):
-            raise InputError("--dask: scores a partitioned statistics dataset (a folder written by bleustats "
-                             "stats -o DIR); this one is a single file, scored here.")
+            raise UsageError("--dask: scores a partitioned statistics dataset (a folder written by bleustats "
+                             "stats -o DIR); this one is a single file, scored here. Drop --dask.")
     else:
         if getattr(args, "dask", None):
-            raise InputError("--dask: compute the statistics on the cluster with bleustats stats --dask ... -o DIR, "
+            raise UsageError("--dask: compute the statistics on the cluster with bleustats stats --dask ... -o DIR, "
                              "then score them with bleustats score --from-stats DIR --dask ...")
         stats = compute_from_args(args)
         if args.save_stats:
@@ -167,18 +227,18 @@ def _read_stdin_lines() -> pa.Array:
 def compute_from_args(args: argparse.Namespace) -> StatsTable:
     """The statistics table of the inputs named by ``score`` / ``stats`` arguments."""
     _inputs(args)
+    options = statistics_options(args)
     if not args.refs:
         raise InputError("no references: give reference files (or one references table) as "
                             "positional arguments.")
-    options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order,
-                   ref_view=args.ref_view, weight_threshold=args.weight_threshold,
-                   delta_definition=args.delta_definition)
     plain = args.input and not _is_table_path(args.input) and not any(_is_table_path(r) for r in args.refs)
     if args.ref_weights and plain and len(args.ref_weights) != len(args.refs):
         raise InputError(f"--ref-weights: need one weight file per reference file ({len(args.refs)}); "
                             f"got {len(args.ref_weights)}.")
     if plain:  # line-aligned text files: streamed in chunks, memory stays bounded
-        return compute_stats_files(args.input, args.refs, ref_weight_paths=args.ref_weights, **options)
+        stats = compute_stats_files(args.input, args.refs, ref_weight_paths=args.ref_weights, **options)
+        check_not_empty(stats, args.input)
+        return stats
     if _is_table_path(args.input):
         hyps = io.read_table(args.input, "hypotheses")
     else:
@@ -207,7 +267,24 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
             weights = [io.read_weights(w, n=len(s), ref_path=r)
                        for w, s, r in zip(args.ref_weights, streams, args.refs)]
         refs = io.streams_table(streams, weights, n_hyp=len(hyps), names=args.refs)
-    return compute_stats(hyps, refs, **options)
+    try:
+        stats = compute_stats(hyps, refs, **options)
+    except InputError as exc:  # name the file the problem is in, not only the table's role
+        files = {"hypotheses": args.input if _is_table_path(args.input) else None,
+                 "references": args.refs[0] if len(args.refs) == 1 and _is_table_path(args.refs[0]) else None}
+        role, _, rest = str(exc).partition(":")
+        if files.get(role):
+            raise type(exc)(f"{role} {files[role]}:{rest}") from None
+        raise
+    check_not_empty(stats, args.input or "standard input")
+    return stats
+
+
+def check_not_empty(stats: StatsTable | StatsDataset, what: str) -> None:
+    """Refuse a test set with no segment, as sacreBLEU does ('Test set ... contains no sentence')."""
+    if len(stats) == 0:
+        raise InputError(f"{what}: no segments to score (the hypotheses are empty); sacreBLEU refuses an "
+                         "empty test set too. Check the input files.")
 
 
 def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:

@@ -43,14 +43,16 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
 import pandas as pd
 
+from .._interrupts import deferred
 from .._version import __version__
+from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import InputError
 from ..meta import report, study
@@ -58,38 +60,13 @@ from ..metrics.bleu import SMOOTH_METHODS
 from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from . import _study_inputs as inputs_
-from ._progress import progress_bar
-from ._study_inputs import UNDEFINED, read_scores_table
+from ._progress import one_line, progress_bar
+from ._study_inputs import UNDEFINED, read_human, read_scores_table
 
 __all__ = ["STUDY_METRICS", "add_parser", "read_human", "run"]
 
 #: Metrics of ``--metric``: corpus BLEU, mean sentence BLEU, corpus ΔBLEU.
 STUDY_METRICS = ("bleu", "sbleu", "delta_bleu")
-
-
-def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.DataFrame:
-    """Read a human scores table (``system``, ``seg_id``, a score column; TSV, JSONL or Parquet).
-
-    The score column (``score_column``) is returned as ``score``; values that
-    are not numbers (``NaN``, empty) become NaN: not rated.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> p = os.path.join(tempfile.mkdtemp(), "h.tsv")
-    >>> _ = open(p, "w").write("system\\tseg_id\\tmqm\\nA\\t1\\t-5\\nA\\t1\\tNaN\\n")
-    >>> read_human(p, score_column="mqm").to_dict("list")
-    {'system': ['A', 'A'], 'seg_id': [1, 1], 'score': [-5.0, nan]}
-    """
-    frame = read_scores_table(path, "human scores")
-    missing = [c for c in ("system", "seg_id", score_column) if c not in frame.columns]
-    if missing:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)}; a human scores table has system, seg_id "
-                         f"and a score column ({score_column!r}; one row per rating).")
-    out = frame.rename(columns={score_column: "score"}) if score_column != "score" else frame.copy()
-    if not pd.api.types.is_numeric_dtype(out["score"]):
-        out["score"] = pd.to_numeric(out["score"].replace("", float("nan")), errors="coerce")
-    return out
 
 
 def _ints(text: str) -> list[int]:
@@ -198,17 +175,20 @@ def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
         raise InputError(f"--output: the parent folder {parent} does not exist; create it first.")
     if target.exists() and not overwrite:
         raise InputError(f"--output: {target} exists; pass --overwrite to replace it or choose another folder.")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-    old = None
+    tmp = old = None
     try:
+        with deferred():  # made and named before an interrupt can land
+            tmp = io.make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
         for name, write in files.items():
             write(tmp / name)
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            with deferred():
+                old = io.make_temp_dir(target, ".old")
             os.replace(target, old / target.name)
         os.replace(tmp, target)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         if old is not None and not target.exists():
             os.replace(old / target.name, target)
         raise
@@ -259,21 +239,26 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         results = []
         for m in sizes:
             bar = progress_bar(err, forced=args.progress, label=f"study M={m}")
-            results.append(study.correlation_study(main_metrics, inputs.human, unit_size=m, progress=bar,
-                                                   compare=compare or None,
-                                                   n_compare_bootstrap=args.compare_bootstrap,
-                                                   compare_resampling=args.compare_resampling, **study_opts))
+            with warnings.catch_warnings(record=True) as caught:  # said once below, one line per reason
+                warnings.simplefilter("always", RuntimeWarning)
+                results.append(study.correlation_study(main_metrics, inputs.human, unit_size=m, progress=bar,
+                                                       compare=compare or None,
+                                                       n_compare_bootstrap=args.compare_bootstrap,
+                                                       compare_resampling=args.compare_resampling, **study_opts))
             if bar is not None:
                 bar.close()
+            if caught:  # the warnings say it per metric; here one line per reason, naming the metrics
+                for note in report.undefined_notes(results[-1].summary):
+                    print(f"bleustats study: warning (M = {m}): {note}", file=err)
         sweeps = _sweeps(args, inputs, metrics, sizes, results, study_opts, err)
         files = _result_files(results, sweeps, inputs, args, {"statistics": t_stats,
                                                               "total": time.perf_counter() - t0}, err)
         _write_folder(Path(args.output), files, args.overwrite)
     except (ValueError, TypeError) as exc:
-        print(f"bleustats study: error: {exc}", file=err)
+        print(f"bleustats study: error: {one_line(exc)}", file=err)
         return 1
     except OSError as exc:
-        print(f"bleustats study: error: {exc.strerror or exc}", file=err)
+        print(f"bleustats study: error: {one_line(exc.strerror or exc)}", file=err)
         return 1
     if args.json:
         print(json.dumps(_payload(results, inputs), ensure_ascii=False, indent=1), file=out)

@@ -7,12 +7,22 @@ imports Dask. The work is the partitioned computations of the core floors
 which run their per-part tasks on an *executor*; this package supplies one
 that runs them on a cluster:
 
->>> from bleustats.distributed import connect                         # doctest: +SKIP
+>>> import os, tempfile
+>>> import pandas as pd
+>>> from bleustats.distributed import connect
 >>> from bleustats.engine.partitioned_stats import compute_stats_dataset
->>> from bleustats.metrics.partitioned import corpus_score
->>> with connect("local:2") as ex:                                     # or connect("tcp://scheduler:8786")
-...     ds = compute_stats_dataset("hyps/", "refs.parquet", "stats/", executor=ex)
-...     print(corpus_score(ds.with_executor(ex)))
+>>> from bleustats.metrics import partitioned
+>>> hyps = pd.DataFrame({"seg_id": [0, 1, 0, 1], "system": ["A", "A", "B", "B"],
+...                      "text": ["a b c d", "e f g", "a b x d", "e f g"]})
+>>> refs = pd.DataFrame({"seg_id": [0, 1], "text": ["a b c d", "e f g h"]})
+>>> out = os.path.join(tempfile.mkdtemp(), "stats")
+>>> with connect("local:1") as ex:                         # or connect("tcp://scheduler:8786")
+...     ds = compute_stats_dataset(hyps, refs, out, executor=ex, partition_rows=2)
+...     on_cluster = partitioned.corpus_scores(ds.with_executor(ex), by="system")
+>>> on_cluster["score"].round(2).tolist()
+[86.69, 46.91]
+>>> on_cluster.equals(partitioned.corpus_scores(ds))      # the same numbers computed here
+True
 
 - :mod:`bleustats.distributed.cluster`: :func:`connect` (a scheduler address
   or ``local:N``), :class:`DaskExecutor`.

@@ -90,6 +90,8 @@ class DaskExecutor:
     def map(self, fn: Callable[..., Any], items: Iterable[Any], **shared: Any) -> Iterator[Any]:
         """``fn(item, **shared)`` for every item on the cluster, yielded in item order.
 
+        ``fn`` must be importable by the workers (a module-level function).
+
         Large shared inputs (a :class:`~bleustats.engine.partitioned_stats.ReferenceIndex`)
         are sent to every worker once; all tasks are submitted at once and
         the cluster schedules them.
@@ -128,6 +130,12 @@ def connect(address: str, *, threads_per_worker: int = 1) -> Iterator[DaskExecut
     threads each (numba's threads inside each worker too, so ``N`` workers use
     ``N * threads_per_worker`` cores); it is shut down when the block ends.
 
+    Examples
+    --------
+    >>> with connect("local:1") as ex:
+    ...     list(ex.map(abs, [-3, 2]))
+    [3, 2]
+
     Raises
     ------
     InputError
@@ -162,5 +170,13 @@ def connect(address: str, *, threads_per_worker: int = 1) -> Iterator[DaskExecut
 
 
 def worker_pids(executor: DaskExecutor) -> dict[str, int]:
-    """Worker address → process id (for measurements and tests)."""
+    """Worker address → process id (for measurements and tests).
+
+    Examples
+    --------
+    >>> with connect("local:2") as ex:
+    ...     pids = worker_pids(ex)
+    >>> len(pids), os.getpid() in pids.values()
+    (2, False)
+    """
     return executor.client.run(os.getpid)

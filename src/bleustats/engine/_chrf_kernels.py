@@ -54,6 +54,10 @@ import numpy as np
 from numba import njit, prange
 
 from ._encode_kernels import table_bits
+from .._numba_cache import use_user_cache
+
+# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
+_USER_CACHE = use_user_cache()
 
 #: Added to a word id in a word n-gram key; above every code point (U+10FFFF).
 WORD_TAG = 1 << 21
@@ -504,3 +508,6 @@ def chrf_rows_serial(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_
     _chrf_block(0, n_hyp, hyp_data, hyp_offsets, hyp_seg,
                 ref_data, ref_offsets, ref_ptr, config, factor, out)
     return out
+
+
+_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

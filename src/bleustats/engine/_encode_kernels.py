@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from .._numba_cache import use_user_cache
+
+# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
+_USER_CACHE = use_user_cache()
 
 #: Fibonacci-hashing multiplier (2**64 / golden ratio), shared with the statistics kernels.
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -263,3 +267,6 @@ def encode_blocks(data, words, offsets, tok_offsets, hyp_bounds, ref_bounds):
         _encode_block(data, words, offsets, tok_offsets, hyp_bounds[k], hyp_bounds[k + 1],
                       ref_bounds[k], ref_bounds[k + 1], ids)
     return ids
+
+
+_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

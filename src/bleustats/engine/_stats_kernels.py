@@ -24,6 +24,10 @@ import numpy as np
 from numba import njit, prange
 
 from ._encode_kernels import GOLDEN, table_bits
+from .._numba_cache import use_user_cache
+
+# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
+_USER_CACHE = use_user_cache()
 
 _EMPTY = -1
 
@@ -65,6 +69,13 @@ def _lookup_key(keys, vals, shift, mask, key):
         slot = (slot + 1) & mask
 
 
+#: A segment with one hypothesis of up to this many tokens takes the trie path (fastest for
+#: sentences); a longer one takes the reference-indexed path, whose exact-key hash table
+#: finds every n-gram in O(1): the trie's lists of children cost O(fan-out) per step, and
+#: a frequent word of one long line has thousands of distinct successors (quadratic time).
+TRIE_MAX_TOKENS = 256
+
+
 @njit(cache=True, nogil=True)
 def _single_hyp_segment(
     row, hyp_values, hyp_offsets, ref_values, ref_offsets, ref_order, r0, r1,
@@ -83,6 +94,8 @@ def _single_hyp_segment(
     cost one lookup. #g(h) is known while each reference is scanned, so the
     paper's max_j w_j min(#g(h), #g(r_j)) is kept per n-gram without (count,
     weight) pairs. Same results as the reference-indexed path (tests: kernel twin).
+    Only for hypotheses of up to :data:`TRIE_MAX_TOKENS` tokens: finding a child
+    scans the prefix's list of children, O(fan-out) per step.
     """
     start = hyp_offsets[row]
     hl = hyp_offsets[row + 1] - start
@@ -276,7 +289,7 @@ def _block_stats(
             ref_avg[row] = rtok / nr if nr > 0 else 0.0
             n_refs[row] = nr
             wmax[row] = w_max if nr > 0 else 0.0
-        if h1 - h0 == 1:
+        if h1 - h0 == 1 and hyp_offsets[hyp_order[h0] + 1] - hyp_offsets[hyp_order[h0]] <= TRIE_MAX_TOKENS:
             _single_hyp_segment(
                 hyp_order[h0], hyp_values, hyp_offsets, ref_values, ref_offsets, ref_order, r0, r1,
                 ref_weights, max_order, definition, uniform, w_max,
@@ -472,3 +485,6 @@ def compute_stats_serial(
         lens, ref_avg, n_refs, wmax, counts, wcounts,
     )
     return out
+
+
+_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

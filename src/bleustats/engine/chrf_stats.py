@@ -196,6 +196,7 @@ def chrf_statistics(
     whitespace: bool = False,
     eps_smoothing: bool = False,
     references_layout: str = "auto",
+    k_best: bool = False,
 ) -> NDArray[np.int64]:
     r"""Per-hypothesis chrF / chrF++ statistics, sacreBLEU 2.6's ``CHRF`` segment statistics.
 
@@ -229,6 +230,9 @@ def chrf_statistics(
         sacreBLEU's ``CHRF`` options (see :func:`chrf_options`).
     references_layout : {'auto', 'streams', 'segments'}
         How list ``references`` are laid out.
+    k_best : bool
+        A hypotheses table may repeat a ``(system, seg_id)`` pair (the
+        entries of a k-best list), as in :func:`bleustats.compute_stats`.
 
     Returns
     -------
@@ -256,7 +260,7 @@ def chrf_statistics(
     opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
                         lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
     n_cols = 3 * (opts["char_order"] + opts["word_order"])
-    hyps = io.as_hypotheses_table(hypotheses)
+    hyps = io.as_hypotheses_table(hypotheses, k_best=k_best)
     n_list = None if io.is_table(hypotheses) else hyps.num_rows
     if isinstance(references, ReferenceSet):
         if n_list is not None and references.n_segments is not None and references.n_segments != n_list:

@@ -48,7 +48,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -59,6 +58,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .._interrupts import deferred
 from .._version import __version__
 from ..errors import InputError
 from . import io, schemas
@@ -170,8 +170,35 @@ class StatsDataset:
 
     @property
     def settings(self) -> StatsTable:
-        """An empty :class:`StatsTable` with the dataset's schema and metadata."""
+        """An empty :class:`StatsTable` with the dataset's schema and metadata (at the viewed order)."""
         return StatsTable(self.schema.empty_table())
+
+    @property
+    def order_view(self) -> int | None:
+        """The order of :meth:`up_to_order`'s view when it is lower than the parts' (else None)."""
+        stored = int(pq.read_schema(self.path / self.parts[0]).metadata[_META + b"max_ngram_order"])
+        return self.max_ngram_order if self.max_ngram_order < stored else None
+
+    def up_to_order(self, max_ngram_order: int) -> "StatsDataset":
+        """The dataset seen with the per-order columns of orders 1..max_ngram_order only (as :meth:`StatsTable.up_to_order`).
+
+        No file changes: the rows read from then on (:meth:`iter_tables`, and
+        the row-wise tasks given ``max_ngram_order=dataset.order_view``) drop
+        the higher orders' columns.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from bleustats.engine.stats import compute_stats
+        >>> out = os.path.join(tempfile.mkdtemp(), "st")
+        >>> with DatasetWriter(out) as w:
+        ...     ds = w.commit([write_part(w.folder, 0, [compute_stats(["a b"], [["a b"]]).table])])
+        >>> v = ds.up_to_order(2)
+        >>> v.max_ngram_order, "match_3" in v.column_names, "match_3" in next(v.iter_tables()).table.column_names
+        (2, False, False)
+        """
+        view = self.settings.up_to_order(max_ngram_order)
+        return replace(self, schema=view.table.schema)
 
     max_ngram_order = _setting("max_ngram_order")
     tokenize = _setting("tokenize")
@@ -210,13 +237,14 @@ class StatsDataset:
 
     def read_part(self, index: int, columns: Sequence[str] | None = None) -> StatsTable:
         """Part ``index`` whole (optionally only ``columns``), settings kept."""
-        return read_stats_part(self.path / self.parts[index], columns)
+        return read_stats_part(self.path / self.parts[index], columns, max_ngram_order=self.order_view)
 
     def iter_tables(self, columns: Sequence[str] | None = None, *,
                     batch_rows: int = DEFAULT_BATCH_ROWS) -> Iterator[StatsTable]:
         """The rows in order, at most ``batch_rows`` at a time (optionally only ``columns``)."""
+        order = self.order_view
         for p in self.parts:
-            yield from iter_stats_part(self.path / p, columns, batch_rows=batch_rows)
+            yield from iter_stats_part(self.path / p, columns, batch_rows=batch_rows, max_ngram_order=order)
 
     def to_table(self, columns: Sequence[str] | None = None) -> StatsTable:
         """All rows in memory as one :class:`StatsTable` (for datasets that fit)."""
@@ -226,22 +254,24 @@ class StatsDataset:
         return StatsTable(pa.concat_tables(tables) if tables else schema.empty_table())
 
 
-def _with_meta(table: pa.Table, meta: dict | None) -> StatsTable:
-    return StatsTable(table.replace_schema_metadata(meta))
+def _with_meta(table: pa.Table, meta: dict | None, max_ngram_order: int | None = None) -> StatsTable:
+    st = StatsTable(table.replace_schema_metadata(meta))
+    return st if max_ngram_order is None else st.up_to_order(max_ngram_order)
 
 
-def read_stats_part(path: str | os.PathLike, columns: Sequence[str] | None = None) -> StatsTable:
-    """One part file of a dataset, whole (optionally only ``columns``)."""
+def read_stats_part(path: str | os.PathLike, columns: Sequence[str] | None = None, *,
+                    max_ngram_order: int | None = None) -> StatsTable:
+    """One part file of a dataset, whole (optionally only ``columns``; only orders up to ``max_ngram_order``)."""
     try:
         table = pq.read_table(path, columns=list(columns) if columns is not None else None)
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"{path}: cannot be read as a Parquet statistics part ({exc}).") from None
-    return StatsTable(table)
+    return _with_meta(table, table.schema.metadata, max_ngram_order)
 
 
 def iter_stats_part(path: str | os.PathLike, columns: Sequence[str] | None = None, *,
-                    batch_rows: int = DEFAULT_BATCH_ROWS) -> Iterator[StatsTable]:
-    """The rows of one part file, at most ``batch_rows`` at a time."""
+                    batch_rows: int = DEFAULT_BATCH_ROWS, max_ngram_order: int | None = None) -> Iterator[StatsTable]:
+    """The rows of one part file, at most ``batch_rows`` at a time (only orders up to ``max_ngram_order``)."""
     try:
         pf = pq.ParquetFile(path)
         meta = pf.schema_arrow.metadata
@@ -249,10 +279,10 @@ def iter_stats_part(path: str | os.PathLike, columns: Sequence[str] | None = Non
         empty = True
         for batch in batches:
             empty = False
-            yield _with_meta(pa.Table.from_batches([batch]), meta)
+            yield _with_meta(pa.Table.from_batches([batch]), meta, max_ngram_order)
         if empty:
             schema = pf.schema_arrow if columns is None else pa.schema([pf.schema_arrow.field(c) for c in columns])
-            yield _with_meta(schema.empty_table(), meta)
+            yield _with_meta(schema.empty_table(), meta, max_ngram_order)
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"{path}: cannot be read as a Parquet statistics part ({exc}).") from None
 
@@ -395,9 +425,8 @@ class DatasetWriter:
         if not replaceable:
             raise InputError(f"output: {self.path} exists and is not a bleustats statistics dataset; "
                                  "choose a new path (an existing dataset is replaced).")
-        parent = self.path.parent if str(self.path.parent) else Path(".")
         try:
-            self.folder = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=parent))
+            self.folder = io.make_temp_dir(self.path)
         except OSError as exc:
             raise OSError(exc.errno, f"cannot write {self.path}: {exc.strerror}; nothing was written",
                           str(self.path)) from None
@@ -412,7 +441,8 @@ class DatasetWriter:
 
     def abort(self) -> None:
         """Remove the temporary folder and everything in it."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        with deferred():  # the command line's interrupt waits (bleustats._interrupts)
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def commit(self, parts: Sequence[dict[str, Any]], *, statistics: bool = True) -> StatsDataset | None:
         """Check the parts, write the manifest and move the dataset into place (replacing an old one).
@@ -438,11 +468,17 @@ class DatasetWriter:
         # every part there, one schema (a statistics table's): else this raises and nothing moves
         open_dataset(self.folder) if statistics else _check_parts(self.folder)
         old = None
-        if self.path.exists():
-            old = self.path.parent / f".{self.path.name}.{uuid.uuid4().hex}.old"
-            os.rename(self.path, old)
-        os.rename(self.folder, self.path)
-        self.committed = True
+        with deferred():  # the old dataset moves aside and the new one in, both or neither
+            if self.path.exists():
+                old = self.path.parent / f".{self.path.name}.{uuid.uuid4().hex}.old"
+                os.rename(self.path, old)
+            try:
+                os.rename(self.folder, self.path)
+            except OSError:
+                if old is not None:
+                    os.rename(old, self.path)
+                raise
+            self.committed = True
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
         return open_dataset(self.path) if statistics else None
@@ -487,10 +523,10 @@ def nonpositive_weight_mask(table: StatsTable) -> Any:
 
 
 def _select_task(path: str, *, predicate: Callable[..., Any], kwargs: dict[str, Any], columns: Sequence[str] | None,
-                 batch_rows: int = DEFAULT_BATCH_ROWS) -> pa.Table:
+                 batch_rows: int = DEFAULT_BATCH_ROWS, max_ngram_order: int | None = None) -> pa.Table:
     read = None if columns is None else list(dict.fromkeys([*columns, "system", "seg_id", "ref_weight_max"]))
     kept = []
-    for t in iter_stats_part(path, read, batch_rows=batch_rows):
+    for t in iter_stats_part(path, read, batch_rows=batch_rows, max_ngram_order=max_ngram_order):
         rows = t.table.filter(pa.array(predicate(t, **kwargs)))
         kept.append(rows if columns is None else rows.select(list(columns)))
     return pa.concat_tables(kept)
@@ -515,7 +551,8 @@ def select_rows(stats: StatsTable | StatsDataset, predicate: Callable[..., Any],
     if isinstance(stats, StatsTable):
         return StatsTable(stats.table.filter(pa.array(predicate(stats, **kwargs))).select(
             list(columns) if columns is not None else stats.table.column_names))
-    parts = list(stats.run(_select_task, predicate=predicate, kwargs=kwargs, columns=columns))
+    parts = list(stats.run(_select_task, predicate=predicate, kwargs=kwargs, columns=columns,
+                           max_ngram_order=stats.order_view))
     return StatsTable(pa.concat_tables(parts).replace_schema_metadata(stats.schema.metadata))
 
 

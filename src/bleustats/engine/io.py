@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import gzip
 import os
-import tempfile
-from pathlib import Path
+import secrets
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._interrupts import deferred
 from ..errors import InputError
 from . import schemas
 
@@ -47,9 +48,12 @@ __all__ = [
     "TABLE_SUFFIXES",
     "as_hypotheses_table",
     "as_references_table",
+    "decode_utf8",
     "is_table",
     "iter_line_chunks",
     "lines_table",
+    "make_temp_dir",
+    "read_jsonl",
     "read_lines",
     "read_table",
     "read_weights",
@@ -93,6 +97,7 @@ def as_hypotheses_table(
     hypotheses: Sequence[str] | pd.DataFrame | pa.Table,
     *,
     system: str | None = None,
+    k_best: bool = False,
 ) -> pa.Table:
     """Return ``hypotheses`` as a validated long-form hypotheses table.
 
@@ -103,6 +108,10 @@ def as_hypotheses_table(
         ``text`` and optionally ``system``.
     system : str, optional
         System name given to list input (default ``'hyp'``).
+    k_best : bool
+        The rows are entries of k-best lists, which share (system, seg_id);
+        otherwise a repeated (system, seg_id) is an error (it would be
+        counted twice in the system's score).
 
     Examples
     --------
@@ -110,7 +119,7 @@ def as_hypotheses_table(
     {'seg_id': [0, 1], 'system': ['sysA', 'sysA'], 'text': ['a b', 'c']}
     """
     if is_table(hypotheses):
-        return schemas.validate(to_arrow(hypotheses), "hypotheses", param="hypotheses")
+        return schemas.validate(to_arrow(hypotheses), "hypotheses", param="hypotheses", check_key=not k_best)
     if isinstance(hypotheses, (pa.Array, pa.ChunkedArray)):
         if not (pa.types.is_string(hypotheses.type) or pa.types.is_large_string(hypotheses.type)):
             raise InputError(f"hypotheses: an Arrow array must hold strings; got {hypotheses.type}.")
@@ -342,7 +351,7 @@ def _open_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: cannot be read ({exc}).") from None
 
 
-def _decode(data: bytes, where: str, first_line: int = 1) -> str:
+def decode_utf8(data: bytes, where: str, first_line: int = 1) -> str:
     """UTF-8 text of ``data``; an error names the line (``data`` starts at ``first_line``) and byte."""
     try:
         return data.decode("utf-8")
@@ -464,7 +473,7 @@ def _bytes_to_lines(data: bytes, where: str, first_line: int) -> pa.Array:
     try:
         lines = lines.cast(pa.large_string())  # validates UTF-8
     except pa.ArrowInvalid:
-        _decode(data, where, first_line)  # raises, naming the line and byte
+        decode_utf8(data, where, first_line)  # raises, naming the line and byte
         raise
     return lines.cast(pa.string()) if end < 2**31 else lines
 
@@ -501,17 +510,24 @@ def iter_line_chunks(paths: Sequence[str | os.PathLike], chunk_lines: int = 100_
         while True:
             chunk = []
             for k, fh in enumerate(handles):
-                buf = pending[k]
-                newlines = np.flatnonzero(np.frombuffer(buf, np.uint8) == 10)
-                while len(newlines) < chunk_lines and not done[k]:
+                parts = [pending[k]]
+                size = len(pending[k])
+                newlines = [np.flatnonzero(np.frombuffer(pending[k], np.uint8) == 10)]
+                n_newlines = len(newlines[0])
+                # blocks are collected and joined once: appending to one bytes object
+                # would copy it per block (quadratic in the length of one long line)
+                while n_newlines < chunk_lines and not done[k]:
                     block = fh.read(block_bytes)
                     if not block:
                         done[k] = True
                         break
-                    start = len(buf)
-                    buf += block
-                    more = np.flatnonzero(np.frombuffer(block, np.uint8) == 10) + start
-                    newlines = np.concatenate([newlines, more])
+                    more = np.flatnonzero(np.frombuffer(block, np.uint8) == 10) + size
+                    parts.append(block)
+                    size += len(block)
+                    newlines.append(more)
+                    n_newlines += len(more)
+                buf = parts[0] if len(parts) == 1 else b"".join(parts)
+                newlines = np.concatenate(newlines)
                 if len(newlines) >= chunk_lines:
                     cut = int(newlines[chunk_lines - 1]) + 1
                     take, pending[k] = buf[:cut], buf[cut:]
@@ -536,6 +552,45 @@ def iter_line_chunks(paths: Sequence[str | os.PathLike], chunk_lines: int = 100_
     finally:
         for fh in handles:
             fh.close()
+
+
+def _jsonl_table(text: str, where: Any) -> pa.Table:
+    """One JSON object per line (blank lines skipped) as an Arrow table; errors name the line."""
+    import json
+
+    rows = []
+    for i, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: line {i} is not valid JSON ({exc.msg}); a JSONL table has one JSON "
+                             "object per line.") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: line {i} is a JSON {type(obj).__name__}, not an object; a JSONL table "
+                             'has one object per line, e.g. {"seg_id": 1, "text": "..."}.')
+        rows.append(obj)
+    try:
+        return pa.Table.from_pylist(rows)
+    except (pa.ArrowException, OverflowError, TypeError, ValueError) as exc:
+        raise InputError(f"{where}: the values of a column do not have one type ({exc}); give each column "
+                         "one type (e.g. seg_id always an integer, text always a string).") from None
+
+
+def read_jsonl(path: str | os.PathLike) -> pa.Table:
+    r"""A JSONL file (one JSON object per line) as an Arrow table, not validated against a schema.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.jsonl")
+    >>> _ = open(p, "w").write('{"seg_id": 1, "text": "a"}\n\n{"seg_id": 2, "text": "b"}\n')
+    >>> read_jsonl(p).to_pydict()
+    {'seg_id': [1, 2], 'text': ['a', 'b']}
+    """
+    path = Path(path)
+    return _jsonl_table(decode_utf8(_open_bytes(path), str(path)), path)
 
 
 def read_table(path: str | os.PathLike, name: str) -> pa.Table:
@@ -567,14 +622,9 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
             table = pq.read_table(path)
         else:
             data = _open_bytes(path)
-            text = _decode(data, str(path))  # names the line of a bad byte
+            text = decode_utf8(data, str(path))  # names the line of a bad byte
             if suffix == ".jsonl":
-                from io import StringIO
-
-                import pandas as pd
-
-                df = pd.read_json(StringIO(text), lines=True, dtype=False)
-                table = pa.Table.from_pandas(df, preserve_index=False)
+                table = _jsonl_table(text, path)
             else:
                 # Arrow's reader: no quoting, texts stay strings, and a row with another
                 # number of fields (a TAB inside a text) is an error naming the row
@@ -594,29 +644,75 @@ def read_table(path: str | os.PathLike, name: str) -> pa.Table:
     return schemas.validate(table, name, param=str(path))
 
 
+def _new_temp(folder: Path, name: str, suffix: str, *, directory: bool) -> Path:
+    """Create ``.<name>.<random><suffix>`` in ``folder``, with the permissions the umask gives.
+
+    ``tempfile.mkstemp`` / ``mkdtemp`` create 0600 / 0700 whatever the umask; a
+    result renamed into place would keep that. Created here with mode 0666 /
+    0777, the operating system applies the umask, as for any other file.
+    """
+    for _ in range(100):
+        tmp = folder / f".{name}.{secrets.token_hex(4)}{suffix}"
+        try:
+            if directory:
+                os.mkdir(tmp, 0o777)
+            else:
+                os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {folder}")
+
+
+def make_temp_dir(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
+    """A new hidden folder beside ``target`` (``.<name>.<random><suffix>``), following the umask.
+
+    For results written as a folder: fill it, then rename it into place
+    (:func:`write_atomic` is the same for one file).
+    """
+    target = Path(target)
+    folder = target.parent if str(target.parent) else Path(".")
+    with deferred():  # the command line's interrupt waits (bleustats._interrupts)
+        return _new_temp(folder, target.name, suffix, directory=True)
+
+
 def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     """Write a file whole or not at all.
 
     ``write(tmp_path)`` writes to a temporary file in the destination's folder,
-    which then replaces ``path`` in one rename; on any error the temporary file
-    is removed and ``path`` is left as it was.
+    which then replaces ``path`` in one rename; on any error, and on an
+    interrupt (KeyboardInterrupt, or the command line's SIGTERM), the
+    temporary file is removed and ``path`` is left as it was. The file gets
+    the permissions the umask gives (not ``mkstemp``'s 0600).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "out.txt")
+    >>> write_atomic(p, lambda tmp: open(tmp, "w").write("whole"))
+    >>> open(p).read(), sorted(os.listdir(os.path.dirname(p)))
+    ('whole', ['out.txt'])
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}; nothing was written", str(path)) from None
-    os.close(fd)
-    try:
-        write(tmp)
+        with deferred():  # made and named before an interrupt can land (bleustats._interrupts)
+            try:
+                tmp = _new_temp(folder, path.name, ".tmp", directory=False)
+            except OSError as exc:
+                raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}; nothing was written",
+                              str(path)) from None
+        write(str(tmp))
         os.replace(tmp, path)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(exc, OSError):
+        if tmp is not None:
+            with deferred():
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+        if isinstance(exc, OSError) and tmp is not None:
             raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}; nothing was written",
                           str(path)) from None
         raise

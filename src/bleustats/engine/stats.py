@@ -230,6 +230,8 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
     >>> load_stats(p).column("match_2").tolist()
     [1]
     """
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a folder; give the Parquet file written by bleustats stats (-o).")
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
@@ -241,8 +243,13 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
             f"{path}: has no {key.decode()!r} metadata; it was not written by bleustats "
             "(StatsTable.save)."
         )
-    max_order = int(meta[key])
-    groups = _groups(StatsTable(table))
+    max_order = _check_metadata(meta, path)
+    # columns, types, ranges, no NaN, and the invariants every computed table satisfies
+    # (match_n <= total_n, total_n from hyp_len, wtotal_n = total_n * ref_weight_max, ...)
+    try:
+        groups = _groups(StatsTable(table))
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
     aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path), groups=groups)
     return StatsTable(aligned.replace_schema_metadata(meta))
 
@@ -298,6 +305,40 @@ def _metric_options(metrics: Any, chrf: Any, ter: Any) -> tuple[list[str], dict 
                 raise InputError(f"ter_options[{k!r}] must be True or False; got {v!r}.")
     groups = ["bleu"] + (["chrf"] if want_chrf else []) + (["ter"] if "ter" in metrics else [])
     return groups, chrf_opts, ter_opts
+
+
+def _check_metadata(meta: dict, path: Any) -> int:
+    """The table's settings, each checked; returns its max_ngram_order (errors list every bad key)."""
+    values, problems = {}, []
+    for key in schemas.load_schema("statistics")["metadata"]:
+        raw = meta.get(key.encode())
+        try:
+            values[key] = None if raw is None else raw.decode("utf-8")
+        except UnicodeDecodeError:
+            values[key] = None
+            problems.append(f"{key} is not UTF-8 text")
+    allowed = {"bleustats.tokenize": SACREBLEU_TOKENIZERS, "bleustats.lowercase": ("true", "false"),
+               "bleustats.ref_view": REF_VIEWS, "bleustats.delta_definition": DELTA_DEFINITIONS,
+               "bleustats.weights": ("uniform", "custom")}
+    for key, choices in allowed.items():
+        if values.get(key) is not None and values[key] not in choices:
+            problems.append(f"{key} is {values[key]!r}, not one of {', '.join(map(repr, choices))}")
+    order = values.get("bleustats.max_ngram_order") or ""
+    if not (order.isdigit() and 1 <= int(order) <= MAX_ORDER_LIMIT):
+        problems.append(f"bleustats.max_ngram_order is {order!r}, not an integer from 1 to {MAX_ORDER_LIMIT}")
+    theta = values.get("bleustats.weight_threshold") or ""
+    if values.get("bleustats.ref_view") == "threshold":
+        try:
+            if not np.isfinite(float(theta)):
+                raise ValueError
+        except ValueError:
+            problems.append(f"bleustats.weight_threshold is {theta!r}, not the finite θ of the threshold view")
+    elif theta:
+        problems.append(f"bleustats.weight_threshold is {theta!r} but ref_view is not 'threshold'")
+    if problems:
+        raise InputError(f"{path}: broken bleustats metadata: " + "; ".join(problems)
+                         + ". The file was not written by StatsTable.save, or was edited; compute it again.")
+    return int(order)
 
 
 # --------------------------------------------------------------------------- checks
@@ -393,6 +434,7 @@ def compute_stats(
     delta_definition: str = "paper",
     references_layout: str = "auto",
     system: str | None = None,
+    k_best: bool = False,
     chunk_segments: int = 100_000,
     metrics: Sequence[str] = ("bleu",),
     chrf_options: dict[str, Any] | None = None,
@@ -450,6 +492,10 @@ def compute_stats(
         How list ``references`` are laid out (see :func:`bleustats.engine.io.as_references_table`).
     system : str, optional
         System name for list ``hypotheses``.
+    k_best : bool
+        The hypotheses are entries of k-best lists: several rows may share
+        (system, seg_id). Otherwise such rows are an error, since a system's
+        score would count them twice.
     chunk_segments : int
         Segments per chunk; bounds memory on large inputs.
     metrics : sequence of {'bleu', 'chrf', 'chrf++', 'ter'}
@@ -491,7 +537,7 @@ def compute_stats(
         raise ValueError(f"chunk_segments must be a positive integer; got {chunk_segments!r}.")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    hyps = io.as_hypotheses_table(hypotheses, system=system)
+    hyps = io.as_hypotheses_table(hypotheses, system=system, k_best=k_best)
     refs, pretokenized = _references_table(references, ref_weights, hyps, io.is_table(hypotheses),
                                            references_layout, tokenize, lowercase)
     uniform = bool(refs.num_rows == 0 or pc.all(pc.equal(refs.column("weight"), 1.0)).as_py())
@@ -586,7 +632,7 @@ def compute_stats(
     if chrf_opts is not None:
         t_chrf = time.perf_counter()
         rows = chrf_statistics(hyps, refs.drop_columns([c for c in ("tokens",) if c in refs.column_names]),
-                               **chrf_opts)
+                               k_best=k_best, **chrf_opts)
         for name, col in zip(chrf_column_names(chrf_opts["char_order"], chrf_opts["word_order"]), rows.T):
             columns[name] = np.ascontiguousarray(col)
         schema_groups["chrf"] = {"chrf_char_order": chrf_opts["char_order"],

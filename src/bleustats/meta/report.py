@@ -40,6 +40,7 @@ __all__ = [
     "study_panels",
     "table2",
     "to_markdown",
+    "undefined_notes",
 ]
 
 #: Reported coefficients: Spearman's ρ and Kendall's τ.
@@ -101,6 +102,29 @@ def markdown_table(frame: "pd.DataFrame", index: bool = True) -> str:
     return "\n".join(lines)
 
 
+def undefined_notes(summary: "pd.DataFrame") -> list[str]:
+    """One line per distinct reason why some metrics' ρ / τ are undefined, naming those metrics.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> undefined_notes(pd.DataFrame({"label": ["BLEU [all]", "ΔBLEU [all]"], "note": ["constant", "constant"]}))
+    ['every metric (BLEU [all], ΔBLEU [all]): constant']
+    """
+    if "note" not in summary:
+        return []
+    labels: dict[str, list[str]] = {}
+    for label, note in zip(summary["label"], summary["note"]):
+        if note:
+            labels.setdefault(str(note), []).append(str(label))
+    out = []
+    for note, names in labels.items():
+        who = "every metric" if len(names) == len(summary) and len(names) > 1 else "metric" + (
+            "s" if len(names) > 1 else "")
+        out.append(f"{who} ({', '.join(names)}): {note}")
+    return out
+
+
 def to_markdown(result: Any, *, interval: str = "fisher", digits: int = 3) -> str:
     """Table 2 for ρ and τ (with ``interval``) and the study's settings, as Markdown.
 
@@ -124,6 +148,8 @@ def to_markdown(result: Any, *, interval: str = "fisher", digits: int = 3) -> st
     for corr in CORRELATIONS:
         parts += [markdown_table(table2(result.summary, correlation=corr, interval=interval, digits=digits)), "",
                   f"({names[corr]})", ""]
+    for note in undefined_notes(result.summary):  # why a cell is nan (nan, nan): constant human scores, ...
+        parts += [f"Note: {note}.", ""]
     parts.append(f"Signature: `{result.signature}`")
     return "\n".join(parts)
 

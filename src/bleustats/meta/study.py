@@ -108,6 +108,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -198,6 +199,8 @@ class StudyResult:
         ``rho`` and ``tau`` (means over assignments) with ``*_fisher_low/high``,
         ``*_percentile_low/high``, ``*_bootstrap_low/high``, ``*_undefined``
         (assignments where the coefficient is undefined: a constant side),
+        ``note`` (why ρ / τ are undefined in every assignment, e.g. constant
+        human scores; empty otherwise, and a RuntimeWarning says it too),
         and ``signature`` (the metric's settings, then the study's, as a string).
     rho, tau : dict of str to numpy.ndarray
         Per-assignment coefficients of each metric (label → shape (A,)).
@@ -562,6 +565,9 @@ def correlation_study(
             rec[f"{stat}_percentile_low"], rec[f"{stat}_percentile_high"] = lo, hi
             rec[f"{stat}_bootstrap_low"], rec[f"{stat}_bootstrap_high"] = _interval(boot, confidence)
             rec[f"{stat}_undefined"] = int(values.size - finite.size)
+        rec["note"] = _undefined_reason(xs[k], y, per_assign[k][0], per_assign[k][1])
+        if rec["note"]:
+            warnings.warn(f"{rec['label']}: {rec['note']}", RuntimeWarning, stacklevel=2)
         rec["signature"] = str(m.signature.with_extra(*sig.extra))
         records_.append(rec)
         rho_all[m.label], tau_all[m.label] = per_assign[k]
@@ -600,6 +606,22 @@ def correlation_study(
         n_observations=int(n_obs), seed=int(seed), confidence=float(confidence), n_bootstrap=int(n_bootstrap),
         kendall_variant=kendall_variant, signature=sig, timings=timings, comparisons=comparisons,
     )
+
+
+def _undefined_reason(x: NDArray[np.float64], y: NDArray[np.float64], rho: NDArray, tau: NDArray) -> str:
+    """Why ρ and τ are undefined in every assignment ('' when some assignment has a value)."""
+    if np.isfinite(rho).any() or np.isfinite(tau).any():
+        return ""
+    if y.shape[-1] < 2:
+        return f"ρ and τ are undefined: {y.shape[-1]} observation(s); a correlation needs at least 2"
+    if np.ptp(y) == 0:
+        same = " (every system pair rated the same)" if float(y.flat[0]) == 0 else ""
+        return (f"ρ and τ are undefined: the human score differences are constant, {float(y.flat[0]):g} in all "
+                f"{y.shape[-1]} observations{same}, so nothing can correlate with them")
+    if np.all(np.ptp(x, axis=-1) == 0):
+        return ("ρ and τ are undefined: the metric's differences are constant within every assignment "
+                "(e.g. identical system outputs)")
+    return "ρ and τ are undefined: every assignment has a constant side (metric or human differences)"
 
 
 # --------------------------------------------------------------------------- sweeps (Figure 2)

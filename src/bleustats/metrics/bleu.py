@@ -499,6 +499,10 @@ def corpus_score(
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     rows = _rows(stats, rows)
+    if (len(stats) if rows is None else len(rows)) == 0:
+        raise InputError(
+            "stats: no segments to score (0 rows" + ("" if rows is None else " selected") + "); a corpus score "
+            "of nothing is undefined, and sacreBLEU refuses an empty test set too. Give at least one segment.")
     if metric == "delta_bleu":
         check_delta_defined(stats, rows)
     correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)

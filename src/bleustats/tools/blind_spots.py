@@ -70,6 +70,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._validate import check_count
+from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT, compute_stats
 from ..meta.resample import generator_and_label
 from ..metrics.bleu import sentence_scores
@@ -237,7 +238,8 @@ def _stats(seg_ids: np.ndarray, texts: list[str], ref_table: pa.Table, max_order
         "system": pa.array(["analysis"] * n, pa.string()),
         "text": pa.array(texts, pa.string()),
     })
-    st = compute_stats(hyps, ref_table, tokenize="none", lowercase=False, max_ngram_order=max_order)
+    # many candidates (permutations, draws) per segment, as in a k-best list
+    st = compute_stats(hyps, ref_table, tokenize="none", lowercase=False, max_ngram_order=max_order, k_best=True)
     matches = np.stack([st.column(f"match_{i}") for i in range(1, max_order + 1)], axis=1)
     totals = np.stack([st.column(f"total_{i}") for i in range(1, max_order + 1)], axis=1)
     return (matches.astype(np.int64), totals.astype(np.int64), st.column("hyp_len").astype(np.int64),
@@ -1270,4 +1272,4 @@ def plot_permutation_counts(
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, format="png")
+    io.write_atomic(path, lambda tmp: fig.savefig(tmp, format="png"))  # whole or not at all

@@ -43,7 +43,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .._validate import check_choice, renamed_keywords
+from .._validate import check_choice, describe_ids, renamed_keywords
 from ..engine import io
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
@@ -127,7 +127,8 @@ def selection_bleu(stats: StatsTable, rows: Any, **options: Any) -> BLEUScore:
     >>> from bleustats.engine.stats import compute_stats
     >>> import pandas as pd
     >>> hyps = pd.DataFrame({"seg_id": [0, 0], "text": ["a b c d", "a b c x y"]})
-    >>> st = compute_stats(hyps, pd.DataFrame({"seg_id": [0], "text": ["a b c d e"]}), tokenize="none")
+    >>> st = compute_stats(hyps, pd.DataFrame({"seg_id": [0], "text": ["a b c d e"]}), tokenize="none",
+    ...                    k_best=True)
     >>> r = selection_bleu(st, [0])
     >>> round(r.score, 2), round(r.ratio, 2)
     (77.88, 0.8)
@@ -152,6 +153,9 @@ class KBestResult:
         each source when there are none); ``.ratio`` is c/r.
     oracles : dict
         Variant name → corpus BLEU of the per-source best entry under it.
+    missing_sources : int
+        Sources of the references with no entry in the list (0 unless
+        ``allow_missing_sources``; the summaries are over the others).
     timings : dict
         Seconds per stage: ``read_refs``, ``parse`` (on a reader thread,
         overlapped with the other stages), ``parse_wait`` (time spent waiting
@@ -165,13 +169,15 @@ class KBestResult:
     one_best: BLEUScore
     oracles: dict[str, BLEUScore]
     timings: dict[str, float] = field(default_factory=dict)
+    missing_sources: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         def summary(r: BLEUScore) -> dict[str, Any]:
             return {"score": r.score, "ratio": r.ratio, "sys_len": r.sys_len, "ref_len": r.ref_len,
                     "signature": str(r.signature)}
 
-        return {"n_entries": self.n_entries, "n_sources": self.n_sources, "variants": list(self.variants),
+        return {"n_entries": self.n_entries, "n_sources": self.n_sources, "missing_sources": self.missing_sources,
+                "variants": list(self.variants),
                 "one_best": summary(self.one_best), "oracles": {k: summary(v) for k, v in self.oracles.items()},
                 "timings": dict(self.timings)}
 
@@ -208,6 +214,7 @@ def score_nbest(
     keep_stats: bool = True,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     progress: Callable[[int, int], None] | None = None,
+    allow_missing_sources: bool = False,
 ) -> KBestResult:
     r"""Statistics and sentence-level scores of every k-best entry, streamed, plus oracle summaries.
 
@@ -254,6 +261,11 @@ def score_nbest(
         Bytes parsed per step (bounds memory).
     progress : callable, optional
         Called after every chunk with ``(done, total)`` (bytes, or rows for tables).
+    allow_missing_sources : bool
+        Sources of the references with no entry in the list (a skipped id,
+        or a list cut short) are an error naming them, since the summaries
+        would silently cover fewer sources; ``True`` scores the others and
+        counts the missing ones in ``result.missing_sources``.
 
     Returns
     -------
@@ -283,7 +295,7 @@ def score_nbest(
         if k == len(outputs):
             return _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order,
                         order, ref_length, tmps.get("parquet"), tmps.get("txt"), keep_stats, chunk_bytes, progress,
-                        t_start, tmps.get("features"))
+                        t_start, tmps.get("features"), allow_missing_sources)
         holder: dict[str, KBestResult] = {}
         key, path = outputs[k]
 
@@ -296,9 +308,18 @@ def score_nbest(
     return nested(0, {})
 
 
+def _name(obj: Any, default: str) -> str:
+    """The file(s) of an input, for messages (a table is named by its role)."""
+    if isinstance(obj, (str, os.PathLike)):
+        return str(obj)
+    if isinstance(obj, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in obj):
+        return ", ".join(map(str, obj))
+    return default
+
+
 def _run(nbest, references, names, variant_options, metric, tokenize, lowercase, max_ngram_order, order,
          ref_length, parquet_path, txt_path, keep_stats, chunk_bytes, progress, t_start,
-         features_path=None) -> KBestResult:
+         features_path, allow_missing_sources) -> KBestResult:
     # parse = time spent parsing (on the reader thread, overlapped with the rest);
     # parse_wait = time the main thread waited for a parsed chunk
     timings = {k: 0.0 for k in ("parse", "parse_wait", "read_refs", "prepare", "tokenize", "encode", "kernel",
@@ -316,6 +337,7 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
     picks: dict[str, list[np.ndarray]] = {name: [] for name in ["1-best"] + names}
     offset = 0
     chunks = None
+    sources: list[np.ndarray] = []  # the source ids seen, chunk by chunk (increasing)
     try:
         chunks = prefetched(source_chunks(nbest, chunk_bytes), timings, "parse")
         while True:
@@ -327,6 +349,12 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             timings["parse_wait"] += time.perf_counter() - t
             seg = chunk.column("seg_id").to_numpy()
             lo, hi = np.searchsorted(ref_seg, seg[0], "left"), np.searchsorted(ref_seg, seg[-1], "right")
+            lost = np.setdiff1d(seg, ref_seg[lo:hi])
+            if len(lost):
+                raise InputError(
+                    f"{_name(nbest, 'nbest')}: {len(lost)} source(s) have entries but no reference in "
+                    f"{_name(references, 'references')} (id {describe_ids(lost)}; ids are 0-based line numbers of "
+                    "reference files). Check that the list and the references are of the same test set.")
             n = chunk.num_rows
             hyps = pa.table({"seg_id": chunk.column("seg_id"),
                              "system": pa.StringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int32)),
@@ -334,7 +362,8 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
                              "text": chunk.column("text")})
             others = [n for n in names if n in OTHER_METRICS]
             stats = compute_stats(hyps, refs.slice(lo, hi - lo), tokenize=tokenize, lowercase=lowercase,
-                                  max_ngram_order=order, chunk_segments=1 << 30, metrics=("bleu", *others))
+                                  max_ngram_order=order, k_best=True, chunk_segments=1 << 30,
+                                  metrics=("bleu", *others))
             for k in ("read", "tokenize", "encode", "kernel", "assemble"):
                 timings["prepare" if k == "read" else k] += stats.timings.get(k, 0.0)
             t = time.perf_counter()
@@ -358,6 +387,7 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             offset += len(rows)
             n_entries += n
             n_sources += len(chunk_picks["1-best"])
+            sources.append(seg[chunk_picks["1-best"]])
             timings["select"] += time.perf_counter() - t
             t = time.perf_counter()
             if parquet_path is not None:
@@ -403,6 +433,13 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             feat.close()
     if n_entries == 0:
         raise InputError("nbest: no entries; the k-best list is empty.")
+    missing = np.setdiff1d(np.unique(ref_seg), np.concatenate(sources), assume_unique=True)
+    if len(missing) and not allow_missing_sources:
+        raise InputError(
+            f"nbest: {len(missing)} source(s) of the references have no entry (id {describe_ids(missing)}); the "
+            f"list covers {n_sources} of {n_sources + len(missing)} sources, and its oracle and 1-best BLEU would "
+            "silently cover only those. Add the missing sources' entries, or pass allow_missing_sources=True "
+            "(bleustats kbest --allow-missing-sources) to score the others.")
     t = time.perf_counter()
     sel = StatsTable(pa.concat_tables([s.table for s in selected]).combine_chunks()).up_to_order(max_ngram_order)
     opts = dict(metric=metric, ref_length=ref_length)
@@ -410,4 +447,4 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
     oracles = {name: selection_bleu(sel, np.concatenate(picks[name]), **opts) for name in names}
     timings["select"] += time.perf_counter() - t
     timings["total"] = time.perf_counter() - t_start
-    return KBestResult(n_entries, n_sources, names, one_best, oracles, timings)
+    return KBestResult(n_entries, n_sources, names, one_best, oracles, timings, missing_sources=len(missing))

@@ -44,7 +44,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._validate import check_choice
+from .._validate import check_choice, describe_ids
 from ..engine import io
 from ..engine.dataset import DEFAULT_BATCH_ROWS, DatasetWriter, LocalExecutor, StatsDataset, iter_stats_part, retitle, write_part
 from ..engine.partitioned_stats import DEFAULT_PARTITION_ROWS, HypothesesPartition, ReferenceIndex, hypotheses_partitions
@@ -131,7 +131,7 @@ def kbest_part_task(item: tuple[int, HypothesesPartition], *, folder: str | None
     def outputs():
         for batch in part.batches(batch_rows, ("seg_id", "text", "model_score")):
             n = batch.num_rows
-            hyps = io.as_hypotheses_table(batch.select(["seg_id", "text"]))
+            hyps = io.as_hypotheses_table(batch.select(["seg_id", "text"]), k_best=True)
             seg = hyps.column("seg_id").to_numpy()
             prev = state["last"]
             full = seg if prev is None else np.r_[prev, seg]
@@ -154,7 +154,8 @@ def kbest_part_task(item: tuple[int, HypothesesPartition], *, folder: str | None
             refs = references.for_segments(seg, where=part.label)
             try:
                 stats = compute_stats(hyps, refs, tokenize=s["tokenize"], lowercase=s["lowercase"],
-                                      max_ngram_order=s["order"], chunk_segments=1 << 30, metrics=("bleu", *others))
+                                      max_ngram_order=s["order"], chunk_segments=1 << 30, metrics=("bleu", *others),
+                                      k_best=True)
             except InputError as exc:
                 raise InputError(f"{part.label}: {exc}") from None
             table = retitle(stats.table, {b"bleustats.weights": b"uniform" if references.uniform else b"custom"})
@@ -210,6 +211,7 @@ def score_nbest_dataset(
     keep_stats: bool = True,
     batch_rows: int = DEFAULT_BATCH_ROWS,
     partition_rows: int = DEFAULT_PARTITION_ROWS,
+    allow_missing_sources: bool = False,
 ) -> KBestResult:
     r"""Per-entry statistics and scores of a partitioned k-best list, and its 1-best and oracle corpus BLEU.
 
@@ -230,6 +232,9 @@ def score_nbest_dataset(
         :class:`bleustats.distributed.DaskExecutor`.
     variants, variant_options, metric, tokenize, lowercase, max_ngram_order, ref_length, keep_stats
         As :func:`~bleustats.tools.kbest.score_nbest`.
+    allow_missing_sources : bool
+        As :func:`~bleustats.tools.kbest.score_nbest`: sources of the
+        references with no entry are an error (nothing written) unless True.
     batch_rows, partition_rows
         Entries per step within a partition (bounds memory); entries per
         partition when cutting one file or table.
@@ -256,20 +261,36 @@ def score_nbest_dataset(
     kw = dict(references=refs, names=names, settings=settings, batch_rows=batch_rows)
     if output is None:
         results = list(executor.map(kbest_part_task, list(enumerate(parts)), folder=None, **kw))
+        missing = _check_results(results, parts, refs, allow_missing_sources=allow_missing_sources)
     else:
         with DatasetWriter(output) as writer:
             results = list(executor.map(kbest_part_task, list(enumerate(parts)), folder=str(writer.folder), **kw))
-            _check_boundaries(results, parts)
+            missing = _check_results(results, parts, refs, allow_missing_sources=allow_missing_sources)
             writer.commit(results, statistics=False)
-    _check_boundaries(results, parts)
     n_entries = sum(r["entries"] for r in results)
-    if n_entries == 0:
-        raise InputError("nbest: no entries; the k-best list is empty.")
     candidates = [c for r in results for c in r["candidates"]]
     tables = [t for r in results for t in r["selected"]]
     n_sources, one_best, oracles = _selection(candidates, tables, names, max_ngram_order, metric, ref_length)
     timings = {"tasks": float(sum(r["seconds"] for r in results)), "total": time.perf_counter() - t_start}
-    return KBestResult(n_entries, n_sources, names, one_best, oracles, timings)
+    return KBestResult(n_entries, n_sources, names, one_best, oracles, timings, missing_sources=missing)
+
+
+def _check_results(results: list[dict[str, Any]], parts: list[HypothesesPartition], refs: ReferenceIndex, *,
+                   allow_missing_sources: bool = False) -> int:
+    """Sources split across partitions, an empty list or (unless allowed) sources with no entry fail; returns
+    the number of sources of the references with no entry."""
+    _check_boundaries(results, parts)
+    if sum(r["entries"] for r in results) == 0:
+        raise InputError("nbest: no entries; the k-best list is empty.")
+    seen = np.unique(np.concatenate([c[_ONE_BEST][0] for r in results for c in r["candidates"]]))
+    missing = np.setdiff1d(np.unique(refs.seg), seen, assume_unique=True)
+    if len(missing) and not allow_missing_sources:
+        raise InputError(
+            f"nbest: {len(missing)} source(s) of the references have no entry (id {describe_ids(missing)}); the "
+            f"list covers {len(seen)} of {len(seen) + len(missing)} sources, and its oracle and 1-best BLEU would "
+            "silently cover only those. Add the missing sources' entries, or pass allow_missing_sources=True "
+            "(bleustats kbest --allow-missing-sources) to score the others.")
+    return int(len(missing))
 
 
 def _check_boundaries(results: list[dict[str, Any]], parts: list[HypothesesPartition]) -> None:
@@ -328,7 +349,7 @@ def kbest_oracles(
     >>> from bleustats.engine.stats import compute_stats
     >>> import pandas as pd
     >>> st = compute_stats(pd.DataFrame({"seg_id": [0, 0], "text": ["a b c d", "a b c x"]}),
-    ...                    pd.DataFrame({"seg_id": [0], "text": ["a b c x"]}), tokenize="none")
+    ...                    pd.DataFrame({"seg_id": [0], "text": ["a b c x"]}), tokenize="none", k_best=True)
     >>> r = kbest_oracles(st)
     >>> round(r.one_best.score, 2), round(r.oracles["bleu+1"].score, 2)
     (59.46, 100.0)

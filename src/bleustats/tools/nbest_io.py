@@ -100,6 +100,11 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
     """Parse complete Moses n-best lines into ``seg_id, text, features, model_score``."""
     lines = _lines_array(buf)
     try:
+        lines.validate(full=True)  # UTF-8: Arrow's string kernels do not check it
+    except pa.ArrowInvalid:
+        io.decode_utf8(buf, what, first_line)  # raises, naming the line and byte
+        raise
+    try:
         fields = pc.split_pattern(lines, _SEP)
         n_fields = pc.list_value_length(fields).to_numpy()
     except pa.ArrowInvalid as exc:  # not UTF-8
@@ -129,6 +134,11 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
                 raise InputError(f"{what}: line {first_line + i}: the fourth field (total model score) "
                                     f"must be a number; got {v!r:.60}.") from None
         raise
+    nan = np.flatnonzero(np.isnan(total.to_numpy(zero_copy_only=False)))
+    if len(nan):  # NaN would silently never be the 1-best
+        i = int(nan[0])
+        raise InputError(f"{what}: line {first_line + i}: the total model score is {raw_total[i].as_py()!r}; "
+                         "every entry needs a number to pick the 1-best.")
     return pa.table({"seg_id": seg_id, "text": field_(1).cast(pa.string()),
                      "features": field_(2).cast(pa.string()), "model_score": total})
 
@@ -138,22 +148,23 @@ def _moses_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
     total = path.stat().st_size
     opener = gzip.open if path.suffix == ".gz" else open
     line_no = 1
-    carry = b""
+    carry: list[bytes] = []  # the pieces of an unfinished line, joined once it ends (no quadratic copy)
     with opener(path, "rb") as fh:
         raw = fh.fileobj if path.suffix == ".gz" else fh  # progress in compressed bytes
         while True:
             data = fh.read(chunk_bytes)
-            buf = carry + data
             if not data:
+                buf = b"".join(carry)
                 if buf.strip():
                     buf = buf if buf.endswith(b"\n") else buf + b"\n"
                     yield _parse_block(buf, line_no, str(path)), total, total
                 return
-            cut = buf.rfind(b"\n") + 1
+            cut = data.rfind(b"\n") + 1
             if cut == 0:
-                carry = buf
+                carry.append(data)
                 continue
-            block, carry = buf[:cut], buf[cut:]
+            block = b"".join(carry + [data[:cut]]) if carry else data[:cut]
+            carry = [data[cut:]]
             table = _parse_block(block, line_no, str(path))
             line_no += table.num_rows
             yield table, raw.tell(), total
@@ -207,22 +218,32 @@ def _folder_blocks(files: list[Path], chunk_bytes: int) -> Iterator[tuple[pa.Tab
 def _raw_table(path: Path) -> pa.Table:
     """A non-streamable table file, keeping ``model_score`` (validation drops undeclared columns)."""
     if path.suffix.lower() == ".jsonl":
-        import pandas as pd
-
-        try:
-            df = pd.read_json(path, lines=True, dtype=False)
-        except ValueError as exc:
-            raise InputError(f"{path}: cannot be read as JSONL ({exc}).") from None
-        return pa.Table.from_pandas(df, preserve_index=False)
+        return io.read_jsonl(path)
     return io.read_table(path, "hypotheses")
 
 
-def _normalize(table: pa.Table, what: str) -> pa.Table:
-    """``seg_id, text, model_score`` from a parsed Moses block or a long-form table block."""
+def _normalize(table: pa.Table, what: str, seen_system: str | None = None) -> pa.Table:
+    """``seg_id, text, model_score`` from a parsed Moses block or a long-form table block.
+
+    A table's columns are validated (an unknown column is an error, not
+    ignored), and a ``system`` column must name one system: entries of
+    several systems would be pooled into one k-best list per source.
+    """
     score = table.column("model_score") if "model_score" in table.column_names else None
     features = table.column("features") if "features" in table.column_names else None
-    hyps = io.as_hypotheses_table(table.select([c for c in ("seg_id", "system", "text")
-                                                if c in table.column_names]))
+    hyps = io.as_hypotheses_table(table.drop_columns(["features"]) if features is not None else table,
+                                  k_best=True)
+    if "system" in table.column_names and hyps.num_rows:
+        systems = pc.unique(hyps.column("system"))
+        if seen_system is not None and seen_system not in systems.to_pylist():
+            systems = pa.concat_arrays([pa.array([seen_system]), systems.combine_chunks()
+                                        if isinstance(systems, pa.ChunkedArray) else systems])
+        if len(systems) > 1:
+            raise InputError(
+                f"{what}: the system column names {len(systems)} systems "
+                f"({', '.join(map(repr, systems.to_pylist()[:5]))}{', ...' if len(systems) > 5 else ''}); a k-best "
+                "list is one system's: its entries would be pooled into one list per source. Give each system's "
+                "entries in their own file (or filter the table by system).")
     if score is None:
         score = pa.nulls(table.num_rows, pa.float64())
     else:
@@ -230,6 +251,13 @@ def _normalize(table: pa.Table, what: str) -> pa.Table:
             score = pc.cast(score, pa.float64())
         except pa.ArrowInvalid as exc:
             raise InputError(f"{what}: column model_score must hold numbers ({exc}).") from None
+        values = score.to_numpy(zero_copy_only=False)
+        bad = np.flatnonzero(np.isnan(values))  # nulls too
+        if len(bad):  # a missing or NaN score would silently never be the 1-best
+            seg = hyps.column("seg_id")[int(bad[0])].as_py()
+            raise InputError(f"{what}: {len(bad)} entr{'y has' if len(bad) == 1 else 'ies have'} no model_score "
+                             f"(missing or NaN), first of source id {seg}; give every entry a number, or drop the "
+                             "column (the first entry of each source is then its 1-best).")
     cols = {"seg_id": hyps.column("seg_id"), "text": hyps.column("text"), "model_score": score}
     if features is not None:
         cols["features"] = features
@@ -309,6 +337,7 @@ def source_chunks(nbest: Any, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
     pending: pa.Table | None = None  # always the (possibly incomplete) last source seen
     done = total = 0
     rows_before = 0
+    seen_system = None  # the one system of a table's entries
 
     def finish(t: pa.Table) -> pa.Table:
         seg = t.column("seg_id").to_numpy()
@@ -321,7 +350,9 @@ def source_chunks(nbest: Any, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
     while current is not None:
         block, done, total = current
         current = next(it, None)  # look ahead: the last block flushes everything
-        block = _normalize(block, what)
+        if seen_system is None and "system" in block.column_names and block.num_rows:
+            seen_system = block.column("system")[0].as_py()
+        block = _normalize(block, what, seen_system)
         seg = block.column("seg_id").to_numpy()
         prev = None if pending is None else int(pending.column("seg_id")[-1].as_py())
         full = seg if prev is None else np.r_[prev, seg]
@@ -476,7 +507,7 @@ def write_scores_txt(stats: StatsTable, path: str | os.PathLike, *, max_ngram_or
     >>> from bleustats.engine.stats import compute_stats
     >>> import pandas as pd
     >>> st = compute_stats(pd.DataFrame({"seg_id": [0, 0], "text": ["a b", "a c"]}),
-    ...                    pd.DataFrame({"seg_id": [0], "text": ["a b"]}), tokenize="none")
+    ...                    pd.DataFrame({"seg_id": [0], "text": ["a b"]}), tokenize="none", k_best=True)
     >>> p = os.path.join(tempfile.mkdtemp(), "scores.dat")
     >>> write_scores_txt(st, p)
     >>> print(open(p).read(), end="")

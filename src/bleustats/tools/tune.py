@@ -337,7 +337,8 @@ def read_tuning_list(
             f"references: {len(missing)} source(s) of the n-best list(s) have no reference: id {shown}; {have}. "
             "Give reference files with a line for every source id (0-based), or drop those sources.")
     hyps = pa.table({"seg_id": pa.array(seg, pa.int64()), "system": _empty_system(len(seg)), "text": text})
-    stats = compute_stats(hyps, refs, tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order)
+    stats = compute_stats(hyps, refs, tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order,
+                          k_best=True)
     if dedupe and len(seg) > 1:
         cols = {"seg": seg}
         for j in range(features.shape[1]):

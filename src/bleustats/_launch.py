@@ -1,0 +1,41 @@
+"""The ``bleustats`` executable and ``python -m bleustats``: signals are handled from the first instant.
+
+:func:`console` installs SIGINT / SIGTERM handlers that only record the signal
+*before* importing the command line (numpy, numba, pyarrow, pandas: about a
+second), because a KeyboardInterrupt raised inside that import can be
+swallowed by a library and the command would then run to the end. A signal
+received while importing ends the process at once (nothing has been written):
+one line, exit 128 + the signal. :func:`bleustats.cli.main.main` then handles
+signals while the command runs, and puts these recording handlers back when it
+returns; after that a signal is ignored, so one that arrives once the work is
+done and said (during interpreter shutdown) does not change the exit status.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+__all__ = ["console"]
+
+_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+
+
+def console() -> None:
+    """Run the ``bleustats`` command line as a program (exits with its status)."""
+    received: list[int] = []
+
+    def record(signum: int, frame: object) -> None:
+        received.append(signum)
+
+    for sig in _NAMES:
+        signal.signal(sig, record)
+    from .cli.main import main
+
+    if received:
+        print(f"bleustats: {_NAMES[received[0]]}", file=sys.stderr)
+        sys.exit(128 + int(received[0]))
+    status = main()
+    for sig in _NAMES:  # the work is done and said: a late signal must not change the exit status
+        signal.signal(sig, signal.SIG_IGN)
+    sys.exit(status)
