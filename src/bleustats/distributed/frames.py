@@ -30,7 +30,8 @@ import dask
 import pyarrow as pa
 
 from ..engine.dataset import DEFAULT_BATCH_ROWS, DatasetWriter, StatsDataset
-from ..engine.partitioned_stats import HypothesesPartition, ReferenceIndex, check_options, stats_part_task
+from ..engine.partitioned_stats import (HypothesesPartition, ReferenceIndex, check_options, check_unique_keys,
+                                         stats_part_task)
 from ..errors import InputError
 from .cluster import DaskExecutor
 
@@ -77,4 +78,5 @@ def compute_stats_frame(
                                                        options=dict(options), batch_rows=batch_rows)
                  for i, part in enumerate(hypotheses.to_delayed())]
         entries = list(executor.results(client.compute(tasks), "the statistics"))
+        check_unique_keys(entries)
         return writer.commit(entries)

@@ -62,8 +62,11 @@ __all__ = [
     "compute_stats_dataset",
     "compute_stats_files_dataset",
     "check_options",
+    "check_partition_schemas",
+    "check_unique_keys",
     "compute_stats_partition",
     "hypotheses_partitions",
+    "key_runs",
     "parquet_parts",
     "stats_part_task",
 ]
@@ -256,17 +259,98 @@ def stats_part_task(item: tuple[int, HypothesesPartition], *, folder: str, refer
     """
     index, part = item
     t0 = time.perf_counter()
+    keys: dict[str, list[np.ndarray]] = {}
 
     def tables() -> Iterator[pa.Table]:
         empty = True
         for batch in part.batches(batch_rows):
             empty = False
-            yield compute_stats_partition(batch, references, where=part.label, **options)
+            stats = compute_stats_partition(batch, references, where=part.label, **options)
+            _collect_keys(keys, stats)
+            yield stats
         if empty:
             yield compute_stats_partition(_EMPTY_HYPOTHESES, references, where=part.label, **options)
 
     entry = write_part(folder, index, tables())
-    return {**entry, "seconds": time.perf_counter() - t0, "pid": os.getpid()}
+    return {**entry, "keys": key_runs(keys, where=part.label), "label": part.label,
+            "seconds": time.perf_counter() - t0, "pid": os.getpid()}
+
+
+def _collect_keys(keys: dict[str, list[np.ndarray]], stats: pa.Table) -> None:
+    system = stats.column("system")
+    seg = stats.column("seg_id").to_numpy()
+    names = pc.unique(system).to_pylist()
+    if len(names) == 1:
+        keys.setdefault(names[0], []).append(seg)
+        return
+    codes = pc.index_in(system, value_set=pa.array(names, pa.string())).to_numpy(zero_copy_only=False)
+    for i, name in enumerate(names):
+        keys.setdefault(name, []).append(seg[codes == i])
+
+
+def key_runs(keys: dict[str, list[np.ndarray]], *, where: str) -> dict[str, np.ndarray]:
+    """Each system's ``seg_id`` values of one partition as sorted runs ``[first, last]`` of consecutive ids.
+
+    A (system, seg_id) pair twice in the partition is an error. The runs are
+    what travels back from a worker to find pairs repeated across partitions
+    (:func:`check_unique_keys`): one run per system for the usual layouts
+    (each partition a range of segments of some systems).
+
+    Examples
+    --------
+    >>> key_runs({"A": [np.array([3, 1, 2]), np.array([7])]}, where="p")["A"].tolist()
+    [[1, 3], [7, 7]]
+    """
+    out = {}
+    for name, chunks in keys.items():
+        seg = np.sort(np.concatenate(chunks)) if chunks else np.zeros(0, np.int64)
+        dup = np.flatnonzero(seg[1:] == seg[:-1])
+        if len(dup):
+            raise InputError(f"{where}: system {name!r} has {len(dup)} repeated seg_id(s) (seg_id {describe_ids(seg[dup])}); "
+                             "each system has one hypothesis per segment. Drop the repeated rows (a k-best list: "
+                             "use bleustats kbest).")
+        breaks = np.flatnonzero(np.diff(seg) != 1)
+        out[name] = np.column_stack([seg[np.r_[0, breaks + 1]], seg[np.r_[breaks, len(seg) - 1]]]) if len(seg) \
+            else np.zeros((0, 2), np.int64)
+    return out
+
+
+def check_unique_keys(entries: Sequence[dict[str, Any]]) -> None:
+    """Refuse (system, seg_id) pairs found in more than one partition, naming them and the partitions.
+
+    ``entries`` are :func:`stats_part_task`'s results (``keys``: the
+    partitions' :func:`key_runs`; ``label``). Memory: the runs.
+
+    Examples
+    --------
+    >>> e = [{"label": "a", "keys": {"S": np.array([[0, 9]])}}, {"label": "b", "keys": {"S": np.array([[9, 12]])}}]
+    >>> check_unique_keys(e)
+    Traceback (most recent call last):
+    ...
+    bleustats.errors.InputError: hypotheses: system 'S' seg_id 9 is in two partitions (a and b); ...
+    """
+    systems = sorted({name for e in entries for name in e["keys"]})
+    for name in systems:
+        runs, owner = [], []
+        for i, e in enumerate(entries):
+            r = e["keys"].get(name)
+            if r is not None and len(r):
+                runs.append(r)
+                owner.append(np.full(len(r), i))
+        if not runs:
+            continue
+        r, o = np.concatenate(runs), np.concatenate(owner)
+        order = np.lexsort((r[:, 1], r[:, 0]))
+        r, o = r[order], o[order]
+        reach = np.maximum.accumulate(r[:, 1])
+        clash = np.flatnonzero(r[1:, 0] <= reach[:-1])
+        if len(clash):
+            k = int(clash[0]) + 1
+            j = int(np.flatnonzero(r[:k, 1] >= r[k, 0])[0])  # an earlier run that holds r[k, 0]
+            a, b = entries[o[j]]["label"], entries[o[k]]["label"]
+            raise InputError(f"hypotheses: system {name!r} seg_id {int(r[k, 0])} is in two partitions ({a} and {b}); "
+                             "each system has one hypothesis per segment. Remove the repeated rows (or a partition "
+                             "given twice) and run again; nothing was written.")
 
 
 def check_options(references: ReferenceIndex, options: dict[str, Any]) -> None:
@@ -324,11 +408,38 @@ def compute_stats_dataset(
     refs = references if isinstance(references, ReferenceIndex) else ReferenceIndex(references)
     check_options(refs, options)
     parts = hypotheses_partitions(hypotheses, partition_rows=partition_rows)
+    check_partition_schemas(parts)
     executor = executor or LocalExecutor()
     with DatasetWriter(output) as writer:
         entries = list(executor.map(stats_part_task, list(enumerate(parts)), folder=str(writer.folder),
                                     references=refs, options=dict(options), batch_rows=batch_rows))
+        check_unique_keys(entries)
         return writer.commit(entries)
+
+
+def check_partition_schemas(parts: Sequence[HypothesesPartition]) -> None:
+    """Parquet partitions must agree on which of ``seg_id``, ``system``, ``text`` they have, and on their types.
+
+    Read from the files' footers. A partition without ``system`` among
+    partitions with one would have its rows named after the default system,
+    silently; all differences are named at once.
+    """
+    seen: dict[tuple, list[str]] = {}
+    for part in parts:
+        if part.path is None:
+            continue
+        try:
+            schema = pq.read_schema(part.path)
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"{part.label}: cannot be read as a Parquet hypotheses table ({exc}).") from None
+        shape = tuple((c, str(schema.field(c).type)) for c in _HYP_COLUMNS if c in schema.names)
+        seen.setdefault(shape, []).append(part.label)
+    if len(seen) > 1:
+        kinds = "; ".join(f"{', '.join(f'{c}: {t}' for c, t in shape) or 'none of seg_id/system/text'} in "
+                          f"{len(labels)} partition(s) ({', '.join(labels[:3])}{' ...' if len(labels) > 3 else ''})"
+                          for shape, labels in seen.items())
+        raise InputError(f"hypotheses: the partitions have different columns or types: {kinds}. Write every "
+                         "partition with the same schema (seg_id int64, system string, text string).")
 
 
 def compute_stats_files_dataset(
