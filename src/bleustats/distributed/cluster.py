@@ -10,7 +10,8 @@ study cells) call it and do not know where their tasks run.
 
 What crosses the network: the task functions (by name) and their small
 arguments (a part's path, options); shared inputs such as the references
-index go to every worker once (``Client.scatter(..., broadcast=True)``);
+index go to the cluster once, as the result of a task (:meth:`DaskExecutor.shared`:
+rebuilt if the workers holding it die), and on to each worker that needs it;
 each task reads its own partition and writes its own output part on storage
 all workers and the client see at the same path; results are manifest
 entries and partial sums (kilobytes per part).
@@ -99,10 +100,19 @@ class DaskExecutor:
         items = list(items)
         if not items:
             return
-        kw = {k: self.client.scatter(v, broadcast=True, hash=False) if isinstance(v, ReferenceIndex) else v
-              for k, v in shared.items()}
+        kw = {k: self.shared(v) if isinstance(v, ReferenceIndex) else v for k, v in shared.items()}
         futures = self.client.map(fn, items, pure=False, **kw)
-        yield from self.results(futures, getattr(fn, "__name__", "task"))
+        name = getattr(fn, "__name__", None) or getattr(getattr(fn, "func", None), "__name__", "task")
+        yield from self.results(futures, name)
+
+    def shared(self, value: Any) -> Any:
+        """A future of ``value`` that the cluster can rebuild: a task returning it, not scattered data.
+
+        Scattered data held only by workers that die is lost for good (the
+        run's tasks are then cancelled); a task's result is computed again
+        on a live worker, so a shared input survives any worker's death.
+        """
+        return self.client.submit(_identity, value, pure=False)
 
     def results(self, futures: list[Any], what: str) -> Iterator[Any]:
         """The futures' results in order; a lost worker becomes a :class:`ClusterError`, the rest cancelled."""
@@ -120,6 +130,10 @@ class DaskExecutor:
                                        "written; check the scheduler and the workers, then run again.") from None
         finally:
             self.client.cancel(futures)
+
+
+def _identity(value: Any) -> Any:
+    return value
 
 
 @contextlib.contextmanager
@@ -150,7 +164,7 @@ def connect(address: str, *, threads_per_worker: int = 1) -> Iterator[DaskExecut
         if kind == "local":
             threads = str(int(threads_per_worker))
             cluster = LocalCluster(n_workers=int(where), threads_per_worker=int(threads_per_worker), processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR,
+                                   dashboard_address=":0", silence_logs=logging.ERROR,
                                    env={"NUMBA_NUM_THREADS": threads, "OMP_NUM_THREADS": threads})
             client = Client(cluster, timeout=CONNECT_TIMEOUT)
             client.wait_for_workers(int(where), timeout=CONNECT_TIMEOUT)

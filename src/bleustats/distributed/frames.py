@@ -72,7 +72,7 @@ def compute_stats_frame(
     refs = references if isinstance(references, ReferenceIndex) else ReferenceIndex(references)
     check_options(refs, options)
     client = executor.client
-    shared = client.scatter(refs, broadcast=True, hash=False)
+    shared = executor.shared(refs)
     with DatasetWriter(output) as writer:
         tasks = [dask.delayed(_frame_task, pure=False)(i, part, folder=str(writer.folder), references=shared,
                                                        options=dict(options), batch_rows=batch_rows)
