@@ -182,9 +182,12 @@ def test_a_worker_killed_mid_run_is_retried_and_the_result_is_exact(executor, co
 
 def test_a_worker_that_keeps_dying_fails_clearly_and_writes_nothing(executor, corpus, tmp_path):
     ex = _Killing(executor.client, _die_always)
-    with pytest.raises(ClusterError, match=r"lost the worker running _die_always of partition 1 more often than "
-                                           r"it retries.*Nothing was written"):
+    # usually "lost the worker running _die_always of partition 1 more often than it retries"; when the dying
+    # worker also held the shared references the scheduler may cancel the run instead: a ClusterError too
+    with pytest.raises(ClusterError, match=r"the Dask cluster (lost the worker running _die_always of partition 1 "
+                                           r"more often than it retries|cancelled).*Nothing was written") as info:
         compute_stats_dataset(corpus["hyps_dir"], corpus["refs"], tmp_path / "st", executor=ex)
+    assert "\n" not in str(info.value)
     assert not (tmp_path / "st").exists() and _leftovers(tmp_path) == []
 
 
