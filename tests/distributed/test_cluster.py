@@ -269,3 +269,21 @@ def test_cli_local_cluster_started_for_the_run(corpus, tmp_path, capsys):
                  "-o", str(tmp_path / "st")]) == 0
     assert "running on Dask at local:2 (2 worker(s))" in capsys.readouterr().err
     assert open_stats(tmp_path / "st").to_table().table.equals(corpus["memory"].table, check_metadata=True)
+
+
+def test_cli_study_on_the_cluster_equals_single_process(cluster, tmp_path, capsys):
+    from ..meta.test_study import _corpus
+
+    lc, _ = cluster
+    hyps, refs, human = _corpus(seed=2)
+    for name, frame in (("hyps", hyps), ("refs", refs), ("human", human)):
+        frame.to_csv(tmp_path / f"{name}.tsv", sep="\t", index=False)
+    args = ["study", "--hypotheses", tmp_path / "hyps.tsv", "--references", tmp_path / "refs.tsv", "--human",
+            tmp_path / "human.tsv", "-tok", "none", "--unit-size", "2", "--assignments", "20", "--bootstrap", "50",
+            "--threshold", "0.3", "--json", "--sweep", "threshold", "--thresholds=-1,0.5", "--sweep-assignments", "5"]
+    single = _json(capsys, *args, "-o", tmp_path / "one")
+    on_cluster = _json(capsys, *args, "-o", tmp_path / "two", "--dask", lc.scheduler_address)
+    assert on_cluster == single
+    for name in ("table2.csv", "sweep_threshold.csv"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # the cluster's scratch is gone
