@@ -15,8 +15,9 @@ a Dask cluster (``local:N`` for N local worker processes)::
 
 A single ``.parquet`` output holds the whole table in memory first (except
 from a folder of parts or on Dask, where a dataset is written, then copied
-into the file batch by batch). Other inputs (TSV / JSONL tables, standard
-input) are read whole.
+into the file batch by batch). A TSV / JSONL hypotheses table is read whole,
+then computed partition by partition (on the cluster too); standard input is
+read whole.
 """
 
 from __future__ import annotations
@@ -73,11 +74,13 @@ def _streamed(args: argparse.Namespace, target: Path, executor: Any) -> StatsDat
         return None
     is_parquet = Path(hyp).is_dir() or Path(hyp).suffix.lower() == ".parquet"
     ref_table = len(args.refs) == 1 and Path(args.refs[0]).suffix.lower() in io.TABLE_SUFFIXES
-    if is_parquet and ref_table:
+    if ref_table and (is_parquet or Path(hyp).suffix.lower() in io.TABLE_SUFFIXES):
         if args.ref_weights:
             raise UsageError("--ref-weights: a references table carries its weights in its 'weight' column; "
                              "drop --ref-weights.")
-        return compute_stats_dataset(hyp, args.refs[0], target, executor=executor, batch_rows=args.batch_rows,
+        # Parquet is read partition by partition; a TSV / JSONL table is read whole, then cut into partitions
+        hyps = hyp if is_parquet else io.read_table(hyp, "hypotheses")
+        return compute_stats_dataset(hyps, args.refs[0], target, executor=executor, batch_rows=args.batch_rows,
                                      **statistics_options(args))
     if Path(hyp).is_dir():
         raise InputError(f"-i {hyp}: a folder of Parquet hypotheses parts pairs with one references table "
@@ -127,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         scratch = _scratch(out) if as_file else None
         try:
             ds = _streamed(args, scratch / "dataset" if scratch is not None else out, executor)
-            if ds is None:  # an input read whole (a TSV / JSONL table, standard input): one part
+            if ds is None:  # an input read whole (standard input, references not in one table): one part
                 if dask:
                     raise UsageError("--dask: give the hypotheses as a Parquet table (a folder of parts or a "
                                      ".parquet file) and the references as one table.")
