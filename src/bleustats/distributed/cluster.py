@@ -81,6 +81,13 @@ class DaskExecutor:
     Parameters
     ----------
     client : distributed.Client
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as lc, Client(lc) as client:
+    ...     list(DaskExecutor(client).map(round, [2.675, 1.5], ndigits=1))
+    [2.7, 1.5]
     """
 
     name = "dask"

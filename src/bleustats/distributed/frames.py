@@ -39,7 +39,15 @@ __all__ = ["compute_stats_frame", "is_dask_frame"]
 
 
 def is_dask_frame(obj: Any) -> bool:
-    """True for a Dask DataFrame."""
+    """True for a Dask DataFrame.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd
+    >>> frame = pd.DataFrame({"seg_id": [0], "text": ["a"]})
+    >>> is_dask_frame(dd.from_pandas(frame, npartitions=1)), is_dask_frame(frame)
+    (True, False)
+    """
     return hasattr(obj, "to_delayed") and hasattr(obj, "npartitions")
 
 
@@ -60,10 +68,41 @@ def compute_stats_frame(
 ) -> StatsDataset:
     """Statistics of a Dask DataFrame of hypotheses (one output part per partition), on ``executor``'s cluster.
 
-    ``references`` is a references table or path (or a
-    :class:`~bleustats.engine.partitioned_stats.ReferenceIndex`); ``options``
-    are :func:`~bleustats.engine.stats.compute_stats`'s. Row ``r`` of the
-    result equals row ``r`` of the statistics of the whole frame in memory.
+    Parameters
+    ----------
+    hypotheses : dask.dataframe.DataFrame
+        Columns ``seg_id``, ``text`` and optionally ``system``; each
+        partition is computed (by Dask) and scored on the same worker.
+    references : path, table or ReferenceIndex
+        The long-form references table of every segment (sent to the
+        cluster once).
+    output : path
+        Dataset folder to write (part ``i`` from partition ``i``), whole or
+        not at all; an existing dataset there is replaced.
+    executor : DaskExecutor
+        From :func:`bleustats.distributed.connect`.
+    batch_rows : int
+        Rows computed per step within a partition (bounds each worker's memory).
+    **options
+        :func:`~bleustats.engine.stats.compute_stats`'s.
+
+    Returns
+    -------
+    StatsDataset
+        Row ``r`` equals row ``r`` of the statistics of the whole frame in memory.
+
+    Raises
+    ------
+    InputError
+        Not a Dask DataFrame or not a DaskExecutor; a partition's segments
+        without references; a (system, seg_id) in two partitions. Nothing is
+        written then.
+    ClusterError
+        The cluster lost a task's workers more often than it retries.
+
+    Examples
+    --------
+    See the module docstring.
     """
     if not is_dask_frame(hypotheses):
         raise InputError(f"hypotheses must be a Dask DataFrame; got {type(hypotheses).__name__}.")
