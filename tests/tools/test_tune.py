@@ -183,7 +183,8 @@ def test_pair_sampling_errors():
         T.pro_sample_pairs([1.0, 2.0, 3.0], [0, 2])
     with pytest.raises(ValueError, match=r"xi must be an integer >= 1; got 0"):
         T.pro_sample_pairs([1.0, 2.0], [0, 2], xi=0)
-    with pytest.raises(ValueError, match=r"seed must be a non-negative int, a numpy SeedSequence or Generator, or None; got -1"):
+    with pytest.raises(ValueError,
+                       match=r"seed must be a non-negative int, a numpy SeedSequence or Generator, or None; got -1"):
         T.pro_sample_pairs([1.0, 2.0], [0, 2], seed=-1)
 
 
