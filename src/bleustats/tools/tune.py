@@ -984,10 +984,10 @@ def tune(
     if unknown:
         raise InputError(f"variant_options: {variant} takes {', '.join(sorted(variant_obj.options)) or 'no options'}; "
                          f"got {', '.join(sorted(unknown))}.")
-    need = required_order([variant], max_ngram_order)
-    if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or max_ngram_order < 1 \
-            or need > data.stats.max_ngram_order:
-        largest = data.stats.max_ngram_order - (need - max_ngram_order)
+    extra = required_order([variant], 0)  # the orders the variant reads beyond max_ngram_order
+    largest = data.stats.max_ngram_order - extra
+    if isinstance(max_ngram_order, (bool, np.bool_)) or not isinstance(max_ngram_order, (int, np.integer)) \
+            or not 1 <= max_ngram_order <= largest:
         raise InputError(f"max_ngram_order must be an integer from 1 to {largest} for {variant} with these "
                          f"statistics (order {data.stats.max_ngram_order}); got {max_ngram_order!r}. "
                          "Read the list with a larger max_ngram_order.")
