@@ -95,7 +95,8 @@ def generate(data: Path, n_rows: int, part_rows: int) -> dict:
         "seg_id": pa.array(np.repeat(np.arange(SEGMENTS), 2)),
         "ref_id": pa.array(["r0", "r1"] * SEGMENTS),
         "weight": pa.array(np.ones(2 * SEGMENTS)),
-        "text": _join(pool.take(pa.array(np.repeat(first, 2))), pool.take(pa.array(rng.integers(0, POOL, 2 * SEGMENTS)))),
+        "text": _join(pool.take(pa.array(np.repeat(first, 2))),
+                      pool.take(pa.array(rng.integers(0, POOL, 2 * SEGMENTS)))),
     })
     pq.write_table(refs, data / "refs.parquet")
     (data / "parts").mkdir(exist_ok=True)
@@ -233,7 +234,8 @@ def render(res: dict) -> str:
     lines += ["", "`wall` of `local:2` includes starting and stopping the cluster and the workers' warm-up "
               "(`cluster_start_s`, `worker_warmup_s` in the JSON); `statistics` is the computation alone, after the "
               "warm-up, in every mode. A partition is one Parquet part (1M rows), so at 1M `local:2` has one "
-              "task and one busy worker; from 5M on both workers share the parts (5 parts: 3 + 2). Peak RSS is `VmHWM` of each process over its whole life "
+              "task and one busy worker; from 5M on both workers share the parts (5 parts: 3 + 2). "
+              "Peak RSS is `VmHWM` of each process over its whole life "
               "(imports and warm-up included; `rss_after_import_mb` in the JSON)."]
     lines += [f"\n{note}" for note in res.get("notes", [])]
     return "\n".join(lines) + "\n"

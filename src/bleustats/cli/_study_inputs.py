@@ -138,7 +138,8 @@ def read_study_inputs(args: argparse.Namespace, err: TextIO, *, need_delta: bool
     is_ref = human["system"].isin(ref_ids - systems)
     notes["human_reference_rows"] = int(is_ref.sum())
     if is_ref.any():
-        print(f"bleustats: {int(is_ref.sum())} rating(s) of references ({', '.join(sorted(set(human.loc[is_ref, 'system'])))}) "
+        ref_names = ", ".join(sorted(set(human.loc[is_ref, "system"])))
+        print(f"bleustats: {int(is_ref.sum())} rating(s) of references ({ref_names}) "
               "are not system ratings: left out of the study", file=err)
     human = human.loc[~is_ref]
 

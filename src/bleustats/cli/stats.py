@@ -119,8 +119,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--batch-rows: must be a positive number of rows; got {args.batch_rows}.")
     out = Path(args.output)
     dask = getattr(args, "dask", None)
-    as_file = not _dataset_output(args.output, dask=bool(dask), input_dir=bool(args.input and Path(args.input).is_dir()))
-    if as_file and not dask and not (args.input and Path(args.input).is_dir()):
+    input_dir = bool(args.input and Path(args.input).is_dir())
+    as_file = not _dataset_output(args.output, dask=bool(dask), input_dir=input_dir)
+    if as_file and not dask and not input_dir:
         # one file: the whole table in memory, as before (plain-text inputs are still read chunk by chunk)
         stats = compute_from_args(args)
         stats.save(out)

@@ -63,7 +63,7 @@ from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ._dask import add_dask_option, executor_for
 from . import _study_inputs as inputs_
 from ._progress import one_line, progress_bar
-from ._study_inputs import UNDEFINED, read_human, read_scores_table
+from ._study_inputs import UNDEFINED, read_human
 
 __all__ = ["STUDY_METRICS", "add_parser", "read_human", "run"]
 

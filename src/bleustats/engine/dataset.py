@@ -180,7 +180,7 @@ class StatsDataset:
         return self.max_ngram_order if self.max_ngram_order < stored else None
 
     def up_to_order(self, max_ngram_order: int) -> "StatsDataset":
-        """The dataset seen with the per-order columns of orders 1..max_ngram_order only (as :meth:`StatsTable.up_to_order`).
+        """The dataset seen with the columns of orders 1..max_ngram_order only (as :meth:`StatsTable.up_to_order`).
 
         No file changes: the rows read from then on (:meth:`iter_tables`, and
         the row-wise tasks given ``max_ngram_order=dataset.order_view``) drop
@@ -557,7 +557,7 @@ def select_rows(stats: StatsTable | StatsDataset, predicate: Callable[..., Any],
 
 
 def save_as_file(stats: StatsDataset, path: str | os.PathLike, *, batch_rows: int = DEFAULT_BATCH_ROWS) -> None:
-    """Write a dataset's rows as one Parquet statistics file (as :meth:`StatsTable.save`), streamed, whole or not at all.
+    """Write a dataset's rows as one Parquet statistics file (as :meth:`StatsTable.save`), streamed, whole or not.
 
     Examples
     --------

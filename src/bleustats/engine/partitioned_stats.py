@@ -306,7 +306,8 @@ def key_runs(keys: dict[str, list[np.ndarray]], *, where: str) -> dict[str, np.n
         seg = np.sort(np.concatenate(chunks)) if chunks else np.zeros(0, np.int64)
         dup = np.flatnonzero(seg[1:] == seg[:-1])
         if len(dup):
-            raise InputError(f"{where}: system {name!r} has {len(dup)} repeated seg_id(s) (seg_id {describe_ids(seg[dup])}); "
+            raise InputError(f"{where}: system {name!r} has {len(dup)} repeated seg_id(s) "
+                             f"(seg_id {describe_ids(seg[dup])}); "
                              "each system has one hypothesis per segment. Drop the repeated rows (a k-best list: "
                              "use bleustats kbest).")
         breaks = np.flatnonzero(np.diff(seg) != 1)

@@ -224,7 +224,8 @@ def corpus_scores(
     if metric in bleu.OTHER_METRICS:
         cols = bleu.table_metric_columns(stats, metric)
         keys, sums = column_totals(stats, cols, by=by)
-        return bleu.other_group_scores(table_metric_of(stats, metric), cols, by, keys, _other_matrix(sums, cols, metric))
+        return bleu.other_group_scores(table_metric_of(stats, metric), cols, by, keys,
+                                       _other_matrix(sums, cols, metric))
     nums, dens = bleu.count_columns(metric, stats.max_ngram_order)
     len_col = f"ref_len_{ref_length}"
     keys, sums = column_totals(stats, [*nums, *dens, "hyp_len", len_col], by=by)

@@ -46,8 +46,10 @@ import pyarrow.compute as pc
 
 from .._validate import check_choice, describe_ids
 from ..engine import io
-from ..engine.dataset import DEFAULT_BATCH_ROWS, DatasetWriter, LocalExecutor, StatsDataset, iter_stats_part, retitle, write_part
-from ..engine.partitioned_stats import DEFAULT_PARTITION_ROWS, HypothesesPartition, ReferenceIndex, hypotheses_partitions
+from ..engine.dataset import (DEFAULT_BATCH_ROWS, DatasetWriter, LocalExecutor, StatsDataset, iter_stats_part, retitle,
+                              write_part)
+from ..engine.partitioned_stats import (DEFAULT_PARTITION_ROWS, HypothesesPartition, ReferenceIndex,
+                                         hypotheses_partitions)
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..metrics import sentence
