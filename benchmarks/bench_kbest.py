@@ -381,13 +381,18 @@ def render_md(info, runs, n_prefix):
             continue
         s = r["stages"]
         ratio = f"{r['ratio_vs_bleustats']:.1f}×" if "ratio_vs_bleustats" in r else "—"
-        diffs = ", ".join(f"{k[len('max_abs_diff_'):]}: {v:.1e}" + (f" ({r.get('checked_' + k[len('max_abs_diff_'):], 0):,} entries)"
-                                                                    if "checked_" + k[len("max_abs_diff_"):] in r else "")
-                          + ("" if r.get("agrees", True) else " **DISAGREES**")
-                          for k, v in r.items() if k.startswith("max_abs_diff_"))
+        parts = []
+        for k, v in r.items():
+            if not k.startswith("max_abs_diff_"):
+                continue
+            name = k[len("max_abs_diff_"):]
+            checked = f" ({r['checked_' + name]:,} entries)" if "checked_" + name in r else ""
+            parts.append(f"{name}: {v:.1e}" + checked + ("" if r.get("agrees", True) else " **DISAGREES**"))
+        diffs = ", ".join(parts)
         md.append(
             f"| {r['tool']} | {r['n']:,} | {r['wall']:.2f} | {r['n'] / r['wall']:,.0f} | {s.get('parse', 0):.2f} | "
-            f"{s.get('parse_wait', 0):.2f} | {s.get('tokenize', 0) + s.get('encode', 0):.2f} | {s.get('kernel', 0):.2f} | {s.get('scoring', 0):.2f} | "
+            f"{s.get('parse_wait', 0):.2f} | {s.get('tokenize', 0) + s.get('encode', 0):.2f} | "
+            f"{s.get('kernel', 0):.2f} | {s.get('scoring', 0):.2f} | "
             f"{s.get('other', 0):.2f} | {r.get('warmup', 0):.2f} | {r['peak_rss_mb']:.0f} | "
             f"{ratio} | {diffs} | {r['load_before']:.1f}/{r['load_after']:.1f} |")
     md += [""] + [f"- {r['tool']}: {r['n_ok']} run(s) ({r['capped']})" for r in runs if r.get("capped")]
@@ -515,7 +520,8 @@ def main(argv=None):
             "versions": {"numpy": numpy.__version__, "numba": numba.__version__, "pyarrow": pyarrow.__version__,
                          "sacrebleu": sacrebleu.__version__},
             "data": os.path.basename(a.nbest), "entries_full": n_full, "entries_prefix": n_prefix,
-            "entries_option": a.entries, "repeats": a.repeats, "cap_s": a.cap_s, "cap_ratio": a.cap_ratio, "check_rows": a.check_rows, "tolerance": TOL,
+            "entries_option": a.entries, "repeats": a.repeats, "cap_s": a.cap_s, "cap_ratio": a.cap_ratio,
+            "check_rows": a.check_rows, "tolerance": TOL,
             "numba_threads": numba.get_num_threads(), "same_definition": SAME_DEFINITION,
             "agreement_failures": failures, "variants": VARIANTS}
     try:

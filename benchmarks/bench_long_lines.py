@@ -204,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     out = HERE / "results"
     out.mkdir(exist_ok=True)
-    (out / f"{args.name}.json").write_text(json.dumps({"meta": meta, "runs": runs, "refs_runs": ref_runs}, indent=1) + "\n")
+    payload = {"meta": meta, "runs": runs, "refs_runs": ref_runs}
+    (out / f"{args.name}.json").write_text(json.dumps(payload, indent=1) + "\n")
     lines = [f"# One long line: seconds against line length ({meta['date']})", "",
              f"bleustats {meta['bleustats']} ({meta['bleustats_path']}), numba {meta['numba']} on "
              f"{meta['numba_threads']} threads, {meta['cpu_count']} CPUs, load {meta['load_avg']}; "
@@ -228,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     if ref_runs:
         lines += ["", "Many references: one hypothesis of about 150 bytes against K references of about 150 "
                   "bytes each (growth = time / time at K/2).", "",
-                  "| tokenize | K | seconds | growth | tokenize | encode | kernel |", "|---|---:|---:|---:|---:|---:|---:|"]
+                  "| tokenize | K | seconds | growth | tokenize | encode | kernel |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
         for r in ref_runs:
             g = "" if r["growth"] is None else f"{r['growth']:.2f}"
             st = r["stages"]

@@ -168,7 +168,8 @@ def render(meta: dict, tasks: dict) -> str:
     md = ["# Paired significance tests: bleustats vs sacreBLEU 2.6 on the same files", "",
           f"Started {meta['started']} on {meta['cpu']} ({meta['cpu_count']} logical CPUs), Python "
           f"{meta['python']}; {SIZE:,} segments, 3 references, tokenize none; baseline hyp.{SIZE}.txt, "
-          f"system sys_mix.{SIZE}.txt (the baseline with every {MIX_EVERY:,}th line from ref3). Median of {meta['repeats']} runs per tool, each in a fresh process, "
+          f"system sys_mix.{SIZE}.txt (the baseline with every {MIX_EVERY:,}th line from ref3). "
+          f"Median of {meta['repeats']} runs per tool, each in a fresh process, "
           "tools alternating. bleustats `e2e` reads the files, computes the statistics of both systems "
           "and runs the test; `cached` is the test alone on the statistics table. The p-value equals "
           "sacreBLEU's and scores, means and intervals agree within 1e-9 (checked every run).", "",

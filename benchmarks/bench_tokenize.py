@@ -307,8 +307,9 @@ def render_md(meta: dict, rows: list[dict], first: list[dict], corpus_rows: list
                        f"{k1 / r['regex_mb_s']:.1f}x | {k1 / r['sacrebleu_mb_s']:.0f}x |")
         out.append("")
     for f in first:
+        modes = ("cache_warm", "cold_compile")
         out.append(f"First call, {f['tokenizer']} lowercase={f['lowercase']} (s): " + "; ".join(
-            f"{mode}: " + ", ".join(f"{k} {v:.3f}" for k, v in f[mode].items()) for mode in ("cache_warm", "cold_compile")))
+            f"{mode}: " + ", ".join(f"{k} {v:.3f}" for k, v in f[mode].items()) for mode in modes))
         out.append("")
     if corpus_rows:
         out += [("| corpus | refs | tok | numba threads | wall s | CPU s | compute s | engine tokenize s | "
@@ -320,7 +321,8 @@ def render_md(meta: dict, rows: list[dict], first: list[dict], corpus_rows: list
                        f"{r.get('engine_tokenize', float('nan')):.2f} | {r.get('engine_encode', float('nan')):.2f} | "
                        f"{r.get('engine_kernel', float('nan')):.2f} |")
         ratio = corpus_rows[-1]
-        out += ["", (f"13a / none: compute {ratio['compute_13a_over_none']:.2f}x, wall {ratio['wall_13a_over_none']:.2f}x, "
+        out += ["", (f"13a / none: compute {ratio['compute_13a_over_none']:.2f}x, "
+                     f"wall {ratio['wall_13a_over_none']:.2f}x, "
                      f"CPU {ratio.get('cpu_13a_over_none', float('nan')):.2f}x (CPU: the worker process, all threads, "
                      "import and first call included)"), ""]
     return "\n".join(out) + "\n"

@@ -93,3 +93,42 @@ def plain_path():
     undo = force_path("plain")
     yield
     undo()
+
+
+def make_corpus(folder: Path, *, n_segments: int = 40, systems: tuple[str, ...] = ("A", "B", "C"), n_parts: int = 4,
+                seed: int = 0) -> dict:
+    """A small synthetic evaluation set on disk, for the partitioned and distributed tests.
+
+    Two weighted references per segment (weights in (0, 1]: ΔBLEU's float sums
+    are exercised), hypotheses of every system written as ``n_parts``
+    Parquet parts of ``folder / "hyps"`` (cut across systems), the same rows as
+    one file, and human scores of every (system, segment). Returns the paths
+    and the in-memory frames.
+    """
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    vocab = ["the", "a", "cat", "dog", "sat", "on", "mat", "ünï", "中文", "x", "y", "z", ",", "."]
+
+    def line(lo: int = 0) -> str:
+        return " ".join(rng.choice(vocab, int(rng.integers(lo, 14))))
+
+    refs = pd.DataFrame({"seg_id": np.repeat(np.arange(n_segments), 2), "ref_id": ["r0", "r1"] * n_segments,
+                         "weight": np.round(rng.uniform(0.05, 1.0, 2 * n_segments), 6),
+                         "text": [line(1) for _ in range(2 * n_segments)]})
+    hyps = pd.DataFrame({"seg_id": np.tile(np.arange(n_segments), len(systems)),
+                         "system": np.repeat(list(systems), n_segments),
+                         "text": [line() for _ in range(n_segments * len(systems))]})
+    human = hyps[["system", "seg_id"]].assign(score=rng.normal(size=len(hyps)))
+    folder = Path(folder)
+    (folder / "hyps").mkdir(parents=True)
+    cuts = np.linspace(0, len(hyps), n_parts + 1).astype(int)
+    for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])):
+        hyps.iloc[a:b].to_parquet(folder / "hyps" / f"part.{i}.parquet", index=False)
+    hyps.to_parquet(folder / "hyps.parquet", index=False)
+    refs.to_parquet(folder / "refs.parquet", index=False)
+    human.to_parquet(folder / "human.parquet", index=False)
+    return {"hyps": hyps, "refs": refs, "human": human, "hyps_dir": folder / "hyps",
+            "hyps_file": folder / "hyps.parquet", "refs_file": folder / "refs.parquet",
+            "human_file": folder / "human.parquet"}

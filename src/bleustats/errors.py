@@ -13,7 +13,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["InputError", "MissingExtraError", "SchemaError", "UsageError"]
+__all__ = ["ClusterError", "InputError", "MissingExtraError", "SchemaError", "UsageError"]
 
 
 class InputError(ValueError):
@@ -29,6 +29,14 @@ class MissingExtraError(ImportError, RuntimeError):
 
     Both an :class:`ImportError` and a :class:`RuntimeError` (what sacreBLEU
     raises for its MeCab tokenizers), so either ``except`` catches it.
+    """
+
+
+class ClusterError(OSError):
+    """A Dask cluster failed the run: its scheduler is unreachable, or it lost workers more often than it retries.
+
+    An :class:`OSError`, like the other failures of the machine rather than
+    of the input; the message says what was (not) written.
     """
 
 

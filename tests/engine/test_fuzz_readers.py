@@ -174,7 +174,8 @@ def test_tsv_tables(table, name):
 
 @FUZZ
 @given(rows=st.lists(st.dictionaries(st.sampled_from(COLUMNS), st.one_of(
-    st.integers(-2, 5), st.floats(allow_nan=True), texts, st.none(), st.booleans(), st.lists(st.integers(), max_size=2))),
+    st.integers(-2, 5), st.floats(allow_nan=True), texts, st.none(), st.booleans(),
+    st.lists(st.integers(), max_size=2))),
     max_size=5), garbage=st.sampled_from(["", "not json\n", "[1, 2]\n", "{\"seg_id\": \n", "3\n"]),
     name=st.sampled_from(["hypotheses", "references"]))
 def test_jsonl_tables(rows, garbage, name):

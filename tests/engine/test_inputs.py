@@ -808,7 +808,8 @@ def test_weights_given_twice_or_with_a_table():
 @pytest.mark.parametrize(
     "option, value, match",
     [
-        ("tokenize", "ja_mecab", r"tokenize must be one of 'none', 'zh', '13a', 'intl', 'char', 'ja-mecab', .*; got 'ja_mecab'"),
+        ("tokenize", "ja_mecab",
+         r"tokenize must be one of 'none', 'zh', '13a', 'intl', 'char', 'ja-mecab', .*; got 'ja_mecab'"),
         ("tokenize", None, r"tokenize must be one of .*; got None"),
         ("max_ngram_order", 0, r"max_ngram_order must be an integer from 1 to 32; got 0\."),
         ("max_ngram_order", 33, r"max_ngram_order must be an integer from 1 to 32; got 33\."),

@@ -47,7 +47,8 @@ def test_compute_stats_produces_exactly_the_declared_schema(order):
     declared = set(schemas.load_schema("statistics")["metadata"])
     assert {k.decode() for k in st.table.schema.metadata} == declared
     # and validate() accepts it unchanged
-    assert schemas.validate(st.table, "statistics", max_ngram_order=order).equals(st.table.replace_schema_metadata(None))
+    validated = schemas.validate(st.table, "statistics", max_ngram_order=order)
+    assert validated.equals(st.table.replace_schema_metadata(None))
 
 
 def test_input_tables_have_the_declared_schemas():
@@ -56,7 +57,8 @@ def test_input_tables_have_the_declared_schemas():
 
 
 def test_validate_reports_every_problem_at_once():
-    bad = pa.table({"seg_id": pa.array(["1"]), "weight": pa.array([float("nan")]), "ref_id": pa.array([None], pa.string())})
+    bad = pa.table({"seg_id": pa.array(["1"]), "weight": pa.array([float("nan")]),
+                    "ref_id": pa.array([None], pa.string())})
     with pytest.raises(schemas.SchemaError) as err:
         schemas.validate(bad, "references", param="refs.tsv")
     msg = str(err.value)

@@ -111,9 +111,11 @@ CASES = {
     # alternating tokens: many shifts with the same gain, length and start compete
     "equal-cost candidates": ([1, 2] * 6, [2, 1] * 6),
     # two blocks of 12 swapped: neither fits in one shift
-    "phrases longer than MAX_SHIFT_SIZE": (list(range(20, 32)) + list(range(12)), list(range(12)) + list(range(20, 32))),
+    "phrases longer than MAX_SHIFT_SIZE": (list(range(20, 32)) + list(range(12)),
+                                           list(range(12)) + list(range(20, 32))),
     # a block of 14 and one of 10 swapped: moving the 10 fixes it
-    "block of 14 and block of 10 swapped": (list(range(30, 44)) + list(range(10)), list(range(10)) + list(range(30, 44))),
+    "block of 14 and block of 10 swapped": (list(range(30, 44)) + list(range(10)),
+                                            list(range(10)) + list(range(30, 44))),
     # the phrase starts 55 positions away from its place in the reference: too far to shift
     "move farther than MAX_SHIFT_DIST": ([99] + list(range(55)), list(range(55)) + [99]),
     "move just within MAX_SHIFT_DIST": ([99] + list(range(50)), list(range(50)) + [99]),

@@ -158,7 +158,8 @@ def test_paired_errors(corpus):
         paired_bootstrap(stats, "base", "sys", seed=-1)
     with pytest.raises(InputError, match=r"n_samples must be an integer >= 1; got 0"):
         paired_approximate_randomization(stats, "base", "sys", n_samples=0)
-    with pytest.raises(InputError, match=r"metric must be one of 'bleu', 'delta_bleu', 'chrf', 'chrf\+\+', 'ter'; got 'meteor'"):
+    with pytest.raises(InputError,
+                       match=r"metric must be one of 'bleu', 'delta_bleu', 'chrf', 'chrf\+\+', 'ter'; got 'meteor'"):
         paired_bootstrap(stats, "base", "sys", metric="meteor")
     with pytest.raises(ValueError, match=r"no chrF statistics"):
         paired_bootstrap(stats, "base", "sys", metric="chrf")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import warnings
@@ -100,6 +101,14 @@ def test_sentence_mean_equals_mean_of_sentence_scores(corpus):
 # --------------------------------------------------------------------------- the protocol
 
 
+def _twin_unit_score(stats, kind, opts, row_of, sent, system, segs):
+    """The twin's score of ``system`` on the segments ``segs``: mean sentence score or corpus score."""
+    rows = [row_of[(system, g)] for g in segs]
+    if kind == "mean":
+        return float(np.mean(sent[rows]))
+    return corpus_score(stats, rows=rows, **opts).score
+
+
 def _twin(stats_by_metric, human, *, unit_size, n_assignments, seed, n_bootstrap, confidence=0.95):
     """The protocol in plain Python: loops, corpus_score on rows, scipy's coefficients."""
     h = human.dropna(subset=["score"]).groupby(["system", "seg_id"])["score"].mean().to_dict()
@@ -117,13 +126,7 @@ def _twin(stats_by_metric, human, *, unit_size, n_assignments, seed, n_bootstrap
     for label, (kind, stats, opts) in stats_by_metric.items():
         row_of = {(s, int(g)): i for i, (s, g) in enumerate(zip(stats.column("system"), stats.column("seg_id")))}
         sent = score_variant(stats, "sacrebleu:exp") if kind == "mean" else None
-
-        def score(system, segs):
-            rows = [row_of[(system, g)] for g in segs]
-            if kind == "mean":
-                return float(np.mean(sent[rows]))
-            return corpus_score(stats, rows=rows, **opts).score
-
+        score = functools.partial(_twin_unit_score, stats, kind, opts, row_of, sent)
         xs, ys = [], []
         for a_i in range(assignments):
             x, y = [], []
@@ -362,7 +365,8 @@ def test_table2_markdown_and_json(corpus):
     md = to_markdown(res)
     assert "| metric | single | w≥0 | all |" in md and "Kendall τ-b" in md and str(res.signature) in md
     payload = json.loads(json.dumps(res.to_dict()))
-    assert len(payload["metrics"]) == 9 and payload["metrics"][0]["signature"].endswith("|".join(f"{k}:{v}" for k, v in res.signature.fields()))
+    assert len(payload["metrics"]) == 9
+    assert payload["metrics"][0]["signature"].endswith("|".join(f"{k}:{v}" for k, v in res.signature.fields()))
     assert "nrefs:1|" in payload["metrics"][0]["signature"] and "refs:w>=0" in payload["metrics"][3]["signature"]
     with pytest.raises(InputError, match="correlation must be one of 'rho', 'tau'; got 'r'"):
         table2(res.summary, correlation="r")
@@ -380,7 +384,8 @@ def test_sweeps_and_plot(corpus, tmp_path):
 
     by_theta = sweep("threshold", [-1.0, 0.5], at_threshold, human, unit_size=2, n_assignments=5)
     assert by_theta["refs"].tolist() == ["w≥-1"] * 2 + ["w≥0.5"] * 2
-    by_order = sweep("max_ngram_order", [1, 2, 3, 4], lambda n: [corpus_metric(stats["all"], max_ngram_order=n, name="BLEU")],
+    by_order = sweep("max_ngram_order", [1, 2, 3, 4],
+                     lambda n: [corpus_metric(stats["all"], max_ngram_order=n, name="BLEU")],
                      human, unit_size=2, n_assignments=5)
     # BLEU-4 of the sweep equals the plain study at the same seed
     plain = correlation_study([corpus_metric(stats["all"])], human, unit_size=2, n_assignments=5)

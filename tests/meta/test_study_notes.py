@@ -21,8 +21,9 @@ def metric():
 
 def test_constant_human_scores_give_a_note_and_a_warning(metric):
     human = HYPS[["system", "seg_id"]].assign(score=2.0)
-    with pytest.warns(RuntimeWarning, match=r"BLEU \[all\]: ρ and τ are undefined: the human score differences "
-                                            r"are constant, 0 in all 4 observations \(every system pair rated the same\)"):
+    with pytest.warns(RuntimeWarning,
+                      match=r"BLEU \[all\]: ρ and τ are undefined: the human score differences "
+                            r"are constant, 0 in all 4 observations \(every system pair rated the same\)"):
         res = correlation_study([metric], human, unit_size=1)
     assert res.summary["note"].iloc[0].startswith("ρ and τ are undefined")
     assert "Note: metric (BLEU [all]): ρ and τ are undefined" in to_markdown(res)

@@ -114,7 +114,8 @@ def test_bleu_from_sums_equals_the_plain_python_twin(pairs, sys_len, ref_len, sm
 def test_bad_options_name_the_parameter(multi):
     with pytest.raises(ValueError, match="smooth_method must be one of 'none', 'floor', 'add-k', 'exp'; got 'expo'"):
         scoring.corpus_score(multi, smooth_method="expo")
-    with pytest.raises(ValueError, match="metric must be one of 'bleu', 'delta_bleu', 'chrf', 'chrf\\+\\+', 'ter'; got 'meteor'"):
+    with pytest.raises(ValueError,
+                       match="metric must be one of 'bleu', 'delta_bleu', 'chrf', 'chrf\\+\\+', 'ter'; got 'meteor'"):
         scoring.corpus_scores(multi, metric="meteor")
     with pytest.raises(ValueError, match="no chrF statistics"):
         scoring.corpus_scores(multi, metric="chrf")
@@ -167,9 +168,11 @@ def test_bleu_scores_float32_is_sacrebleu_on_float32_statistics(smoothing):
 
 
 def test_non_finite_statistics_are_an_error_not_a_zero():
-    with pytest.raises(ValueError, match=r"correct must hold finite numbers; got 1 NaN or infinite value\(s\), e\.g\. nan"):
+    with pytest.raises(ValueError,
+                       match=r"correct must hold finite numbers; got 1 NaN or infinite value\(s\), e\.g\. nan"):
         scoring.bleu_from_sums([[1.0, np.nan]], [[2, 2]], [2], [2])
     with pytest.raises(ValueError, match=r"ref_len must hold finite numbers"):
         scoring.bleu_scores([[1, 1]], [[2, 2]], [2], [np.inf])
-    with pytest.raises(ValueError, match=r"correct and total must have the same shape \(\.\.\., N\); got \(1, 2\) and \(1, 3\)"):
+    with pytest.raises(ValueError,
+                       match=r"correct and total must have the same shape \(\.\.\., N\); got \(1, 2\) and \(1, 3\)"):
         scoring.bleu_scores([[1, 1]], [[2, 2, 2]], [2], [2])

@@ -25,14 +25,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sacrebleu = pytest.importorskip("sacrebleu")
-if sacrebleu.__version__ != "2.6.0":  # the expected numbers below are 2.6.0's
-    pytest.skip(f"the oracle is sacreBLEU 2.6.0; found {sacrebleu.__version__}", allow_module_level=True)
+import sacrebleu
 from sacrebleu.metrics import CHRF
 
 from bleustats.engine.chrf_stats import chrf_statistics
 from bleustats.metrics.chrf import CHRFScore, chrf_from_sums, corpus_chrf, sentence_chrf
 from ..conftest import shared_path
+
+# The test extra pins the oracle; a missing or other sacreBLEU is a failure, not a skip.
+assert sacrebleu.__version__ == "2.6.0", "the oracle is pinned; expected numbers assume 2.6.0"
 
 TOL = 1e-9
 
@@ -191,7 +192,8 @@ def test_chrf_from_sums_does_not_mutate_and_broadcasts():
     assert scores.shape == (2, len(hyps))
     np.testing.assert_array_equal(scores[0], scores[1][::-1])
     np.testing.assert_array_equal(rows, before)
-    with pytest.raises(ValueError, match=r"stats must be numbers of shape \(\.\.\., 24\) .* got dtype int64 shape \(3, 18\)"):
+    with pytest.raises(ValueError,
+                       match=r"stats must be numbers of shape \(\.\.\., 24\) .* got dtype int64 shape \(3, 18\)"):
         chrf_from_sums(rows[:3, :18], word_order=2)
 
 
@@ -208,6 +210,11 @@ def test_bad_compat_arguments():
 
 # Restated from sacreBLEU 2.6.0's test/test_chrf.py (hypotheses, references, expected score;
 # its tolerance is 1e-4). corpus_chrf with char_order=6, word_order=0, beta=3.
+# a sentence pair of sacreBLEU's test_chrf.py, used twice below (once with a leading space)
+RISK_HYP = ("risk assessment must be made of those who are qualified and expertise in the sector - "
+            "these are the scientists .")
+RISK_REF = ("risk assessment has to be undertaken by those who are qualified and expert in that area - "
+            "that is the scientists .")
 EPS_SMOOTHING_CASES = [
     (["abcdefg"], ["hijklmnop"], 0.0),
     (["a"], ["b"], 0.0),
@@ -219,8 +226,7 @@ EPS_SMOOTHING_CASES = [
     (["a"], ["a"], 16.6667),
     (["a b c"], ["a b c"], 50.0),
     (["a b c"], ["abc"], 50.0),
-    ([" risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists ."],
-     ["risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists ."], 63.361730),
+    ([" " + RISK_HYP], [RISK_REF], 63.361730),
     ([" Die    Beziehung zwischen  Obama und Netanjahu ist nicht gerade  freundlich. "],
      ["Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."], 64.1302698),
     (["Niemand hat die Absicht, eine Mauer zu errichten"], ["Niemand hat die Absicht, eine Mauer zu errichten"], 100.0),
@@ -237,8 +243,7 @@ EFFECTIVE_ORDER_CASES = [
 KEEP_WHITESPACE_CASES = [
     (["Die Beziehung zwischen Obama und Netanjahu ist nicht gerade freundlich."],
      ["Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."], 67.3481606),
-    (["risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists ."],
-     ["risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists ."], 65.2414427),
+    ([RISK_HYP], [RISK_REF], 65.2414427),
 ]
 # sentence_chrf with the defaults and eps_smoothing=True: hypothesis, references, expected
 SENTENCE_CASES = [

@@ -130,7 +130,8 @@ def test_compute_bleu_and_bad_input():
     for args in [([9, 7, 5, 3], [10, 8, 6, 4], 11, 11), ([0, 0, 0, 0], [4, 4, 2, 1], 0, 1)]:
         for kw in [dict(), dict(smooth_method="floor", smooth_value=0.0), dict(smooth_method="add-k"),
                    dict(effective_order=True)]:
-            a, b = bm.BLEU.compute_bleu(*args, **kw), sm.BLEU.compute_bleu(list(args[0]), list(args[1]), *args[2:], **kw)
+            a = bm.BLEU.compute_bleu(*args, **kw)
+            b = sm.BLEU.compute_bleu(list(args[0]), list(args[1]), *args[2:], **kw)
             assert a.score == b.score and str(a) == str(b)
     with pytest.raises(TypeError, match="BLEU: the argument `hyp` should be a string; got int"):
         bm.BLEU().sentence_score(3, ["a"])

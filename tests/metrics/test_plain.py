@@ -278,4 +278,4 @@ def test_plain_score_equals_compute_bleu(data, n, smoothing, eff, floats):
     want = bleu.BLEU.compute_bleu(sums[2:2 + n], sums[2 + n:], sums[..., 0], sums[..., 1], smooth_method=sm,
                                   smooth_value=sv, effective_order=eff, max_ngram_order=n)
     assert_same_result(got, want)
-    assert plain._REF_LENGTHS == bleu.REF_LENGTHS
+    assert plain._REF_LENGTHS == bleu.REF_LENGTHS and plain._PREFIXES == bleu._PREFIXES

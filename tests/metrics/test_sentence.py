@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 
 from bleustats.metrics import sentence
-from bleustats.metrics.sentence import (SENTENCE_VARIANTS, SentenceStats, chiang_gain, get_variant, pseudo_document_bleu,
-                                score_variant, score_variants, stats_vectors, update_background)
+from bleustats.metrics.sentence import (SENTENCE_VARIANTS, SentenceStats, chiang_gain, get_variant,
+                                        pseudo_document_bleu, score_variant, score_variants, stats_vectors,
+                                        update_background)
 from bleustats.engine.stats import compute_stats
 
 from ..conftest import shared_path
@@ -53,7 +54,8 @@ HAND = {
     "lin-och": [(CAT, {}, 100 * (5 / 6 * 4 / 6 * 2 / 5 * 1 / 4) ** 0.25),
                 (DOG, {}, 100 * BP_DOG * (1 / 2 * 1 / 2 * 1 * 1) ** 0.25),
                 (dict(DOG, match=[0, 0, 0, 0]), {}, 0.0)],
-    "nakov:pc-unsmoothed": [(CAT, {}, 0.0), (dict(CAT, match=[5, 3, 1, 1]), {}, 100 * (5 / 6 * 3 / 5 * 1 / 4 * 1 / 3) ** 0.25)],
+    "nakov:pc-unsmoothed": [(CAT, {}, 0.0),
+                            (dict(CAT, match=[5, 3, 1, 1]), {}, 100 * (5 / 6 * 3 / 5 * 1 / 4 * 1 / 3) ** 0.25)],
     "nakov:pc-grounded": [(CAT, {}, 100 * (G_CAT - (1 / 7 * 1 / 6 * 1 / 5 * 1 / 4) ** 0.25)),
                           (dict(DOG, match=[0, 0, 0, 0]), {}, 0.0)],
     "nakov:bp-smoothed": [(CAT, {}, 100 * e(1 - 7 / 6) * G_CAT), (DOG, {}, 100 * e(1 - 4 / 2) * G_DOG)],
@@ -75,7 +77,8 @@ HAND = {
                       (DOG, {}, 100 * BP_DOG * (1 / 2 * 1 / (2 * 1)) ** 0.5)],
     "sacrebleu:floor": [(CAT, {}, 100 * (5 / 6 * 3 / 5 * 1 / 4 * 0.1 / 3) ** 0.25)],
     "sacrebleu:add-k": [(CAT, {}, 100 * (5 / 6 * 4 / 6 * 2 / 5 * 1 / 4) ** 0.25)],
-    "sacrebleu:none": [(CAT, {}, 0.0), (dict(CAT, match=[5, 3, 1, 1]), {}, 100 * (5 / 6 * 3 / 5 * 1 / 4 * 1 / 3) ** 0.25)],
+    "sacrebleu:none": [(CAT, {}, 0.0),
+                       (dict(CAT, match=[5, 3, 1, 1]), {}, 100 * (5 / 6 * 3 / 5 * 1 / 4 * 1 / 3) ** 0.25)],
     # Chen & Cherry (NLTK semantics: denominators max(1, t))
     "chen-cherry:1": [(CAT, {}, 100 * (5 / 6 * 3 / 5 * 1 / 4 * 0.1 / 3) ** 0.25),
                       (DOG, {}, 100 * BP_DOG * (1 / 2 * 0.1 / 1 * 0.1 / 1 * 0.1 / 1) ** 0.25)],

@@ -197,8 +197,8 @@ def test_every_option_combination_on_one_corpus():
     """All 16 combinations, each on the same mixed corpus (so every run checks every combination)."""
     hyps = ["The cat sat on the mat .", "", "美众院公布对特 ，りの拳銃を持。", "Jim's car (red) costs $4.2 , e.g.",
             "x-1 &amp; &quot;Straße&quot;\n-ok", "ΣΑΣ 日本語 mat cat the sat on"]
-    streams = [["the cat sat on the mat.", "a", "美众院 公布 对特，りの 拳銃を持。", "Jim 's car ( red ) costs $ 4.2, e.g.",
-                "x - 1 & \"straße\" ok", "the cat sat on the mat ΣΑΣ"],
+    streams = [["the cat sat on the mat.", "a", "美众院 公布 对特，りの 拳銃を持。",
+                "Jim 's car ( red ) costs $ 4.2, e.g.", "x - 1 & \"straße\" ok", "the cat sat on the mat ΣΑΣ"],
                ["on the mat the cat sat", None, "", "JIM'S CAR", None, "日本語"]]
     for opts in OPTIONS:
         check_corpus(hyps, streams, opts)
@@ -219,16 +219,22 @@ PUBLISHED_SCORES = [
 
 # The realistic case of sacreBLEU test/test_ter.py (WMT 2019 dev data, German), quoted as data.
 WMT19_HYPS = [
-    'wählen Sie " Bild neu berechnen , " um beim Ändern der Bildgröße Pixel hinzuzufügen oder zu entfernen , damit das Bild ungefähr dieselbe Größe aufweist wie die andere Größe .',
-    'wenn Sie alle Aufgaben im aktuellen Dokument aktualisieren möchten , wählen Sie im Menü des Aufgabenbedienfelds die Option " Alle Aufgaben aktualisieren . "',
-    'klicken Sie auf der Registerkarte " Optionen " auf die Schaltfläche " Benutzerdefiniert " und geben Sie Werte für " Fehlerkorrektur-Level " und " Y / X-Verhältnis " ein .',
+    ('wählen Sie " Bild neu berechnen , " um beim Ändern der Bildgröße Pixel hinzuzufügen oder zu entfernen , '
+     'damit das Bild ungefähr dieselbe Größe aufweist wie die andere Größe .'),
+    ('wenn Sie alle Aufgaben im aktuellen Dokument aktualisieren möchten , wählen Sie im Menü des '
+     'Aufgabenbedienfelds die Option " Alle Aufgaben aktualisieren . "'),
+    ('klicken Sie auf der Registerkarte " Optionen " auf die Schaltfläche " Benutzerdefiniert " und geben Sie '
+     'Werte für " Fehlerkorrektur-Level " und " Y / X-Verhältnis " ein .'),
     'Sie können beispielsweise ein Dokument erstellen , das ein Auto über die Bühne enthält .',
     'wählen Sie im Dialogfeld " Neu aus Vorlage " eine Vorlage aus und klicken Sie auf " Neu . "',
 ]
 WMT19_REFS = [
-    'wählen Sie " Bild neu berechnen , " um beim Ändern der Bildgröße Pixel hinzuzufügen oder zu entfernen , damit die Darstellung des Bildes in einer anderen Größe beibehalten wird .',
-    'wenn Sie alle Aufgaben im aktuellen Dokument aktualisieren möchten , wählen Sie im Menü des Aufgabenbedienfelds die Option " Alle Aufgaben aktualisieren . "',
-    'klicken Sie auf der Registerkarte " Optionen " auf die Schaltfläche " Benutzerdefiniert " und geben Sie für " Fehlerkorrektur-Level " und " Y / X-Verhältnis " niedrigere Werte ein .',
+    ('wählen Sie " Bild neu berechnen , " um beim Ändern der Bildgröße Pixel hinzuzufügen oder zu entfernen , '
+     'damit die Darstellung des Bildes in einer anderen Größe beibehalten wird .'),
+    ('wenn Sie alle Aufgaben im aktuellen Dokument aktualisieren möchten , wählen Sie im Menü des '
+     'Aufgabenbedienfelds die Option " Alle Aufgaben aktualisieren . "'),
+    ('klicken Sie auf der Registerkarte " Optionen " auf die Schaltfläche " Benutzerdefiniert " und geben Sie '
+     'für " Fehlerkorrektur-Level " und " Y / X-Verhältnis " niedrigere Werte ein .'),
     'Sie können beispielsweise ein Dokument erstellen , das ein Auto enthalt , das sich über die Bühne bewegt .',
     'wählen Sie im Dialogfeld " Neu aus Vorlage " eine Vorlage aus und klicken Sie auf " Neu . "',
 ]

@@ -48,7 +48,8 @@ def test_mecab_tokenizers_equal_sacrebleu(name, module, lines):
     ours, theirs = get_tokenizer(name), _get_tokenizer(name)()
     assert [ours(s) for s in lines] == [theirs(s) for s in lines]
     assert ours.signature() == theirs.signature()
-    hyps, refs = ["東京に行きました" if name == "ja-mecab" else "한국어 분석기"], [["東京へ行った" if name == "ja-mecab" else "한국어 형태소 분석기"]]
+    hyps = ["東京に行きました" if name == "ja-mecab" else "한국어 분석기"]
+    refs = [["東京へ行った" if name == "ja-mecab" else "한국어 형태소 분석기"]]
     assert bleustats.BLEU(tokenize=name).corpus_score(hyps, refs).score == pytest.approx(
         __import__("sacrebleu").metrics.BLEU(tokenize=name).corpus_score(hyps, refs).score, abs=1e-9)
     assert tokenize_lines(lines, tokenize=name) == [theirs(s.rstrip()) for s in lines]

@@ -369,7 +369,8 @@ def test_constants_and_signature() -> None:
         bleu.corpus_score(["a b"], [["a b"]])  # the signature needs a scored corpus
         assert f"|tok:{tokenizer_signature(tok)}|" in str(bleu.get_signature())
     assert set(tokmod.__all__) == {
-        "DEFAULT_TOKENIZER", "TOKENIZERS", "OPTIONAL_TOKENIZERS", "SACREBLEU_TOKENIZERS", "tokenize_lines", "tokenizer_signature", "get_tokenizer",
+        "DEFAULT_TOKENIZER", "TOKENIZERS", "OPTIONAL_TOKENIZERS", "SACREBLEU_TOKENIZERS", "tokenize_lines",
+        "tokenizer_signature", "get_tokenizer",
         "BaseTokenizer", "NoneTokenizer", "Tokenizer13a", "TokenizerChar", "TokenizerV14International",
         "TokenizerZh", "TercomTokenizer",
     }

@@ -93,7 +93,8 @@ def test_score_nbest_errors_reach_the_caller_and_stop_the_reader(files):
         kbest.score_nbest(bad, [ref], tokenize="none", variants=["bleu+1"], chunk_bytes=40)
     no_ref = tmp / "no_ref.txt"
     no_ref.write_text(nb.read_text(encoding="utf-8") + "7 ||| x y ||| F= 0 ||| 0\n", encoding="utf-8")
-    with pytest.raises(io.InputError, match=r"no_ref.txt: 1 source\(s\) have entries but no reference in .*ref.txt \(id 7;"):
+    with pytest.raises(io.InputError,
+                       match=r"no_ref.txt: 1 source\(s\) have entries but no reference in .*ref.txt \(id 7;"):
         kbest.score_nbest(no_ref, [ref], tokenize="none", variants=["bleu+1"], chunk_bytes=40)
     for t in _reader_threads():
         t.join(timeout=5)

@@ -183,7 +183,8 @@ def test_pair_sampling_errors():
         T.pro_sample_pairs([1.0, 2.0, 3.0], [0, 2])
     with pytest.raises(ValueError, match=r"xi must be an integer >= 1; got 0"):
         T.pro_sample_pairs([1.0, 2.0], [0, 2], xi=0)
-    with pytest.raises(ValueError, match=r"seed must be a non-negative int, a numpy SeedSequence or Generator, or None; got -1"):
+    with pytest.raises(ValueError,
+                       match=r"seed must be a non-negative int, a numpy SeedSequence or Generator, or None; got -1"):
         T.pro_sample_pairs([1.0, 2.0], [0, 2], seed=-1)
 
 
@@ -377,6 +378,9 @@ def test_tune_errors(small):
         T.tune(small, variant_options={"ilr": 2.0})
     with pytest.raises(ValueError, match=r"max_ngram_order must be an integer from 1 to 3 for chen-cherry:5"):
         T.tune(small, variant="chen-cherry:5")
+    for bad in ("4", None, 2.5, True, 0):  # refused before any arithmetic on it
+        with pytest.raises(ValueError, match=rf"max_ngram_order must be an integer from 1 to 4 .*; got {bad!r}\."):
+            T.tune(small, max_ngram_order=bad)
     with pytest.raises(ValueError, match=r"PRO: no pair of entries differs by alpha=1.5"):
         T.tune(small, alpha=1.5)
     with pytest.raises(TypeError, match="data must be a TuningList"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,7 +19,9 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
+from .._interrupts import deferred
 from ..engine import io
+from ..engine.partitioned_stats import compute_stats_dataset
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..meta import ref_weights, study
@@ -135,7 +138,8 @@ def read_study_inputs(args: argparse.Namespace, err: TextIO, *, need_delta: bool
     is_ref = human["system"].isin(ref_ids - systems)
     notes["human_reference_rows"] = int(is_ref.sum())
     if is_ref.any():
-        print(f"bleustats: {int(is_ref.sum())} rating(s) of references ({', '.join(sorted(set(human.loc[is_ref, 'system'])))}) "
+        ref_names = ", ".join(sorted(set(human.loc[is_ref, "system"])))
+        print(f"bleustats: {int(is_ref.sum())} rating(s) of references ({ref_names}) "
               "are not system ratings: left out of the study", file=err)
     human = human.loc[~is_ref]
 
@@ -222,8 +226,13 @@ def _undefined(inputs: StudyInputs, args: argparse.Namespace, err: TextIO) -> No
           f"seg_id {shown}", file=err)
 
 
-def view_stats(inputs: StudyInputs, view: str, theta: float, options: dict, err: TextIO) -> StatsTable:
-    """Statistics of one reference view; hypotheses of segments the view has no reference for are said and dropped."""
+def view_stats(inputs: StudyInputs, view: str, theta: float, options: dict, err: TextIO, *,
+               executor: Any = None, scratch: str | os.PathLike = ".") -> StatsTable:
+    """Statistics of one reference view; hypotheses of segments the view has no reference for are said and dropped.
+
+    With ``executor`` (``--dask``) the rows are computed on the cluster, partition by partition, into a
+    temporary dataset beside ``scratch`` that the workers see, then collected: the same rows.
+    """
     refs = view_references(inputs, view, theta)
     hyps = inputs.hypotheses
     has = hyps["seg_id"].isin(set(refs["seg_id"]))
@@ -237,7 +246,21 @@ def view_stats(inputs: StudyInputs, view: str, theta: float, options: dict, err:
     ref_view = {"single": "all" if inputs.single_ref is not None else "first", "threshold": "threshold",
                 "all": "all"}[view]
     extra = {"weight_threshold": theta} if view == "threshold" else {}
-    return compute_stats(hyps, refs, ref_view=ref_view, **extra, **options)
+    if executor is None:
+        return compute_stats(hyps, refs, ref_view=ref_view, **extra, **options)
+    return _cluster_stats(hyps, refs, executor, scratch, ref_view=ref_view, **extra, **options)
+
+
+def _cluster_stats(hyps: pd.DataFrame, refs: pd.DataFrame, executor: Any, scratch: str | os.PathLike,
+                   **options: Any) -> StatsTable:
+    folder = io.make_temp_dir(scratch)
+    try:  # about 16 partitions, so that every worker has some
+        ds = compute_stats_dataset(hyps, refs, folder / "stats", executor=executor,
+                                   partition_rows=max(1024, -(-len(hyps) // 16)), **options)
+        return ds.to_table()
+    finally:
+        with deferred():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def view_label(inputs: StudyInputs, view: str, theta: float) -> str:
@@ -290,10 +313,16 @@ class StudyMetrics:
     """The study's metrics per view, with their ``--compare`` keys."""
 
     def __init__(self, inputs: StudyInputs, names: list[str], args: argparse.Namespace, options: dict,
-                 err: TextIO):
+                 err: TextIO, *, executor: Any = None):
         self.inputs, self.names, self.args, self.options, self.err = inputs, names, args, options, err
-        self.stats = {v: view_stats(inputs, v, args.threshold, options, err) for v in VIEW_NAMES}
+        self.executor = executor
+        self.stats = {v: self.view_stats(v, args.threshold) for v in VIEW_NAMES}
         self.keys: dict[str, str] = {}
+
+    def view_stats(self, view: str, theta: float) -> StatsTable:
+        """:func:`view_stats` with the study's options (on its cluster with ``--dask``)."""
+        scratch = getattr(self.args, "output", None) or "."
+        return view_stats(self.inputs, view, theta, self.options, self.err, executor=self.executor, scratch=scratch)
 
     def build(self, stats: dict | None = None, *, max_ngram_order: int | None = None,
               threshold_label: str | None = None) -> list:

@@ -160,7 +160,8 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         if not metrics:
             raise InputError("no metric to correlate: check --scores columns and --metric-column.")
         result = metric_correlations(metrics, human, levels=args.level or LEVELS,
-                                     methods=args.method or CORRELATION_METHODS, kendall_variants=args.variant or ("b",),
+                                     methods=args.method or CORRELATION_METHODS,
+                                     kendall_variants=args.variant or ("b",),
                                      groupings=args.grouping or ("flat",), unmatched=args.unmatched)
 
         def resolve(name: str) -> str:

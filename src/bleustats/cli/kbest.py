@@ -6,6 +6,11 @@
         --variant nakov:bp-smoothed,pc-grounded -o out.parquet [--scores-txt scores.dat] \
         [--features-txt features.dat]
 
+A k-best list given as a folder of Parquet parts (or any Parquet list with
+``--dask ADDRESS``) is scored partition by partition, here or on a Dask
+cluster (:mod:`bleustats.tools.kbest_partitioned`); ``-o`` is then a dataset
+folder.
+
 Reads a Moses n-best list (or a long-form hypotheses table) in chunks, writes
 one Parquet row per entry (statistics and one column per ``--variant``) and/or
 Moses' SCORES_TXT, and prints the 1-best and per-variant oracle corpus BLEU
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from ..engine.stats import MAX_ORDER_LIMIT
@@ -26,6 +32,8 @@ from ..metrics.bleu import METRICS, REF_LENGTHS
 from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ..tools.kbest import score_nbest
+from ..tools.kbest_partitioned import score_nbest_dataset
+from ._dask import add_dask_option, executor_for
 from ._progress import one_line, progress_bar
 
 __all__ = ["add_parser", "run"]
@@ -65,9 +73,31 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--allow-missing-sources", action="store_true",
                    help="score a list that has no entry for some sources of the references (default: an error "
                         "naming them); the summaries then cover the others, and the count is printed")
+    add_dask_option(p)
     p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
+
+
+def _partitioned(args: argparse.Namespace, variants: list[str], options: dict, err: TextIO) -> Any:
+    """A k-best list given as Parquet parts (-i DIR) or run on Dask: one task per partition."""
+    for flag, given in (("--scores-txt", args.scores_txt), ("--features-txt", args.features_txt)):
+        if given:
+            raise UsageError(f"{flag}: written for a Moses n-best list read here; a partitioned list (a folder of "
+                             f"Parquet parts, or --dask) writes -o DIR only. Drop {flag} or --dask.")
+    if args.output and Path(args.output).suffix.lower() == ".parquet":
+        raise UsageError(f"-o {args.output}: a partitioned list writes a dataset folder (one part per partition); "
+                         "give a folder path (no .parquet).")
+    nbest = Path(args.nbest)
+    if not (nbest.is_dir() or nbest.suffix.lower() == ".parquet"):
+        raise UsageError(f"--dask: the k-best list must be a Parquet table (a folder of parts or a .parquet file) "
+                         f"with seg_id, text and optional model_score; got {args.nbest}.")
+    with executor_for(args) as executor:
+        return score_nbest_dataset(
+            args.nbest, args.refs if len(args.refs) > 1 else args.refs[0], args.output, executor=executor,
+            variants=variants, variant_options=options, metric=args.metric, tokenize=args.tokenize,
+            lowercase=args.lowercase, max_ngram_order=args.max_ngram_order, ref_length=args.ref_length,
+            keep_stats=not args.no_stats, allow_missing_sources=args.allow_missing_sources)
 
 
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -97,13 +127,16 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
                 raise UsageError("--ilr: only used by nakov:...scaled variants; add one (e.g. "
                                  "--variant nakov:scaled) or drop --ilr.")
             options = {v: {"ilr": args.ilr} for v in scaled}
-        result = score_nbest(
-            args.nbest, args.refs if len(args.refs) > 1 else args.refs[0], variants=variants,
-            variant_options=options, metric=args.metric, tokenize=args.tokenize, lowercase=args.lowercase,
-            max_ngram_order=args.max_ngram_order, ref_length=args.ref_length, output=args.output,
-            scores_txt=args.scores_txt, features_txt=args.features_txt, keep_stats=not args.no_stats,
-            chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
-            progress=bar, allow_missing_sources=args.allow_missing_sources)
+        if args.dask or Path(args.nbest).is_dir():
+            result = _partitioned(args, variants, options, err)
+        else:
+            result = score_nbest(
+                args.nbest, args.refs if len(args.refs) > 1 else args.refs[0], variants=variants,
+                variant_options=options, metric=args.metric, tokenize=args.tokenize, lowercase=args.lowercase,
+                max_ngram_order=args.max_ngram_order, ref_length=args.ref_length, output=args.output,
+                scores_txt=args.scores_txt, features_txt=args.features_txt, keep_stats=not args.no_stats,
+                chunk_bytes=max(1, int(args.chunk_mb * 2**20)),
+                progress=bar, allow_missing_sources=args.allow_missing_sources)
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
         if bar is not None:
             bar.close()

@@ -61,8 +61,10 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--force", action="store_true", help="accepted (bleustats prints no tokenized-input warning)")
     g.add_argument("-nr", "--num-refs", type=int, default=1, help="references per line of one tab-separated file")
     g.add_argument("-e", "--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
-    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"], help="chrF character order")
-    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"], help="chrF word order (2: chrF++)")
+    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"],
+                   help="chrF character order")
+    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"],
+                   help="chrF word order (2: chrF++)")
     g.add_argument("--chrf-beta", type=int, default=CHRF_DEFAULTS["beta"], help="chrF beta")
     g.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
     g.add_argument("--chrf-lowercase", action="store_true", help="chrF: lowercase")
@@ -97,7 +99,8 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
 
 def wants_sacrebleu(args: argparse.Namespace) -> bool:
     """Whether the arguments ask for sacreBLEU's output (see the module docstring)."""
-    chrf_ter = (args.chrf_char_order != CHRF_DEFAULTS["char_order"] or args.chrf_word_order != CHRF_DEFAULTS["word_order"]
+    chrf_ter = (args.chrf_char_order != CHRF_DEFAULTS["char_order"]
+                or args.chrf_word_order != CHRF_DEFAULTS["word_order"]
                 or args.chrf_beta != CHRF_DEFAULTS["beta"] or args.chrf_whitespace or args.chrf_lowercase
                 or args.chrf_eps_smoothing or args.ter_case_sensitive or args.ter_asian_support
                 or args.ter_no_punct or args.ter_normalized)

@@ -20,15 +20,18 @@ from typing import Any
 import pyarrow as pa
 
 from ..engine import io
+from ..engine.dataset import StatsDataset, open_stats
 from ..engine.stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
-                            compute_stats_files, load_stats)
+                            compute_stats_files)
 from ..errors import InputError, UsageError
-from ..metrics.bleu import REF_LENGTHS, SMOOTH_METHODS, corpus_score, corpus_scores
+from ..metrics.bleu import REF_LENGTHS, SMOOTH_METHODS
+from ..metrics.partitioned import corpus_score, corpus_scores, n_systems
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import sacrebleu_cli
+from ._dask import add_dask_option, executor_for
 
 __all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
-           "print_scores", "run"]
+           "print_scores", "run", "statistics_options"]
 
 _METRIC_CHOICES = ("bleu", "delta_bleu", "both")
 
@@ -51,7 +54,7 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
                         "(seg_id, system, text); default: standard input. Several files are several "
                         "systems (sacreBLEU's output mode); with no REF before -i, '-i HYP REF...' reads "
                         "the files after HYP as references")
-    # defaults are None here and filled in by _statistics_options, so that `score --from-stats` can
+    # defaults are None here and filled in by statistics_options, so that `score --from-stats` can
     # tell an option the user gave (which must agree with the saved table) from one left alone
     p.add_argument("-tok", "--tokenize", choices=SACREBLEU_TOKENIZERS, default=None, action=_Given,
                    help=f"tokenizer, as sacreBLEU's (default: {DEFAULT_TOKENIZER}; ja-mecab, ko-mecab, spm, "
@@ -102,8 +105,10 @@ def add_parser(subparsers: Any) -> None:
     sacrebleu_cli.add_sacrebleu_options(p)
     p.set_defaults(width_given=None, tokenize_given=None)
     p.add_argument("--from-stats", metavar="PARQUET",
-                   help="score a saved statistics table instead of texts (no REF/-i)")
+                   help="score a saved statistics table (a .parquet file or a dataset folder) instead of texts "
+                        "(no REF/-i)")
     p.add_argument("--save-stats", metavar="PARQUET", help="also save the statistics table")
+    add_dask_option(p)
     p.set_defaults(func=run)
 
 
@@ -122,7 +127,7 @@ _STATS_OPTIONS = (("tokenize", "-tok/--tokenize", DEFAULT_TOKENIZER), ("lowercas
                   ("delta_definition", "--delta-definition", "paper"))
 
 
-def _statistics_options(args: argparse.Namespace) -> dict[str, Any]:
+def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
     """The options of compute_stats from the arguments, defaults filled in; flags checked together."""
     options = {name: default if getattr(args, name) is None else getattr(args, name)
                for name, _, default in _STATS_OPTIONS}
@@ -144,15 +149,15 @@ def _check_score_options(args: argparse.Namespace) -> None:
         raise UsageError("-b/--score-only and --json: choose one (--json already holds the score).")
 
 
-def _from_stats(args: argparse.Namespace) -> StatsTable:
-    """The saved table, at the asked order; every statistics option given must agree with it."""
+def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
+    """The saved table or dataset, at the asked order; every statistics option given must agree with it."""
     if args.refs or args.input:
         raise UsageError("--from-stats: scores a saved table; drop REF and -i.")
     if args.ref_weights:
         raise UsageError("--ref-weights: the weights are already in the saved statistics; drop --ref-weights.")
     if args.save_stats:
         raise UsageError(f"--save-stats: the statistics are already saved in {args.from_stats}; drop --save-stats.")
-    stats = load_stats(args.from_stats)
+    stats = open_stats(args.from_stats)  # a file is loaded; a dataset folder is opened (footers only)
     check_not_empty(stats, args.from_stats)
     saved = {"tokenize": stats.tokenize, "lowercase": stats.lowercase, "ref_view": stats.ref_view,
              "weight_threshold": stats.weight_threshold, "delta_definition": stats.delta_definition}
@@ -185,7 +190,17 @@ def run(args: argparse.Namespace) -> int:
     _check_score_options(args)
     if args.from_stats:
         stats = _from_stats(args)
+        if isinstance(stats, StatsDataset):  # scored part by part (--dask: on the cluster)
+            with executor_for(args) as executor:
+                print_scores(args, stats.with_executor(executor))
+            return 0
+        if getattr(args, "dask", None):
+            raise UsageError("--dask: scores a partitioned statistics dataset (a folder written by bleustats "
+                             "stats -o DIR); this one is a single file, scored here. Drop --dask.")
     else:
+        if getattr(args, "dask", None):
+            raise UsageError("--dask: compute the statistics on the cluster with bleustats stats --dask ... -o DIR, "
+                             "then score them with bleustats score --from-stats DIR --dask ...")
         stats = compute_from_args(args)
         if args.save_stats:
             stats.save(args.save_stats)
@@ -212,7 +227,7 @@ def _read_stdin_lines() -> pa.Array:
 def compute_from_args(args: argparse.Namespace) -> StatsTable:
     """The statistics table of the inputs named by ``score`` / ``stats`` arguments."""
     _inputs(args)
-    options = _statistics_options(args)
+    options = statistics_options(args)
     if not args.refs:
         raise InputError("no references: give reference files (or one references table) as "
                             "positional arguments.")
@@ -265,7 +280,7 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
     return stats
 
 
-def check_not_empty(stats: StatsTable, what: str) -> None:
+def check_not_empty(stats: StatsTable | StatsDataset, what: str) -> None:
     """Refuse a test set with no segment, as sacreBLEU does ('Test set ... contains no sentence')."""
     if len(stats) == 0:
         raise InputError(f"{what}: no segments to score (the hypotheses are empty); sacreBLEU refuses an "
@@ -278,13 +293,16 @@ def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
     return [args.metric or "bleu"]
 
 
-def print_scores(args: argparse.Namespace, stats: StatsTable, out: Any = None) -> None:
-    """Print corpus scores of ``stats`` (per group with several systems or ``--by``) as text or JSON."""
+def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out: Any = None) -> None:
+    """Print corpus scores of ``stats`` (per group with several systems or ``--by``) as text or JSON.
+
+    ``stats`` may be a partitioned dataset (:mod:`bleustats.metrics.partitioned`: the same numbers).
+    """
     out = out if out is not None else sys.stdout
     options = dict(smooth_method=args.smooth_method, smooth_value=args.smooth_value,
                    use_effective_order=args.use_effective_order, ref_length=args.ref_length)
     by = args.by
-    if by is None and len(set(stats.column("system"))) > 1:
+    if by is None and n_systems(stats) > 1:
         by = "system"
     metrics = _metrics(args, stats)
     if by is None:

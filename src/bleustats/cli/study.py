@@ -39,6 +39,7 @@ stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -59,9 +60,10 @@ from ..meta import report, study
 from ..metrics.bleu import SMOOTH_METHODS
 from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
+from ._dask import add_dask_option, executor_for
 from . import _study_inputs as inputs_
 from ._progress import one_line, progress_bar
-from ._study_inputs import UNDEFINED, read_human, read_scores_table
+from ._study_inputs import UNDEFINED, read_human
 
 __all__ = ["STUDY_METRICS", "add_parser", "read_human", "run"]
 
@@ -102,6 +104,7 @@ def add_parser(subparsers: Any) -> None:
                    help="score column of --human (and of --ref-weights-from when it has one) (default: %(default)s)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="results folder (written whole or not at all)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing results folder")
+    add_dask_option(p)
     p.add_argument("--ref-weights-from", metavar="TABLE",
                    help="human scores of the references (ref_id, seg_id, score rows, or a human table whose "
                         "system names are reference ids) that set the references' ΔBLEU weights")
@@ -221,7 +224,9 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     names = list(dict.fromkeys(args.metric or STUDY_METRICS))
     sizes = list(dict.fromkeys(args.unit_sizes or [args.unit_size]))
     t0 = time.perf_counter()
+    cluster = contextlib.ExitStack()  # --dask: the statistics of each reference view are computed there
     try:
+        executor = cluster.enter_context(executor_for(args)) if args.dask else None
         get_variant(args.sentence_variant)
         inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
         options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
@@ -229,7 +234,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
               f"without a rating not scored), {len(inputs.references)} references, {len(inputs.human)} ratings; "
               "computing statistics per reference view", file=err)
         t_stats = time.perf_counter()
-        metrics = inputs_.StudyMetrics(inputs, names, args, options, err)
+        metrics = inputs_.StudyMetrics(inputs, names, args, options, err, executor=executor)
         main_metrics = metrics.build()
         t_stats = time.perf_counter() - t_stats
         compare = [(metrics.resolve(a), metrics.resolve(b)) for a, b in args.compare or []]
@@ -260,6 +265,8 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     except OSError as exc:
         print(f"bleustats study: error: {one_line(exc.strerror or exc)}", file=err)
         return 1
+    finally:
+        cluster.close()
     if args.json:
         print(json.dumps(_payload(results, inputs), ensure_ascii=False, indent=1), file=out)
     else:
@@ -284,7 +291,7 @@ def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: inpu
 
     def at_theta(theta: float) -> list:
         if theta not in cache:
-            st = inputs_.view_stats(inputs, "threshold", theta, metrics.options, err)
+            st = metrics.view_stats("threshold", theta)
             # one label across θ, so the sweep draws one line per metric (the θ is the x axis)
             cache[theta] = metrics.build({"threshold": st}, threshold_label="w≥θ")
         return cache[theta]

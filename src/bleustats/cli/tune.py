@@ -174,7 +174,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             print(line, file=out)
         print(f"signature: {result.signature}", file=out)
     print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items() if v >= 0.005), file=err)
-    for flag, path in (("-o", args.output), ("--best", args.best)):
+    for path in (args.output, args.best):
         if path:
             print(f"wrote {path}", file=err)
     return 0

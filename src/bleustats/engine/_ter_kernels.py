@@ -206,7 +206,7 @@ def _backward_rows(words, ref, lo, hi, off, width, back):
 
 @njit(cache=True, nogil=True)
 def _shifted_cost(words, ref, first, last, lo, hi, off, width, fwd, scratch, back):
-    r"""Edit distance of ``words`` when it differs from the hypothesis held in ``fwd`` / ``back`` only in ``first:last``.
+    r"""Edit distance of ``words``, which differs from the hypothesis in ``fwd`` / ``back`` only in ``first:last``.
 
     Rows ``first+1..last`` are recomputed into ``scratch`` from row ``first``
     of ``fwd``; the distance is the cheapest way through row ``last``:

@@ -17,7 +17,8 @@ Examples
 >>> rows.tolist()
 [[4, 6, 3, 3, 5, 2, 2, 2, 1]]
 >>> chrf_column_names(2, 1)
-['chrf_hyp_1', 'chrf_ref_1', 'chrf_match_1', 'chrf_hyp_2', 'chrf_ref_2', 'chrf_match_2', 'chrfw_hyp_1', 'chrfw_ref_1', 'chrfw_match_1']
+['chrf_hyp_1', 'chrf_ref_1', 'chrf_match_1', 'chrf_hyp_2', 'chrf_ref_2', 'chrf_match_2',
+ 'chrfw_hyp_1', 'chrfw_ref_1', 'chrfw_match_1']
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def chrf_options(
     >>> chrf_options(char_order=0, word_order=0)
     Traceback (most recent call last):
     ...
-    ValueError: char_order + word_order must be at least 1 (chrF needs some n-gram order); got char_order=0, word_order=0.
+    ValueError: char_order + word_order must be at least 1 (chrF needs some n-gram order);
+    got char_order=0, word_order=0.
     """
     for name, value in (("char_order", char_order), ("word_order", word_order)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < 0:

@@ -23,7 +23,8 @@ from typing import Any
 
 from ..tokenizers import SACREBLEU_TOKENIZERS
 
-__all__ = ["CHRF_DEFAULTS", "DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "check_options", "is_integer", "is_real"]
+__all__ = ["CHRF_DEFAULTS", "DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "check_options", "is_integer",
+           "is_real"]
 
 #: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
 REF_VIEWS = ("all", "threshold", "first")

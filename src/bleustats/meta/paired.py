@@ -49,8 +49,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._validate import check_choice, check_count
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import (OTHER_METRICS, TABLE_METRICS, bleu_scores, check_delta_defined, check_scoring_options, corpus_score,
-                            score_signature, statistics_matrix, table_metric)
+from ..metrics.bleu import (OTHER_METRICS, TABLE_METRICS, bleu_scores, check_delta_defined, check_scoring_options,
+                            corpus_score, score_signature, statistics_matrix, table_metric)
 from ..metrics.base import bootstrap_sums, chunk_rows, estimate_ci
 from ..metrics.results import Signature
 from .resample import generator_and_label

@@ -110,7 +110,8 @@ def parse_weight_transform(spec: str | WeightTransform) -> WeightTransform:
     >>> parse_weight_transform("linear")
     Traceback (most recent call last):
     ...
-    bleustats.errors.InputError: weight transform 'linear' needs a scale: 'linear:SCALE' with SCALE > 0, e.g. 'linear:12.5'.
+    bleustats.errors.InputError: weight transform 'linear' needs a scale: 'linear:SCALE' with SCALE > 0,
+    e.g. 'linear:12.5'.
     """
     if isinstance(spec, WeightTransform):
         return spec

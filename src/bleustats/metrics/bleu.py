@@ -50,10 +50,11 @@ from numpy.typing import ArrayLike, NDArray
 from .._validate import check_choice, describe_ids
 from ..engine import small
 from ..engine.options import check_options
+from ..engine.sums import column_sums, group_sums
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
 from .base import Metric, MetricSignature
-from .plain import LOG_FLOOR, plain_bleu, plain_matrix, plain_score, plain_segments, sum_rows, text_bytes
+from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
 from .results import BLEUScore, Signature
 
 if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
@@ -80,14 +81,18 @@ __all__ = [
     "corpus_bleu",
     "corpus_bleu_files",
     "corpus_score",
+    "corpus_score_from_sums",
     "corpus_scores",
     "count_columns",
+    "group_scores_from_sums",
+    "other_group_scores",
     "raw_corpus_bleu",
     "score_signature",
     "sentence_bleu",
     "sentence_scores",
     "statistics_matrix",
     "table_metric",
+    "table_metric_columns",
 ]
 
 #: Smoothing methods and their default value (sacreBLEU's ``BLEU.SMOOTH_DEFAULTS``).
@@ -492,7 +497,7 @@ def corpus_score(
     if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
         obj, mat = table_metric(stats, metric)
         rows = _rows(stats, rows)
-        return obj._aggregate_and_compute(mat if rows is None else mat[rows])
+        return obj._compute_score_from_stats(column_sums(mat if rows is None else mat[rows]))
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
     rows = _rows(stats, rows)
@@ -505,12 +510,36 @@ def corpus_score(
     correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
     if rows is not None:
         correct, total, hyp_len, ref_len = correct[rows], total[rows], hyp_len[rows], ref_len[rows]
-    c_sum, t_sum = correct.sum(axis=0), total.sum(axis=0)
-    sys_len, r_len = hyp_len.sum(), ref_len.sum()
+    return corpus_score_from_sums(stats, column_sums(correct), column_sums(total), column_sums(hyp_len),
+                                  column_sums(ref_len), metric=metric, smooth_method=smooth_method,
+                                  smooth_value=smooth_value, use_effective_order=use_effective_order,
+                                  ref_length=ref_length)
+
+
+def corpus_score_from_sums(stats: Any, correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len: Any, *,
+                           metric: str = "bleu", smooth_method: str = "exp", smooth_value: float | None = None,
+                           use_effective_order: bool = False, ref_length: str = "closest") -> BLEUScore:
+    """The :class:`BLEUScore` of summed statistics, labelled with the settings of ``stats``.
+
+    What :func:`corpus_score` returns once it has summed its rows; a
+    partitioned table (:class:`bleustats.engine.dataset.StatsDataset`) merges
+    its partitions' sums and ends here too. ``stats`` only gives the settings
+    and the reference count of the signature. ``correct`` / ``total`` are the
+    per-order sums of ``metric``'s numerators and denominators (ΔBLEU's summed
+    numerators are clamped at 0 here).
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none", max_ngram_order=2)
+    >>> corpus_score_from_sums(st, [2, 1], [3, 2], 3, 3).score == corpus_score(st).score
+    True
+    """
+    c_sum, t_sum = np.asarray(correct), np.asarray(total)
     raw_c = c_sum
     if metric == "delta_bleu":
         c_sum = np.maximum(c_sum, 0.0)
-    out = bleu_from_sums(c_sum, t_sum, sys_len, r_len, smooth_method=smooth_method,
+    out = bleu_from_sums(c_sum, t_sum, sys_len, ref_len, smooth_method=smooth_method,
                          smooth_value=smooth_value, use_effective_order=use_effective_order)
     integral = metric == "bleu"
     int_len = ref_length != "average"
@@ -522,11 +551,11 @@ def corpus_score(
         precisions=[float(p) for p in out["precisions"]],
         bp=float(out["bp"]),
         sys_len=int(sys_len),
-        ref_len=_num(r_len, int_len),
+        ref_len=_num(ref_len, int_len),
         signature=score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                                   use_effective_order=use_effective_order, ref_length=ref_length),
         stats={num: [_num(v, integral) for v in raw_c], den: [_num(v, integral) for v in t_sum],
-               "hyp_len": int(sys_len), "ref_len": _num(r_len, int_len)},
+               "hyp_len": int(sys_len), "ref_len": _num(ref_len, int_len)},
         name="ΔBLEU" if metric == "delta_bleu" else "BLEU",
     )
 
@@ -592,22 +621,35 @@ def corpus_scores(
     starts = np.searchsorted(inv[order], np.arange(g))
 
     def gsum(x: np.ndarray) -> np.ndarray:
-        # sorted reduceat keeps integer sums exact (bincount would go through float64)
-        return np.add.reduceat(x[order], starts, axis=0) if len(x) else np.zeros((0,) + x.shape[1:], x.dtype)
+        # integer sums exact in int64, float sums exact and rounded once (bleustats.engine.sums)
+        return group_sums(x, order, starts)
 
     if metric in OTHER_METRICS:
-        return _other_groups(stats, metric, name, keys, gsum)
+        obj, mat = table_metric(stats, metric)
+        return other_group_scores(obj, table_metric_columns(stats, metric), name, keys, gsum(mat))
     correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
+    return group_scores_from_sums(stats, name, keys, gsum(correct), gsum(total), gsum(hyp_len), gsum(ref_len),
+                                  metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                                  use_effective_order=use_effective_order, ref_length=ref_length)
 
-    c_sum, t_sum = gsum(correct), gsum(total)
-    sys_len, r_len = gsum(hyp_len), gsum(ref_len)
+
+def group_scores_from_sums(stats: Any, name: str, keys: np.ndarray, correct: np.ndarray, total: np.ndarray,
+                           sys_len: np.ndarray, ref_len: np.ndarray, *, metric: str = "bleu",
+                           smooth_method: str = "exp", smooth_value: float | None = None,
+                           use_effective_order: bool = False, ref_length: str = "closest") -> pd.DataFrame:
+    """The frame of :func:`corpus_scores` from per-group sums (one row per key, in the order given).
+
+    ``correct`` / ``total`` have shape (groups, N); ``stats`` gives the
+    settings and the signature (as in :func:`corpus_score_from_sums`).
+    """
+    c_sum, t_sum = correct, total
     num, den = _PREFIXES[metric]
     raw_c = c_sum
     if metric == "delta_bleu":
         c_sum = np.maximum(c_sum, 0.0)
-    out = bleu_from_sums(c_sum, t_sum, sys_len, r_len, smooth_method=smooth_method,
+    out = bleu_from_sums(c_sum, t_sum, sys_len, ref_len, smooth_method=smooth_method,
                          smooth_value=smooth_value, use_effective_order=use_effective_order)
-    frame = {name: keys, "score": out["score"], "bp": out["bp"], "sys_len": sys_len, "ref_len": r_len}
+    frame = {name: keys, "score": out["score"], "bp": out["bp"], "sys_len": sys_len, "ref_len": ref_len}
     for i in range(stats.max_ngram_order):
         frame[f"precision_{i + 1}"] = out["precisions"][:, i]
     for i in range(stats.max_ngram_order):
@@ -697,44 +739,9 @@ def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layou
     delta = metric == "delta_bleu"
     if delta and any(row[5] <= 0 for row in rows):
         return None  # ΔBLEU is not defined there: the pipeline names the segments
-    num, den = (8, 9) if delta else (6, 7)
-    length = REF_LENGTHS.index(ref_length) + 1
-    raw_c, t_sum, sys_len, r_len = sum_rows(rows, num, den, length)
-    n = options["max_ngram_order"]
-    c_sum = [max(x, 0.0) for x in raw_c] if delta else raw_c
-    score, precisions, bp, counts, totals = plain_bleu(c_sum, t_sum, sys_len, r_len, k, smooth_method,
-                                                        scoring["use_effective_order"])
-    integral = not delta
-    int_len = ref_length != "average"
-    n_refs = {row[4] for row in rows}
-    signature = Signature(
-        nrefs=str(n_refs.pop()) if len(n_refs) == 1 else "var",
-        tokenize=options["tokenize"],
-        lowercase=bool(options["lowercase"]),
-        smooth=smooth_method if k is None else f"{smooth_method}[{k:.2f}]",
-        effective_order=scoring["use_effective_order"],
-        max_ngram_order=n,
-        ref_view=options["ref_view"],
-        weight_threshold=float(options["weight_threshold"]) if options["ref_view"] == "threshold" else None,
-        weights="uniform" if uniform else "custom",
-        metric=metric,
-        delta_definition=options["delta_definition"] if delta else None,
-        ref_length=ref_length,
-    )
-    names = _PREFIXES[metric]
-    return BLEUScore(
-        score=score,
-        counts=[_num(v, integral and v.is_integer()) for v in counts],
-        totals=[_num(v, integral and v.is_integer()) for v in totals],
-        precisions=precisions,
-        bp=bp,
-        sys_len=int(sys_len),
-        ref_len=_num(r_len, int_len),
-        signature=signature,
-        stats={names[0]: [_num(v, integral) for v in raw_c], names[1]: [_num(v, integral) for v in t_sum],
-               "hyp_len": int(sys_len), "ref_len": _num(r_len, int_len)},
-        name="ΔBLEU" if delta else "BLEU",
-    )
+    return plain_corpus_score(rows, metric=metric, k=k, smooth_method=smooth_method,
+                              use_effective_order=scoring["use_effective_order"], ref_length=ref_length,
+                              options=options, uniform=uniform)
 
 
 def table_metric(stats: StatsTable, metric: str) -> tuple[Metric, np.ndarray]:
@@ -748,14 +755,22 @@ def table_metric(stats: StatsTable, metric: str) -> tuple[Metric, np.ndarray]:
     return chrf_table(stats, metric)
 
 
-def _other_groups(stats: StatsTable, metric: str, name: str, keys: np.ndarray, gsum: Any) -> pd.DataFrame:
+def table_metric_columns(stats: Any, metric: str) -> list[str]:
+    """The statistics columns of chrF / TER (those :func:`table_metric`'s matrix holds, in order)."""
+    if metric == "ter":
+        return ["ter_num_edits", "ter_ref_length"]
+    from ..engine.chrf_stats import chrf_column_names
+
+    opts = stats.chrf_options or {}
+    return chrf_column_names(opts.get("char_order", 0), opts.get("word_order", 0))
+
+
+def other_group_scores(obj: Metric, columns: Sequence[str], name: str, keys: np.ndarray, sums: np.ndarray
+                       ) -> pd.DataFrame:
+    """The frame of :func:`corpus_scores` for chrF / TER: ``obj`` (:func:`table_metric`) of per-group sums."""
     import pandas as pd
 
-    obj, mat = table_metric(stats, metric)
-    sums = gsum(mat)
     frame: dict[str, Any] = {name: keys, "score": obj.scores_from_sums(sums)}
-    columns = ["ter_num_edits", "ter_ref_length"] if metric == "ter" else [
-        c for c in stats.table.column_names if c.startswith(("chrf_", "chrfw_"))]
     for i, c in enumerate(columns):
         frame[c] = sums[:, i]
     df = pd.DataFrame(frame)

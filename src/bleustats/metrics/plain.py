@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,9 +31,10 @@ if TYPE_CHECKING:
     from ..engine.references import ReferenceSet
 
 from ..engine import small
-from .results import BLEUScore
+from .results import BLEUScore, Signature
 
-__all__ = ["LOG_FLOOR", "plain_bleu", "plain_matrix", "plain_score", "plain_segments", "reference_segments", "rows_matrix", "sum_rows", "text_bytes"]
+__all__ = ["LOG_FLOOR", "plain_bleu", "plain_corpus_score", "plain_matrix", "plain_score", "plain_segments",
+           "reference_segments", "rows_matrix", "sum_rows", "text_bytes"]
 
 #: log(0) as sacreBLEU writes it (its ``my_log``): a precision of 0 adds this to the sum of logs.
 LOG_FLOOR = -9999999999.0
@@ -40,7 +42,7 @@ LOG_FLOOR = -9999999999.0
 
 def plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int | float, k: float | None,
                smooth_method: str, use_effective_order: bool) -> tuple[float, list, float, list, list]:
-    """:func:`bleustats.metrics.bleu.bleu_from_sums` of one row of Python numbers: ``(score, precisions, bp, counts, totals)``.
+    """``bleu_from_sums`` of one row of Python numbers: ``(score, precisions, bp, counts, totals)``.
 
     The same float operations in the same order as the vectorized formula,
     with numpy's ``log`` / ``exp`` (whose results do not depend on the array's
@@ -83,17 +85,27 @@ def plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int | 
 
 
 def sum_rows(rows: list, num: int, den: int, length: int) -> tuple[list, list, Any, Any]:
-    """Column sums of plain rows: ``(numerators, denominators, hyp_len, ref_len)``, added as ``corpus_score`` adds.
+    """Column sums of plain rows, ``(numerators, denominators, hyp_len, ref_len)``, as ``corpus_score`` sums.
 
     ``num`` / ``den`` / ``length`` index a row of
-    :func:`bleustats.engine.small.segment_statistics`; several rows are summed
-    with numpy (floats add up in the same order as the table's column sums).
+    :func:`bleustats.engine.small.segment_statistics`. Integers add up
+    exactly; floats (ΔBLEU's counts, average reference lengths) are summed
+    exactly and rounded once (:func:`math.fsum`), as
+    :func:`bleustats.engine.sums.column_sums` sums a statistics table, so the
+    sums do not depend on the order of the rows.
+
+    Examples
+    --------
+    >>> sum_rows([(1, 2, 2, 2.0, 1, 1.0, [1], [1], [1.0], [1.0]), (2, 3, 3, 3.5, 2, 1.0, [2], [2], [2.0], [2.0])],
+    ...          6, 7, 3)
+    ([3], [3], 3, 5.5)
     """
-    if len(rows) == 1:
-        return list(rows[0][num]), list(rows[0][den]), rows[0][0], rows[0][length]
-    return (np.array([row[num] for row in rows]).sum(axis=0).tolist(),
-            np.array([row[den] for row in rows]).sum(axis=0).tolist(),
-            sum(row[0] for row in rows), np.array([row[length] for row in rows]).sum().item())
+    def total(values: list) -> Any:
+        return math.fsum(values) if any(type(v) is float for v in values) else sum(values)
+
+    return ([total([row[num][i] for row in rows]) for i in range(len(rows[0][num]))],
+            [total([row[den][i] for row in rows]) for i in range(len(rows[0][den]))],
+            sum(row[0] for row in rows), total([row[length] for row in rows]))
 
 
 def rows_matrix(rows: list, delta: bool, length: int, average: bool) -> np.ndarray:
@@ -222,3 +234,59 @@ def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowe
     if delta and any(row[5] <= 0 for row in rows):
         return None
     return rows_matrix(rows, delta, _REF_LENGTHS.index(ref_length) + 1, ref_length == "average")
+
+
+# column-name prefixes of each metric's numerators and denominators (bleu._PREFIXES)
+_PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}
+
+
+def plain_corpus_score(rows: list, *, metric: str, k: float | None, smooth_method: str, use_effective_order: bool,
+                       ref_length: str, options: dict[str, Any], uniform: bool) -> BLEUScore:
+    """``corpus_score`` of plain rows (:func:`bleustats.engine.small.segment_statistics`), options checked.
+
+    The same result as ``corpus_score(compute_stats(...))`` field by field:
+    the sums of :func:`sum_rows`, the formula of :func:`plain_bleu`, the
+    signature from ``options`` (``compute_stats``' options) and ``uniform``
+    (every reference weight 1).
+    """
+    delta = metric == "delta_bleu"
+    num, den = (8, 9) if delta else (6, 7)
+    raw_c, t_sum, sys_len, r_len = sum_rows(rows, num, den, _REF_LENGTHS.index(ref_length) + 1)
+    c_sum = [max(x, 0.0) for x in raw_c] if delta else raw_c
+    score, precisions, bp, counts, totals = plain_bleu(c_sum, t_sum, sys_len, r_len, k, smooth_method,
+                                                        use_effective_order)
+    integral = not delta
+    int_len = ref_length != "average"
+    n_refs = {row[4] for row in rows}
+    signature = Signature(
+        nrefs=str(n_refs.pop()) if len(n_refs) == 1 else "var",
+        tokenize=options["tokenize"],
+        lowercase=bool(options["lowercase"]),
+        smooth=smooth_method if k is None else f"{smooth_method}[{k:.2f}]",
+        effective_order=use_effective_order,
+        max_ngram_order=options["max_ngram_order"],
+        ref_view=options["ref_view"],
+        weight_threshold=float(options["weight_threshold"]) if options["ref_view"] == "threshold" else None,
+        weights="uniform" if uniform else "custom",
+        metric=metric,
+        delta_definition=options["delta_definition"] if delta else None,
+        ref_length=ref_length,
+    )
+
+    def num_(x: Any, is_int: bool) -> int | float:
+        return int(x) if is_int else float(x)
+
+    names = _PREFIXES[metric]
+    return BLEUScore(
+        score=score,
+        counts=[num_(v, integral and v.is_integer()) for v in counts],
+        totals=[num_(v, integral and v.is_integer()) for v in totals],
+        precisions=precisions,
+        bp=bp,
+        sys_len=int(sys_len),
+        ref_len=num_(r_len, int_len),
+        signature=signature,
+        stats={names[0]: [num_(v, integral) for v in raw_c], names[1]: [num_(v, integral) for v in t_sum],
+               "hyp_len": int(sys_len), "ref_len": num_(r_len, int_len)},
+        name="ΔBLEU" if delta else "BLEU",
+    )

@@ -940,7 +940,8 @@ def _draw_corpus(corpus: _Corpus, rng: np.random.Generator, seed: int | None,
         lengths, reason = _run_lengths(seg.matches)
         toks, runs, tries = None, [], 0
         if lengths is not None:
-            for tries in range(1, max_tries + 1):
+            while tries < max_tries:
+                tries += 1
                 got = _draw_once(seg, corpus.ref_tokens[i], lengths, N, rng)
                 if got is not None:
                     toks, runs = got

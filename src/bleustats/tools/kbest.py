@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KBestResult",
+    "check_variants",
     "one_best_rows",
     "oracle_rows",
     "score_nbest",
@@ -181,7 +182,8 @@ class KBestResult:
                 "timings": dict(self.timings)}
 
 
-def _check_variants(variants: Any) -> list[str]:
+def check_variants(variants: Any) -> list[str]:
+    """The variant names as a list: each registered (or 'chrf', 'chrf++', 'ter'), each once."""
     if isinstance(variants, str):
         variants = [variants]
     names = list(variants)
@@ -280,7 +282,7 @@ def score_nbest(
     (90.48, 75.79, 0.909)
     """
     t_start = time.perf_counter()
-    names = _check_variants(variants)
+    names = check_variants(variants)
     variant_options = dict(variant_options or {})
     check_choice("metric", metric, METRICS)
     check_choice("ref_length", ref_length, REF_LENGTHS)

@@ -194,7 +194,9 @@ def parse_features(
     >>> parse_features(["a= 1 2 b= 3", "a= 4 b= 5 6"], what="list.txt")
     Traceback (most recent call last):
     ...
-    bleustats.errors.InputError: list.txt: line 2: features 'a= 4 b= 5 6' have layout a= x1 b= x2; the list's entries have a= x2 b= x1. Every entry needs the same dense features (labels, order and number of values).
+    bleustats.errors.InputError: list.txt: line 2: features 'a= 4 b= 5 6' have layout a= x1 b= x2;
+    the list's entries have a= x2 b= x1. Every entry needs the same dense features
+    (labels, order and number of values).
     """
     arr = _as_string_array(features)
     n = len(arr)

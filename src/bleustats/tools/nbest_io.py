@@ -54,6 +54,7 @@ import pyarrow.parquet as pq
 
 from .._validate import check_choice, renamed_keywords
 from ..engine import io
+from ..engine.partitioned_stats import parquet_parts
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from ..metrics.bleu import REF_LENGTHS
@@ -204,6 +205,16 @@ def _table_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
         yield table, 1, 1
 
 
+def _folder_blocks(files: list[Path], chunk_bytes: int) -> Iterator[tuple[pa.Table, int, int]]:
+    """Blocks of the Parquet parts of a folder, one after another (progress in rows of all parts)."""
+    total = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    done = 0
+    for f in files:
+        for block, rows, _ in _table_blocks(f, chunk_bytes):
+            yield block, done + rows, total
+        done += pq.ParquetFile(f).metadata.num_rows
+
+
 def _raw_table(path: Path) -> pa.Table:
     """A non-streamable table file, keeping ``model_score`` (validation drops undeclared columns)."""
     if path.suffix.lower() == ".jsonl":
@@ -303,6 +314,12 @@ def _blocks(nbest: Any, chunk_bytes: int) -> tuple[Iterator[tuple[pa.Table, int,
     if not isinstance(nbest, (str, os.PathLike)):
         raise TypeError(f"nbest must be a path or a pandas / Arrow table; got {type(nbest).__name__}.")
     path = Path(nbest)
+    if path.is_dir():  # a partitioned table: its Parquet parts in order, as one table
+        files = parquet_parts(path)
+        if not files:
+            raise InputError(f"nbest: {path} holds no .parquet file; give a folder of Parquet parts "
+                             "(seg_id, text, optional model_score).")
+        return _folder_blocks(files, chunk_bytes), str(path)
     if not path.is_file():
         raise InputError(f"nbest: {path}: no such file; check the path.")
     if path.suffix.lower() in io.TABLE_SUFFIXES:

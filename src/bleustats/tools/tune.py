@@ -578,7 +578,8 @@ def fit_pro(
                      "or l2.")
 
 
-def background_from_one_best(vectors: NDArray[np.float64], rows: ArrayLike, *, decay: float = 0.9) -> NDArray[np.float64]:
+def background_from_one_best(vectors: NDArray[np.float64], rows: ArrayLike, *,
+                             decay: float = 0.9) -> NDArray[np.float64]:
     r"""A pseudo-document background for PRO: the fixed point of Chiang's decayed update over 1-best entries.
 
     With :math:`B \leftarrow \gamma (B + s)` applied once per source and
@@ -652,7 +653,8 @@ class _Gains:
                  max_ngram_order: int, gain_scale: str | float) -> None:
         self.variant = get_variant(variant)
         self.options = dict(options)
-        self.s, self.vectors = data.sentence_stats(metric=metric, ref_length=ref_length, max_ngram_order=max_ngram_order)
+        self.s, self.vectors = data.sentence_stats(metric=metric, ref_length=ref_length,
+                                                   max_ngram_order=max_ngram_order)
         self.uses_background = variant in BACKGROUND_METRICS
         self.by_length = gain_scale == "ref-length"
         self.scale = 1.0 if self.by_length else float(gain_scale)
@@ -909,9 +911,9 @@ def tune(
         w_k = \mathrm{n}\Big(\psi\, \mathrm{n}(\tilde w_k) + (1 - \psi)\, \mathrm{n}(w_{k-1})\Big),
         \qquad \mathrm{n}(v) = v / \lVert v \rVert_1
 
-    (the 1-best depends only on the direction of :math:`w`), with :math:`\psi` = ``interpolate`` (default: no interpolation,
-    :math:`\psi = 1`; Hopkins & May use 0.1 across decoding iterations). The
-    result is :math:`w_K`.
+    (the 1-best depends only on the direction of :math:`w`), with
+    :math:`\psi` = ``interpolate`` (default: no interpolation, :math:`\psi = 1`;
+    Hopkins & May use 0.1 across decoding iterations). The result is :math:`w_K`.
 
     MIRA: ``iterations`` epochs (default 60, Moses' ``kbmira``) of
     :func:`mira_epoch`, sources shuffled every epoch by the seeded generator,
@@ -982,11 +984,12 @@ def tune(
     if unknown:
         raise InputError(f"variant_options: {variant} takes {', '.join(sorted(variant_obj.options)) or 'no options'}; "
                          f"got {', '.join(sorted(unknown))}.")
-    need = required_order([variant], max_ngram_order)
-    if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or max_ngram_order < 1 \
-            or need > data.stats.max_ngram_order:
-        raise InputError(f"max_ngram_order must be an integer from 1 to {data.stats.max_ngram_order - (need - max_ngram_order)} for "
-                         f"{variant} with these statistics (order {data.stats.max_ngram_order}); got {max_ngram_order!r}. "
+    extra = required_order([variant], 0)  # the orders the variant reads beyond max_ngram_order
+    largest = data.stats.max_ngram_order - extra
+    if isinstance(max_ngram_order, (bool, np.bool_)) or not isinstance(max_ngram_order, (int, np.integer)) \
+            or not 1 <= max_ngram_order <= largest:
+        raise InputError(f"max_ngram_order must be an integer from 1 to {largest} for {variant} with these "
+                         f"statistics (order {data.stats.max_ngram_order}); got {max_ngram_order!r}. "
                          "Read the list with a larger max_ngram_order.")
     seed_int = seed
     rng = as_generator(seed)

@@ -1,0 +1,45 @@
+"""``--dask ADDRESS`` of ``stats``, ``score``, ``kbest`` and ``study``: where the partitioned work runs.
+
+Without ``--dask`` the work runs in this process, one partition after
+another (bounded memory). With ``--dask tcp://HOST:PORT`` it runs on that Dask
+scheduler's workers; ``--dask local:N`` starts a local cluster of N worker
+processes for the run and shuts it down after. Dask is imported only then
+(``pip install 'bleustats[dask]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import Any, Iterator
+
+from ..engine.dataset import LocalExecutor
+from ..errors import InputError, MissingExtraError
+
+__all__ = ["add_dask_option", "executor_for"]
+
+
+def add_dask_option(p: argparse.ArgumentParser) -> None:
+    """Add ``--dask ADDRESS``."""
+    p.add_argument("--dask", metavar="ADDRESS", default=None,
+                   help="run the partitioned work on a Dask cluster: a scheduler address (tcp://HOST:PORT) or "
+                        "local:N (start N local worker processes for this run); needs bleustats[dask]")
+
+
+@contextlib.contextmanager
+def executor_for(args: argparse.Namespace) -> Iterator[Any]:
+    """The executor of ``args.dask``: a :class:`LocalExecutor`, or a Dask cluster's (closed after the block)."""
+    address = getattr(args, "dask", None)
+    if not address:
+        yield LocalExecutor()
+        return
+    try:
+        from ..distributed import connect  # imports Dask
+    except MissingExtraError as exc:
+        raise InputError(f"--dask: {exc}") from None
+
+    with connect(address) as executor:
+        n = len(executor.client.scheduler_info()["workers"])
+        print(f"bleustats: running on Dask at {address} ({n} worker(s))", file=sys.stderr)
+        yield executor
