@@ -307,9 +307,9 @@ def main(argv=None) -> int:
             f"(seed {args.seed}, {args.assignments} assignments, {args.bootstrap} bootstrap replicates at M > 1 and "
             f"{args.bootstrap_m1} at M = 1; {seconds:.0f} s on 2 shared cores). Protocol: Galley et al. (2015), "
             "section 5, as implemented by `bleustats.meta.study.correlation_study`; data and transforms are "
-            "described in the script's docstring. ρ / τ: Spearman / Kendall τ-b between metric and human score differences of "
-            "two systems on units of M segments, averaged over assignments. Every number's full signature, the "
-            "percentile and bootstrap intervals are in `study_results.json`.", ""]
+            "described in the script's docstring. ρ / τ: Spearman / Kendall τ-b between metric and human score "
+            "differences of two systems on units of M segments, averaged over assignments. Every number's full "
+            "signature, the percentile and bootstrap intervals are in `study_results.json`.", ""]
     old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
     tail = old[old.index(MARKER):] if MARKER in old else MARKER + "\n\n## What it shows\n\n(to be written)\n"
     args.out.parent.mkdir(parents=True, exist_ok=True)
