@@ -120,7 +120,7 @@ def segment_tests(frame: pd.DataFrame, a: np.ndarray, b: np.ndarray, n_samples: 
     h = frame["mqm"].to_numpy()
     out = {}
     for test in ("permutation", "bootstrap"):
-        p, one, ab = two_sided(lambda rev: correlation_difference_test(
+        p, one, ab = two_sided(lambda rev, test=test: correlation_difference_test(
             b if rev else a, a if rev else b, h, test=test, **common))
         out[test] = p
         out[test + "_one"] = one

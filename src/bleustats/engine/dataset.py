@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -440,9 +441,21 @@ class DatasetWriter:
             self.abort()
 
     def abort(self) -> None:
-        """Remove the temporary folder and everything in it."""
-        with deferred():  # the command line's interrupt waits (bleustats._interrupts)
-            shutil.rmtree(self.folder, ignore_errors=True)
+        """Remove the temporary folder and everything in it.
+
+        A cancelled task that was already running on a cluster worker may
+        still be writing its part while the folder is removed (the removal
+        then finds a new file and leaves the folder); removal is retried for
+        up to 30 s until the folder is gone. A writer that starts later fails
+        on the missing folder (:func:`write_part` never creates it).
+        """
+        deadline = time.monotonic() + 30.0
+        while True:
+            with deferred():  # the command line's interrupt waits (bleustats._interrupts)
+                shutil.rmtree(self.folder, ignore_errors=True)
+            if not self.folder.exists() or time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
 
     def commit(self, parts: Sequence[dict[str, Any]], *, statistics: bool = True) -> StatsDataset | None:
         """Check the parts, write the manifest and move the dataset into place (replacing an old one).
