@@ -2,7 +2,8 @@
 """Corpus-BLEU benchmark, end to end from text files: bleustats vs its peers.
 
 Tasks: tokenize {none, 13a} x references {1, 4} x sizes {10k, 100k, 1M} on the corpora
-written by ``benchmarks/generate.py`` (``hyp.S.txt``, ``ref0.S.txt`` ...).
+written by ``benchmarks/generate.py`` (``hyp.S.txt``, ``ref0.S.txt`` ...); ``--tok`` also takes
+intl, char and zh (sacreBLEU and bleustats only: the other peers have no such tokenizer).
 
 Every measurement runs in a fresh subprocess (this script's ``--worker`` mode), the tools
 alternate (the order rotates every repeat), and the median of ``--repeats`` (>= 3) runs is
@@ -511,6 +512,10 @@ def tool_applicable(tool, tok, size, args, avail) -> str | None:
     if tool in ("bleuscore", "bleuscore-1t") and tok != "13a":
         return ("n/a: bleuscore has no tokenize option; it always applies 13a "
                 "(definition differs for tokenize=none)")
+    if tool == "sacrebleu-mojo" and tok not in ("none", "13a"):
+        return f"n/a: sacrebleu-mojo supports tokenize '13a' and 'none' only (ValueError for {tok!r})"
+    if tool == "nltk" and tok not in ("none", "13a"):
+        return f"n/a: this driver feeds NLTK str.split or sacreBLEU's 13a tokens only (not {tok!r})"
     if tool == "nltk" and size > args.nltk_max_size:
         return f"skipped: size > --nltk-max-size {args.nltk_max_size} (pure Python, slow)"
     if tool == "bleuscore-1t" and size > args.variant_max_size:
@@ -590,8 +595,9 @@ DEFINITION_NOTES = {
              "tokens from str.split (none) / sacreBLEU's Tokenizer13a (13a), tokenisation "
              "timed as prep; score x100"),
     "bleustats": ("bleustats.corpus_bleu_files (reads the files itself, so its read time "
-                  "is inside compute); first call = corpus_bleu on the toy corpus (numba "
-                  "JIT compile or on-disk cache load)"),
+                  "is inside compute); first call = corpus_bleu on the toy corpus, which since "
+                  "issue 15 takes the plain-Python path and loads no numba: loading the cached "
+                  "kernels (or compiling them) is inside compute"),
     "bleustats-cli": ("`bleustats score REF... -i HYP -tok TOK --json -w 16`; the whole CLI "
                       "process is `compute`, its peak RSS is the CLI process's"),
     "sacrebleu-mojo": "claims bit-exact sacreBLEU BLEU (13a / none)",
@@ -998,7 +1004,8 @@ def parse(argv=None):
     ap = argparse.ArgumentParser(description="corpus-BLEU end-to-end benchmark")
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ap.add_argument("--refs", type=int, nargs="+", default=[1, 4])
-    ap.add_argument("--tok", nargs="+", default=["none", "13a"], choices=["none", "13a"])
+    ap.add_argument("--tok", nargs="+", default=["none", "13a"], choices=["none", "13a", "intl", "char", "zh"],
+                    help="intl / char / zh: sacreBLEU and bleustats only (the other peers have no such tokenizer)")
     ap.add_argument("--tools", nargs="+", default=None, choices=ALL_TOOLS,
                     help=f"default: all ({' '.join(ALL_TOOLS)}); --quick: {' '.join(QUICK_TOOLS)}")
     ap.add_argument("--repeats", type=int, default=None, help="default 3 (--quick: 1)")

@@ -31,6 +31,10 @@ which this script reads back, checks and summarises:
   floor         ``bench_floor.py``: the physical floor, numpy sums over the encoded token-id
                 arrays the statistics kernel reads, vs bleustats' kernel and end-to-end
                 times on the same corpus (tokenize none, 4 references).
+  latency       ``bench_latency.py``: import, sentence BLEU per call, 100 sentences, 100 and
+                10,000 segments (CLI and API) as whole fresh processes, bleustats with a
+                populated and with an empty numba cache (cold); sacreBLEU, sacrebleu-mojo,
+                bleuscore; medians of 5 (--quick: 3, one cold run, 13a only); scores to 1e-9.
 
 ΔBLEU is not a peer task: only the first author's 2019 fork of sacreBLEU has it (skipped,
 as the issue says). A task a peer does not have is marked n/a with the reason.
@@ -80,14 +84,15 @@ RESULTS = os.path.join(HERE, "results")
 DATA = os.path.join(HERE, "data")
 sys.path.insert(0, HERE)
 TOL = 1e-9
-TASKS = ["core", "kbest", "significance", "study", "floor", "chrf", "ter"]
-RUN_ORDER = ["significance", "study", "floor", "chrf", "ter", "kbest", "core"]
+TASKS = ["core", "kbest", "significance", "study", "floor", "chrf", "ter", "latency"]
+RUN_ORDER = ["significance", "latency", "study", "floor", "chrf", "ter", "kbest", "core"]
 RESUMABLE = {"core", "kbest"}  # drivers that keep every run on disk and take --resume
-TOOLS = ["bleustats", "bleustats-cli", "sacrebleu", "sacrebleu-cached", "sacrebleu-mojo", "bleuscore",
-         "bleuscore-1t", "nltk", "fast-bleu"]
+TOOLS = ["bleustats", "bleustats-cold", "bleustats-cli", "bleustats-cli-cold", "sacrebleu", "sacrebleu-cli",
+         "sacrebleu-cached", "sacrebleu-mojo", "bleuscore", "bleuscore-1t", "nltk", "fast-bleu"]
 QUICK_CORE_TOOLS = ["sacrebleu", "sacrebleu-mojo", "bleuscore", "bleustats"]
 QUICK_KBEST_PEERS = ["sacrebleu-cached", "fast-bleu", "bleuscore", "nltk"]
-VARIANT_OF = {"bleustats-cli": "core", "bleuscore-1t": "core", "sacrebleu-cached": "kbest"}
+VARIANT_OF = {"bleustats-cli": "core", "bleuscore-1t": "core", "sacrebleu-cached": "kbest",
+              "bleustats-cold": "latency", "bleustats-cli-cold": "latency", "sacrebleu-cli": "latency"}
 PEERS = ["sacrebleu", "sacrebleu-mojo", "bleuscore", "nltk", "fast-bleu"]
 
 NA = {  # (task, peer) -> why the peer has no such task
@@ -102,6 +107,8 @@ NA = {  # (task, peer) -> why the peer has no such task
     ("study", "nltk"): "no ΔBLEU / weighted references / correlation study (see sacreBLEU's naive route)",
     ("study", "fast-bleu"): "no ΔBLEU / weighted references / correlation study (see sacreBLEU's naive route)",
     ("floor", "*"): "the floor compares bleustats with the memory bandwidth, not with peers",
+    ("latency", "nltk"): "not a latency peer (the everyday sacreBLEU-style peers are sacreBLEU, sacrebleu-mojo, bleuscore)",
+    ("latency", "fast-bleu"): "not a latency peer (the everyday sacreBLEU-style peers are sacreBLEU, sacrebleu-mojo, bleuscore)",
 }
 SKIPPED_TASKS = {"ΔBLEU vs peers": ("skipped: no peer implements ΔBLEU (only the first author's 2019 fork "
                                     "of sacreBLEU has it, which the issue excludes)")}
@@ -206,6 +213,14 @@ def plan(a) -> list[dict]:
                    "--naive-units", str(a.study_naive_units)]
             est = 6 + 4.5 * a.study_assignments / 1000 * (1 + a.study_bootstrap / 1000) + 1.0 * a.study_naive_units
             steps.append({"task": "study", "cmd": cmd, "json": name + ".json", "dir": RESULTS, "est": est})
+    if "latency" in a.tasks:
+        cmd = [py, os.path.join(HERE, "bench_latency.py"), "--out", os.path.join(a.results, "suite_latency"),
+               "--repeats", str(3 if q else 5), "--cold-repeats", str(1 if q else 5)]
+        if q:
+            cmd += ["--tok", "13a", "--calls", "1000"]
+        # whole processes ~0.1-1.5 s each (40 per repeat), cold runs compile the kernels (~20 s each)
+        est = (3 if q else 5) * 40 * 0.6 + (1 if q else 5) * 20 * 2 * (1 if q else 2)
+        steps.append({"task": "latency", "cmd": cmd, "json": "suite_latency.json", "est": est})
     if "floor" in a.tasks:
         cmd = [py, os.path.join(HERE, "bench_floor.py"), "--size", str(a.floor_size), "--refs", "4",
                "--repeats", str(max(3, a.repeats)), "--out", os.path.join(a.results, "suite_floor")]
@@ -372,6 +387,42 @@ def read_floor(js, ref_cache) -> tuple[list[dict], list[str]]:
     return [row], fails
 
 
+def read_latency(js, rc) -> tuple[list[dict], list[str]]:
+    fails = list(js.get("failures") or [])
+    if rc and not fails:
+        fails.append(f"bench_latency.py exited with status {rc}")
+    rows = []
+    for t in js["tasks"]:
+        per_call = t["task"].startswith("per_")
+        row = {"task": "latency", "label": t["label"], "unit": "us" if per_call else "s",
+               "metric": "µs per call (in process)" if per_call else "wall s (fresh process)", "tools": {}}
+        for tool, tr in t["tools"].items():
+            s = tr["summary"]
+            name = {"sacrebleu BLEU()": "sacrebleu BLEU()", "bleustats BLEU()": "bleustats BLEU()"}.get(tool, tool)
+            if not s.get("n_ok"):
+                row["tools"][name] = {"error": str(s.get("error"))[:300]}
+                continue
+            row["tools"][name] = {"seconds": s["per_call_wall"] if per_call else s["wall"], "n": s["n_ok"],
+                                  "agree": tr.get("agree") or "", "cpu": s.get("per_call_cpu" if per_call else "cpu")}
+        for variant, why in (("bleustats-cold", "bleustats loads no numba for this task (it counts in plain Python): "
+                                                  "cold and warm are the same process"),
+                             ("bleustats-cli-cold", "measured for the 10,000-segment task only"),
+                             ("sacrebleu-cli", "a command line only for the 10,000-segment task")):
+            if variant not in row["tools"]:
+                row["tools"][variant] = {"na": why}
+        for peer in PEERS:
+            if peer not in row["tools"]:
+                why = (js.get("missing") or {}).get(peer) or NA.get(("latency", peer)) or (
+                    "timed whole-process only (the 100 and 10,000-segment rows)" if t["task"] == "per_corpus" else
+                    "no sentence-level BLEU (corpus_bleu / corpus_chrf only)" if peer == "sacrebleu-mojo" else
+                    "always tokenizes 13a (no tokenize option)" if peer == "bleuscore" else "not run")
+                row["tools"][peer] = {"na": why}
+        rows.append(row)
+    if rows:
+        rows[-1]["targets"] = js.get("targets") or []
+    return rows, fails
+
+
 def read_chrf(js, rc) -> tuple[list[dict], list[str]]:
     fails = [] if rc == 0 else [f"bench_chrf.py exited with status {rc}"]
     rows = []
@@ -414,6 +465,8 @@ def read_step(s, js, rc, ref_path, study_js) -> tuple[list[dict], list[str]]:
             r, f = read_kbest(js, rc)
         elif s["task"] == "significance":
             r, f = read_significance(js, rc)
+        elif s["task"] == "latency":
+            r, f = read_latency(js, rc)
         elif s["task"] == "chrf":
             r, f = read_chrf(js, rc)
         elif s["task"] == "ter":
@@ -440,6 +493,11 @@ def _s(x):
     if x is None:
         return "—"
     return f"{x:.3f}" if x < 10 else f"{x:.1f}" if x < 1000 else f"{x:,.0f}"
+
+
+def _v(row, x):
+    """A cell's value in its row's unit: seconds, or µs for a per-call row."""
+    return f"{x * 1e6:.1f} µs" if row.get("unit") == "us" and x is not None else _s(x)
 
 
 def _ratio(x):
@@ -496,7 +554,7 @@ def render(meta, rows, fails, elapsed) -> str:
             return "error"
         else:
             base = r["tools"].get("bleustats", {}).get("seconds")
-            txt = _s(c["seconds"]) + ("*" if c.get("extrapolated") else "") + ("§" if c.get("capped") else "")
+            txt = _v(r, c["seconds"]) + ("*" if c.get("extrapolated") else "") + ("§" if c.get("capped") else "")
             if t != "bleustats" and base and c.get("seconds"):
                 txt += f" ({_ratio(c['seconds'] / base)})"
             return txt
@@ -542,7 +600,7 @@ def render(meta, rows, fails, elapsed) -> str:
     heads = {"core": "Corpus BLEU end to end from files", "kbest": "Sentence-level scores of every n-best entry",
              "significance": "Paired significance tests", "study": "Correlation study",
              "chrf": "chrF / chrF++ (issue 14 target: >= 10x sacreBLEU)", "ter": "TER (issue 14 target: >= 20x)",
-             "floor": "Physical floor"}
+             "floor": "Physical floor", "latency": "Latency: import, sentences, small corpora, cold and warm"}
     for task, trs in by_task.items():
         L += [f"## {heads.get(task, task)}", ""]
         if task == "floor":
@@ -585,12 +643,18 @@ def render(meta, rows, fails, elapsed) -> str:
                 for k in ("import", "first_call", "warmup", "compute", "e2e", "cached", "study"):
                     if c.get(k) is not None:
                         extra.append(f"{k.replace('_', ' ')} {_s(c[k])} s")
+                if c.get("cpu") is not None and r["task"] == "latency":
+                    extra.append(f"CPU {_v(r, c['cpu'])}{'' if r.get('unit') == 'us' else ' s'}")
                 note = "; ".join([c.get("agree", "")] + ([", ".join(extra)] if extra else []) +
                                  ([c["note"]] if c.get("note") else []))
                 rss = f"{c['rss_mb']:.0f}" if c.get("rss_mb") else "—"
-                L.append(f"| {r['label']} | {t} | {_s(c['seconds'])}{'*' if c.get('extrapolated') else ''} | "
+                L.append(f"| {r['label']} | {t} | {_v(r, c['seconds'])}{'*' if c.get('extrapolated') else ''} | "
                          f"{ratio} | {c.get('n', '')}{'§' if c.get('capped') else ''} | {rss} | {note} |")
         L.append("")
+        for tgt in trs[-1].get("targets") or []:
+            L.append(f"- target: {tgt['target']}: {tgt['ratio']:.2f}× — {'met' if tgt['met'] else '**not met**'}")
+        if trs[-1].get("targets"):
+            L.append("")
         for (t, why), labels in na_lines.items():
             where = "all of these tasks" if len(labels) == len(trs) else ", ".join(labels)
             L.append(f"- n/a **{t}** ({where}): {why}")

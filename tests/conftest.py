@@ -53,6 +53,48 @@ def numba_one_thread():
     numba.set_num_threads(before)
 
 
+def force_path(path: str):
+    """Set bleustats.engine.small's thresholds so that every input takes ``path``; returns the undo."""
+    from bleustats.engine import small
+
+    before = small.COLD_MAX_CHARS, small.WARM_MAX_CHARS
+    limit = 10**15 if path == "plain" else -1
+    small.COLD_MAX_CHARS = small.WARM_MAX_CHARS = limit
+
+    def undo() -> None:
+        small.COLD_MAX_CHARS, small.WARM_MAX_CHARS = before
+
+    return undo
+
+
+@pytest.fixture(scope="module", params=["plain", "kernel"])
+def either_path(request):
+    """Run a module's tests twice: on the plain-Python path and on the numba kernels.
+
+    Small inputs take the plain path by default (``bleustats.engine.small.prefer_plain``);
+    oracle tests use this so that both paths are checked against sacreBLEU.
+    """
+    undo = force_path(request.param)
+    yield request.param
+    undo()
+
+
+@pytest.fixture(scope="module")
+def kernel_path():
+    """Send every input of a module through the numba kernels (the kernel twin tests)."""
+    undo = force_path("kernel")
+    yield
+    undo()
+
+
+@pytest.fixture(scope="module")
+def plain_path():
+    """Send every input of a module through the plain-Python path."""
+    undo = force_path("plain")
+    yield
+    undo()
+
+
 def make_corpus(folder: Path, *, n_segments: int = 40, systems: tuple[str, ...] = ("A", "B", "C"), n_parts: int = 4,
                 seed: int = 0) -> dict:
     """A small synthetic evaluation set on disk, for the partitioned and distributed tests.

@@ -9,7 +9,6 @@ there is one implementation of everything. The aliases go away in 0.3.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import types
@@ -81,7 +80,7 @@ class _Alias(types.ModuleType):
         return self.__dir__()
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:  # importlib.abc's protocol; importlib.abc itself loads importlib.resources (ms per process)
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         warnings.warn(f"{spec.name} moved to {', '.join(MOVED[spec.name])}; the old path is an alias "
                       "until bleustats 0.3.", DeprecationWarning, stacklevel=3)
@@ -91,7 +90,7 @@ class _Loader(importlib.abc.Loader):
         pass
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:  # a meta path finder (importlib.abc.MetaPathFinder's protocol)
     def find_spec(self, fullname: str, path: Any = None, target: Any = None
                   ) -> importlib.machinery.ModuleSpec | None:
         if fullname in MOVED:

@@ -680,3 +680,32 @@ def test_analyze_subcommand_is_wired(capsys):
 def test_kbest_subcommand_is_wired(capsys):
     assert main(["kbest", "--help"]) == 0
     assert "--metric" in capsys.readouterr().out
+
+
+def test_a_subcommand_loads_only_its_own_module(tmp_path):
+    """`bleustats score` on text files imports no study / analysis code, no pandas or scipy (issue 15)."""
+    import subprocess
+    import sys
+
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("the cat sat on the mat\n")
+    ref.write_text("the cat is on the mat\n")
+    code = ("import sys\nfrom bleustats.cli.main import main\n"
+            f"rc = main(['score', {str(ref)!r}, '-i', {str(hyp)!r}, '-b'])\n"
+            "print(rc, sorted(m for m in sys.modules if m.startswith('bleustats.cli.') or m.split('.')[0] in "
+            "('pandas', 'scipy', 'matplotlib') or m.startswith('bleustats.meta')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    # _progress: main's interrupt message; sacrebleu_cli and _dask: score's sacreBLEU and --dask flags (their
+    # metric objects and Dask load on use)
+    want = ["bleustats.cli._dask", "bleustats.cli._progress", "bleustats.cli.main", "bleustats.cli.sacrebleu_cli",
+            "bleustats.cli.score"]
+    assert out.strip().splitlines()[-1] == f"0 {want}", out
+
+
+def test_help_lists_every_subcommand(capsys):
+    assert main(["-h"]) == 0
+    text = capsys.readouterr().out
+    for name in ("score", "stats", "kbest", "tune", "analyze", "study", "demo"):
+        assert name in text
+    assert main(["nosuchcommand"]) == 2
+    assert "invalid choice: 'nosuchcommand'" in capsys.readouterr().err

@@ -17,12 +17,13 @@ WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE
 
 
 def kernel_ids(arr, hyp_bounds, ref_bounds):
-    """The engine's two kernels: count tokens per line, then ids per block of lines."""
+    """The engine's kernel: tokens counted per line, then ids per block (block k: two line ranges)."""
     data, offsets = string_buffers(arr)
-    tok_off = np.zeros(len(offsets), np.int64)
-    np.cumsum(_encode_kernels.count_tokens(data, offsets), out=tok_off[1:])
-    ids = _encode_kernels.encode_blocks(data, _padded_words(data), offsets, tok_off,
-                                  np.asarray(hyp_bounds, np.int64), np.asarray(ref_bounds, np.int64))
+    hb, rb = np.asarray(hyp_bounds, np.int64), np.asarray(ref_bounds, np.int64)
+    ranges = np.stack([hb[:-1], hb[1:], rb[:-1], rb[1:]], axis=1)
+    tok_off, ids, n_vocab = _encode_kernels.encode_lines(data, _padded_words(data), offsets.astype(np.int64), ranges)
+    assert n_vocab == max([len(set(ids[tok_off[lo]:tok_off[hi]].tolist()) | set(ids[tok_off[a]:tok_off[b]].tolist()))
+                           for lo, hi, a, b in ranges.tolist()] or [0])
     return ids, tok_off
 
 
@@ -121,7 +122,27 @@ def test_sliced_string_arrays_are_read_at_their_offset():
 def test_token_counts_per_line():
     lines = ["", " ", "a", " a  b ", "a\u3000b\u00a0c", "\u3001\u3000", "x" * 1000]
     data, offsets = string_buffers(pa.array(lines))
-    assert _encode_kernels.count_tokens(data, offsets).tolist() == [len(x.split()) for x in lines]
+    tok_off, _, _ = _encode_kernels.encode_lines(data, _padded_words(data), offsets.astype(np.int64),
+                                                 np.array([[0, len(lines)]]))
+    assert np.diff(tok_off).tolist() == [len(x.split()) for x in lines]
+
+
+ascii_heavy = st.text(alphabet=st.sampled_from([chr(c) for c in range(32, 127)] * 4
+                                               + ["\t", "\n", "\x0b", "\x1c", "\x1f", "\x00", "\x7f", "\u00a0",
+                                                  "\u3000", "\u2009", "é", "\u0085", "日"]), max_size=90)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ascii_heavy, min_size=1, max_size=10))
+def test_word_at_a_time_counts_equal_python(lines):
+    # mostly printable ASCII: the counter takes eight bytes at a time, at every alignment, and falls
+    # back to bytes for control characters, newlines and UTF-8 whitespace inside or across the words
+    data, offsets = string_buffers(pa.array(lines))
+    tok_off, ids, _ = _encode_kernels.encode_lines(data, _padded_words(data), offsets.astype(np.int64),
+                                                   np.array([[0, len(lines)]]))
+    assert np.diff(tok_off).tolist() == [len(x.split()) for x in lines]
+    assert token_lists(ids, tok_off).to_pylist() == python_encode(lines)[0]
+
 
 
 def test_one_long_line_equals_python():

@@ -18,6 +18,9 @@ import bleustats
 
 from ..twins.engine import DEFINITIONS, reference_segment_stats
 
+# the kernels themselves: small inputs would otherwise take the plain-Python path
+pytestmark = pytest.mark.usefixtures("kernel_path")
+
 # Tokens never contain whitespace; the unicode ones check that nothing assumes
 # ASCII or one byte per character.
 VOCAB = ["a", "b", "c", "d", "e", "f", "é", "中文", "ß", "🙂", "ﬁ", "x.y", "Ω", "naïve"]

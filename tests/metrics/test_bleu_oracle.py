@@ -26,6 +26,9 @@ from bleustats.engine.stats import compute_stats
 
 from ..conftest import shared_path
 
+# every test twice: on the plain-Python path and on the numba kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("either_path")
+
 assert sacrebleu.__version__ == "2.6.0", "the oracle is pinned; expected numbers assume 2.6.0"
 
 TOKENIZERS = ("none", "13a", "intl", "char")

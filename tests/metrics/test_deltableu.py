@@ -17,6 +17,9 @@ from bleustats.engine.stats import compute_stats
 
 from ..conftest import shared_path
 
+# every test twice: on the plain-Python path and on the numba kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("either_path")
+
 
 @pytest.fixture(scope="module")
 def fixture():

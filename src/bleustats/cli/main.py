@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import _thread
 import argparse
+import importlib
 import os
 import signal
 import sys
@@ -33,27 +34,30 @@ from typing import Any, Sequence
 
 from .._interrupts import deferring
 from .._version import __version__
-from ..engine.stats import MAX_ORDER_LIMIT
+from ..engine.options import MAX_ORDER_LIMIT
 from ..errors import UsageError
-from . import _progress, analyze, correlate, demo, kbest, score, stats, study, tune
+from . import _progress
 from ._progress import one_line
 
 __all__ = ["main"]
 
 _SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
-_SUBCOMMANDS = (score, stats, kbest, tune, analyze, study, correlate, demo)
+#: The subcommands, in help order; each is a module of this package with ``add_parser(subparsers)``.
+#: Only the module of the command that runs is imported (``bleustats score`` loads no study code).
+_SUBCOMMANDS = ("score", "stats", "kbest", "tune", "analyze", "study", "correlate", "demo")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``command`` alone, or of every subcommand (``None``: help, usage errors)."""
     parser = argparse.ArgumentParser(
         prog="bleustats",
         description="BLEU, ΔBLEU and sentence BLEU from cached sufficient statistics.",
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in _SUBCOMMANDS:
-        module.add_parser(sub)
+    for name in _SUBCOMMANDS if command is None else (command,):
+        importlib.import_module(f"{__package__}.{name}").add_parser(sub)
     return parser
 
 
@@ -114,9 +118,11 @@ def _handle_signals() -> tuple[dict, _SignalState]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 error, 2 usage, 130 / 143 interrupted)."""
-    parser = _parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((w for w in words if not w.startswith("-")), None)  # the top level has no valued options
+    parser = _parser(command if command in _SUBCOMMANDS else None)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
         if getattr(args, "width", 0) < 0:
             parser.error(f"argument -w/--width: must be >= 0; got {args.width}")
         if getattr(args, "max_ngram_order", None) is not None and not 1 <= args.max_ngram_order <= MAX_ORDER_LIMIT:

@@ -23,14 +23,13 @@ import json
 import os
 import sys
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..meta.paired_systems import PairedTest
-from ..metrics.base import Metric
-from ..metrics.bleu import BLEU
-from ..metrics.chrf import CHRF
-from ..metrics.ter import TER
+from ..engine.options import CHRF_DEFAULTS
+
+if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
+    from ..metrics.base import Metric
 
 __all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "run", "wants_sacrebleu"]
 
@@ -62,9 +61,11 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--force", action="store_true", help="accepted (bleustats prints no tokenized-input warning)")
     g.add_argument("-nr", "--num-refs", type=int, default=1, help="references per line of one tab-separated file")
     g.add_argument("-e", "--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
-    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF.CHAR_ORDER, help="chrF character order")
-    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF.WORD_ORDER, help="chrF word order (2: chrF++)")
-    g.add_argument("--chrf-beta", type=int, default=CHRF.BETA, help="chrF beta")
+    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"],
+                   help="chrF character order")
+    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"],
+                   help="chrF word order (2: chrF++)")
+    g.add_argument("--chrf-beta", type=int, default=CHRF_DEFAULTS["beta"], help="chrF beta")
     g.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
     g.add_argument("--chrf-lowercase", action="store_true", help="chrF: lowercase")
     g.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF: epsilon smoothing (chrF++.py)")
@@ -98,8 +99,9 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
 
 def wants_sacrebleu(args: argparse.Namespace) -> bool:
     """Whether the arguments ask for sacreBLEU's output (see the module docstring)."""
-    chrf_ter = (args.chrf_char_order != CHRF.CHAR_ORDER or args.chrf_word_order != CHRF.WORD_ORDER
-                or args.chrf_beta != CHRF.BETA or args.chrf_whitespace or args.chrf_lowercase
+    chrf_ter = (args.chrf_char_order != CHRF_DEFAULTS["char_order"]
+                or args.chrf_word_order != CHRF_DEFAULTS["word_order"]
+                or args.chrf_beta != CHRF_DEFAULTS["beta"] or args.chrf_whitespace or args.chrf_lowercase
                 or args.chrf_eps_smoothing or args.ter_case_sensitive or args.ter_asian_support
                 or args.ter_no_punct or args.ter_normalized)
     return bool(args.metrics or args.format or args.confidence or args.sentence_level or args.paired_ar
@@ -174,6 +176,10 @@ def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[li
 
 
 def _metrics(args: argparse.Namespace, refs: list[list[str]]) -> dict[str, Metric]:
+    from ..metrics.bleu import BLEU
+    from ..metrics.chrf import CHRF
+    from ..metrics.ter import TER
+
     out: dict[str, Metric] = {}
     trg = args.langpair.split("-")[1] if args.langpair and "-" in args.langpair else ""
     for name in args.metrics or ["bleu"]:
@@ -323,6 +329,8 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
         _print_single(results, fmt, out)
         return 0
     if paired:
+        from ..meta.paired_systems import PairedTest
+
         test = PairedTest(list(zip(names, systems)), metrics, None, test_type="bs" if args.paired_bs else "ar",
                           n_samples=args.paired_bs_n if args.paired_bs else args.paired_ar_n,
                           n_jobs=args.paired_jobs)

@@ -37,6 +37,7 @@ from ..errors import InputError
 from . import _chrf_kernels as _k
 from . import io
 from .encode import block_bounds, string_buffers
+from .options import CHRF_DEFAULTS
 from .references import ReferenceSet
 
 if TYPE_CHECKING:
@@ -50,15 +51,6 @@ __all__ = [
     "chrf_statistics",
 ]
 
-#: sacreBLEU 2.6's ``CHRF`` defaults (chrF2; ``word_order=2`` is chrF++).
-CHRF_DEFAULTS = {
-    "char_order": 6,
-    "word_order": 0,
-    "beta": 2,
-    "lowercase": False,
-    "whitespace": False,
-    "eps_smoothing": False,
-}
 
 #: Below this many bytes of text (hypotheses plus their references) the kernel
 #: runs on the calling thread: starting the thread pool costs more than the work.

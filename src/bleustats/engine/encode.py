@@ -1,19 +1,20 @@
-"""All of encoding: texts → sacreBLEU tokens → exact integer ids in Arrow ``list<int32>``.
+"""All of encoding: texts → sacreBLEU tokens → exact integer ids.
 
-:func:`encode_segments` is the one entry point of the statistics pipeline: it
-tokenizes a chunk's hypotheses and references (:func:`tokenized`: numba kernels
-over the UTF-8 bytes, :mod:`bleustats.engine._tokenize_kernels`, identical to
-sacreBLEU's regexes byte for byte, with no Python string per line), then encodes
-both with two numba kernels (:mod:`bleustats.engine._encode_kernels`) over an
-Arrow string array's UTF-8 buffer (:func:`string_buffers`, zero-copy):
-``count_tokens`` counts each line's tokens, splitting on exactly the characters
-Python's ``str.split()`` splits on; ``encode_blocks`` splits again and gives ids
-in order of first occurrence within each block of segments, deciding token
-identity exactly (a token of up to 15 bytes is its own key; longer ones are
-compared byte by byte). :func:`token_lists` wraps the ids as ``list<int32>``,
-whose ``.values`` and ``.offsets`` the statistics kernel reads without copying.
-``tests/engine/test_encode.py`` checks the kernels against ``str.split()`` with
-a plain-Python twin.
+:func:`encode_segment_ids` is the entry point of the statistics pipeline for
+texts in Arrow arrays (:func:`encode_segments` wraps its ids as Arrow
+``list<int32>``): it tokenizes a chunk's hypotheses and references
+(:func:`tokenized`: numba kernels over the UTF-8 bytes,
+:mod:`bleustats.engine._tokenize_kernels`, identical to sacreBLEU's regexes
+byte for byte, with no Python string per line), then encodes both with one
+numba kernel (:func:`encode_line_blocks`, the kernel
+:func:`bleustats.engine._encode_kernels.encode_lines`) over an Arrow string
+array's UTF-8 buffer (:func:`string_buffers`, zero-copy) or any UTF-8 buffer
+with line offsets (the file reader fills one directly): it counts each line's
+tokens, splitting on exactly the characters Python's ``str.split()`` splits on,
+then splits again and gives ids in order of first occurrence within each block
+of segments, deciding token identity exactly (a token of up to 15 bytes is its
+own key; longer ones are compared byte by byte). ``tests/engine/test_encode.py``
+checks the kernel against ``str.split()`` with a plain-Python twin.
 
 Arrow's own ``utf8_split_whitespace`` is not used: in pyarrow 26 it keeps some
 whitespace characters at the end of a string as a token (``'\u200a'`` →
@@ -39,15 +40,20 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from ..tokenizers import tokenize_lines
-from . import _encode_kernels, _tokenize_kernels
+from . import _encode_kernels, _tokenize_kernels, columns
 from ._tokenize_tables import code_point_tables
 
 __all__ = [
     "BYTE_TOKENIZERS",
+    "PARALLEL_MIN_BYTES",
     "PARALLEL_MIN_TOKENS",
     "block_bounds",
+    "encode_line_blocks",
+    "encode_segment_ids",
     "encode_segments",
     "list_buffers",
+    "padded_buffer",
+    "segment_blocks",
     "string_buffers",
     "token_lists",
     "tokenize_array",
@@ -55,11 +61,17 @@ __all__ = [
     "tokenized",
 ]
 
-#: Below this many tokens a kernel runs on the calling thread: starting the
-#: thread pool costs more than the work.
-PARALLEL_MIN_TOKENS = 20_000
-#: Tokens per encoding block: each block has its own small, cache-resident vocabulary.
-_ENCODE_BLOCK_TOKENS = 1 << 15
+#: Below this many tokens the statistics kernel runs on the calling thread: starting the
+#: thread pool (and its threads' spinning after each parallel region) costs more than
+#: the work saves (10k segments x 1 reference: 0.66 s on one thread, 0.72 s on two).
+PARALLEL_MIN_TOKENS = 1_000_000
+#: Below this much text (bytes) tokenization and encoding run on the calling thread.
+PARALLEL_MIN_BYTES = 8 << 20
+#: Bytes of text per encoding block (about 32k tokens): each block has its own small,
+#: cache-resident vocabulary.
+_ENCODE_BLOCK_BYTES = 192 * 1024
+#: Below this much text the encoder makes one block (sharing out costs more than it saves).
+_ENCODE_PARALLEL_MIN_BYTES = 128 * 1024
 
 
 def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -83,8 +95,8 @@ def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 def token_lists(ids: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
     """Wrap flat int32 token ids and per-line offsets as an Arrow ``list<int32>`` (no copy of ids)."""
     if offsets[-1] < 2**31:
-        return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(ids))
-    return pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(ids))
+        return pa.ListArray.from_arrays(columns.numeric(offsets.astype(np.int32)), columns.numeric(ids))
+    return pa.LargeListArray.from_arrays(columns.numeric(offsets.astype(np.int64)), columns.numeric(ids))
 
 
 # --------------------------------------------------------------------------- tokenization over bytes
@@ -94,7 +106,7 @@ BYTE_TOKENIZERS: tuple[str, ...] = tuple(_tokenize_kernels.TOKENIZER_CODES)
 
 # Inputs smaller than this (in bytes) run on one thread: starting the thread
 # pool costs more than it saves.
-_TOKENIZE_PARALLEL_MIN_BYTES = 1 << 16
+_TOKENIZE_PARALLEL_MIN_BYTES = PARALLEL_MIN_BYTES
 # Bytes of input per parallel block (a block's scratch and output stay in cache).
 _TOKENIZE_BLOCK_BYTES = 1 << 16
 
@@ -283,8 +295,8 @@ def tokenize_array(texts: pa.Array | pa.ChunkedArray, tokenizer: str, *, lowerca
 
 def list_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Zero-copy numpy views of a ``list<int32>`` array's flat values and offsets."""
-    values = arr.values.to_numpy(zero_copy_only=True)
-    offsets = arr.offsets.to_numpy(zero_copy_only=True)
+    values = columns.to_numpy(arr.values)
+    offsets = columns.to_numpy(arr.offsets)
     return values, offsets
 
 
@@ -302,14 +314,26 @@ def tokenized(texts: pa.Array, tokenize: str, lowercase: bool) -> pa.Array:
         return texts
     if tokenize in _tokenize_kernels.TOKENIZER_CODES:
         return tokenize_array(texts, tokenize, lowercase=lowercase)
-    return pa.array(tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase), pa.string())
+    return columns.strings(tokenize_lines(texts.to_pylist(), tokenize=tokenize, lowercase=lowercase))
 
 
 def _padded_words(data: np.ndarray) -> np.ndarray:
     """``data`` copied into zero-padded little-endian uint64 words, for the encoder's 8-byte loads."""
-    buf = np.zeros((len(data) // 8 + 3) * 8, np.uint8)
+    buf = padded_buffer(len(data))
     buf[: len(data)] = data
     return buf.view("<u8").astype(np.uint64, copy=False)  # a no-op on little-endian machines
+
+
+def padded_buffer(n_bytes: int) -> np.ndarray:
+    """A uint8 array of ``n_bytes`` plus zeroed padding, 8-byte aligned: what the encoder reads as uint64 words.
+
+    A caller that fills ``buf[:n_bytes]`` itself (the file reader) hands
+    ``words=buf.view(np.uint64)`` to :func:`encode_line_blocks`, and the text
+    is not copied again.
+    """
+    buf = np.empty((n_bytes // 8 + 3) * 8, np.uint8)
+    buf[n_bytes:] = 0
+    return buf
 
 
 def block_bounds(work: np.ndarray, n_blocks: int) -> np.ndarray:
@@ -328,6 +352,74 @@ def block_bounds(work: np.ndarray, n_blocks: int) -> np.ndarray:
     return np.unique(np.r_[0, cuts, n_seg]).astype(np.int64)
 
 
+def segment_blocks(seg_bytes: np.ndarray) -> np.ndarray:
+    """Edges of blocks of consecutive segments with about ``_ENCODE_BLOCK_BYTES`` of text each.
+
+    One block when the text is too small to share out; else at least two per
+    numba thread.
+    """
+    total = int(seg_bytes.sum())
+    n_blocks = 1
+    if total >= _ENCODE_PARALLEL_MIN_BYTES:
+        n_blocks = max(2 * numba.get_num_threads(), total // _ENCODE_BLOCK_BYTES + 1)
+    return block_bounds(seg_bytes + 1, n_blocks)
+
+
+def encode_line_blocks(data: np.ndarray, offsets: np.ndarray, block_ranges: np.ndarray, *,
+                       words: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """Token offsets, ids and id bound of every line; row ``k`` of ``block_ranges`` lists block ``k``'s line ranges.
+
+    The kernel :func:`bleustats.engine._encode_kernels.encode_lines`: tokens
+    split as ``str.split()`` splits, ids by first occurrence within each block
+    (all ids below the returned bound). ``words`` is ``data`` as padded uint64
+    words when the caller has them (:func:`padded_buffer`); else ``data`` is
+    copied once to make them.
+
+    Examples
+    --------
+    >>> data, offsets = string_buffers(pa.array(["a b a", "b c"]))
+    >>> tok_offsets, ids, n_vocab = encode_line_blocks(data, offsets, np.array([[0, 2]]))
+    >>> tok_offsets.tolist(), ids.tolist(), n_vocab
+    ([0, 3, 5], [0, 1, 0, 1, 2], 3)
+    """
+    if words is None:
+        words = _padded_words(data)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    block_ranges = np.ascontiguousarray(block_ranges, dtype=np.int64)
+    small = len(offsets) < 2 or offsets[-1] - offsets[0] < PARALLEL_MIN_BYTES or numba.get_num_threads() == 1
+    kernel = _encode_kernels.encode_lines_serial if small else _encode_kernels.encode_lines
+    tok_offsets, ids, n_vocab = kernel(data, words, offsets, block_ranges)
+    return tok_offsets, ids, int(n_vocab)
+
+
+def encode_segment_ids(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.ndarray, *,
+                       tokenize: str, lowercase: bool, timings: dict[str, float] | None = None,
+                       refs_tokenized: bool = False) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """:func:`encode_segments` as numpy: ``(ids, tok_offsets, n_hyp_lines, n_vocab)``.
+
+    Hypothesis line ``i`` has ids ``ids[tok_offsets[i]:tok_offsets[i + 1]]``,
+    reference line ``j`` those of line ``n_hyp_lines + j``; every id is below
+    ``n_vocab``.
+    """
+    t0 = time.perf_counter()
+    h_tok = tokenized(hyp_texts, tokenize, lowercase)
+    r_tok = ref_texts if refs_tokenized else tokenized(ref_texts, tokenize, lowercase)
+    t1 = time.perf_counter()
+    if h_tok.type != r_tok.type:
+        h_tok, r_tok = h_tok.cast(pa.large_string()), r_tok.cast(pa.large_string())
+    data, offsets = string_buffers(pa.concat_arrays([h_tok, r_tok]))
+    n_h = len(h_tok)
+    hyp_ptr = np.asarray(hyp_ptr, np.int64)
+    ref_ptr = np.asarray(ref_ptr, np.int64) + n_h
+    bounds = segment_blocks(np.diff(offsets[hyp_ptr]) + np.diff(offsets[ref_ptr]))
+    ranges = np.stack([hyp_ptr[bounds[:-1]], hyp_ptr[bounds[1:]], ref_ptr[bounds[:-1]], ref_ptr[bounds[1:]]], axis=1)
+    tok_off, ids, n_vocab = encode_line_blocks(data, offsets, ranges)
+    if timings is not None:
+        timings["tokenize"] = timings.get("tokenize", 0.0) + (t1 - t0)
+        timings["encode"] = timings.get("encode", 0.0) + (time.perf_counter() - t1)
+    return ids, tok_off, n_h, n_vocab
+
+
 def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarray, ref_ptr: np.ndarray, *,
                     tokenize: str, lowercase: bool, timings: dict[str, float] | None = None,
                     refs_tokenized: bool = False) -> tuple[pa.ListArray, pa.ListArray]:
@@ -336,7 +428,7 @@ def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarra
     ``hyp_ptr`` / ``ref_ptr`` are CSR offsets: segment ``s`` owns hypotheses
     ``hyp_ptr[s]:hyp_ptr[s+1]`` and references ``ref_ptr[s]:ref_ptr[s+1]``.
     Exact: tokens are split on ``str.split()``'s whitespace and compared by
-    their bytes. Each block of about ``_ENCODE_BLOCK_TOKENS`` tokens has its own
+    their bytes. Each block of about ``_ENCODE_BLOCK_BYTES`` of text has its own
     id space; a segment's hypotheses and references are always in the same block.
     Seconds spent are added to ``timings['tokenize']`` / ``timings['encode']``
     when a dict is given. ``refs_tokenized=True`` says ``ref_texts`` were
@@ -349,25 +441,8 @@ def encode_segments(hyp_texts: pa.Array, ref_texts: pa.Array, hyp_ptr: np.ndarra
     >>> h.to_pylist(), r.to_pylist()
     ([[0, 1, 0]], [[1, 2]])
     """
-    t0 = time.perf_counter()
-    h_tok = tokenized(hyp_texts, tokenize, lowercase)
-    r_tok = ref_texts if refs_tokenized else tokenized(ref_texts, tokenize, lowercase)
-    t1 = time.perf_counter()
-    if h_tok.type != r_tok.type:
-        h_tok, r_tok = h_tok.cast(pa.large_string()), r_tok.cast(pa.large_string())
-    data, offsets = string_buffers(pa.concat_arrays([h_tok, r_tok]))
-    tok_off = np.zeros(len(offsets), np.int64)
-    np.cumsum(_encode_kernels.count_tokens(data, offsets), out=tok_off[1:])
-    n_h = len(h_tok)
-    seg_tokens = np.diff(tok_off[hyp_ptr]) + np.diff(tok_off[n_h + ref_ptr])
-    n_blocks = 1
-    if tok_off[-1] >= PARALLEL_MIN_TOKENS:
-        n_blocks = max(2 * numba.get_num_threads(), int(seg_tokens.sum()) // _ENCODE_BLOCK_TOKENS + 1)
-    bounds = block_bounds(seg_tokens + 1, n_blocks)
-    ids = _encode_kernels.encode_blocks(data, _padded_words(data), offsets, tok_off, hyp_ptr[bounds],
-                                        n_h + ref_ptr[bounds])
-    if timings is not None:
-        timings["tokenize"] = timings.get("tokenize", 0.0) + (t1 - t0)
-        timings["encode"] = timings.get("encode", 0.0) + (time.perf_counter() - t1)
+    ids, tok_off, n_h, _ = encode_segment_ids(hyp_texts, ref_texts, hyp_ptr, ref_ptr, tokenize=tokenize,
+                                              lowercase=lowercase, timings=timings,
+                                              refs_tokenized=refs_tokenized)
     # both lists view the same flat ids; offsets are absolute into it
     return token_lists(ids, tok_off[: n_h + 1]), token_lists(ids, tok_off[n_h:])

@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 
 from .._interrupts import deferred
 from ..errors import InputError
-from . import schemas
+from . import columns, schemas
 
 if TYPE_CHECKING:  # pandas is imported only when a DataFrame is used
     import pandas as pd
@@ -135,12 +135,9 @@ def as_hypotheses_table(
     hypotheses = list(hypotheses)
     _check_str_list(hypotheses, "hypotheses")
     n = len(hypotheses)
-    return pa.table(
-        {
-            "seg_id": pa.array(np.arange(n, dtype=np.int64)),
-            "system": pa.array([system or "hyp"] * n, pa.string()),
-            "text": pa.array(hypotheses, pa.string()),
-        },
+    return pa.Table.from_arrays(
+        [columns.numeric(np.arange(n, dtype=np.int64)), columns.repeated(system or "hyp", n),
+         columns.strings(hypotheses, where="hypotheses")],
         schema=schemas.arrow_schema("hypotheses"),
     )
 
@@ -325,14 +322,12 @@ def as_references_table(
                 wts.append(1.0 if weight is None else weight)
                 txt.append(text)
     order = np.argsort(np.asarray(seg, np.int64), kind="stable")
-    weight_arr = pa.array(np.asarray(wts, dtype=np.float64)[order])
-    table = pa.table(
-        {
-            "seg_id": pa.array(np.asarray(seg, np.int64)[order]),
-            "ref_id": pa.array(rid, pa.string()).take(pa.array(order)),
-            "weight": weight_arr,
-            "text": pa.array(txt, pa.string()).take(pa.array(order)),
-        }
+    table = pa.Table.from_arrays(
+        [columns.numeric(np.asarray(seg, np.int64)[order]),
+         columns.strings([rid[i] for i in order.tolist()]),
+         columns.numeric(np.asarray(wts, dtype=np.float64)[order]),
+         columns.strings([txt[i] for i in order.tolist()], where="references")],
+        names=["seg_id", "ref_id", "weight", "text"],
     )
     return schemas.validate(table, "references", param="references")
 
@@ -421,8 +416,7 @@ def lines_table(lines: pa.Array, *, system: str = "hyp", first: int = 0) -> pa.T
     """Hypotheses table of one system from its lines (``seg_id`` = ``first`` + line index)."""
     n = len(lines)
     return pa.Table.from_arrays(
-        [pa.array(np.arange(first, first + n, dtype=np.int64)),
-         pa.array(np.repeat(np.array([system], dtype=object), n), pa.string()),
+        [columns.numeric(np.arange(first, first + n, dtype=np.int64)), columns.repeated(system, n),
          lines.cast(pa.string())],
         schema=schemas.arrow_schema("hypotheses"),
     )
@@ -451,23 +445,24 @@ def streams_table(
             )
     seg = np.tile(np.arange(first, first + n_hyp, dtype=np.int64), len(streams))
     rid = pa.DictionaryArray.from_arrays(
-        pa.array(np.repeat(np.arange(len(streams), dtype=np.int32), n_hyp)),
-        pa.array([str(k) for k in range(len(streams))]),
+        columns.numeric(np.repeat(np.arange(len(streams), dtype=np.int32), n_hyp)),
+        columns.strings([str(k) for k in range(len(streams))]),
     ).cast(pa.string())
     w = (np.ones(n_hyp * len(streams)) if weights is None
          else np.concatenate([np.asarray(x, np.float64) for x in weights]) if len(streams) else np.ones(0))
     text = pa.chunked_array([s.cast(pa.string()) for s in streams], type=pa.string())
-    table = pa.table({"seg_id": seg, "ref_id": rid, "weight": w, "text": text})
+    table = pa.Table.from_arrays([columns.numeric(seg), rid, columns.numeric(w), text],
+                                 names=["seg_id", "ref_id", "weight", "text"])
     return schemas.validate(table, "references", param=", ".join(names))
 
 
 def _bytes_to_lines(data: bytes, where: str, first_line: int) -> pa.Array:
     """Lines of ``data`` (each ending in '\\n', or the file's last line) as an Arrow string array."""
     if not data:
-        return pa.array([], pa.string())
+        return columns.strings([])
     end = len(data) - 1 if data.endswith(b"\n") else len(data)
     # one large_binary value viewing the bytes (no copy), split on '\n' by Arrow
-    whole = pa.Array.from_buffers(pa.large_binary(), 1, [None, pa.array([0, end], pa.int64()).buffers()[1],
+    whole = pa.Array.from_buffers(pa.large_binary(), 1, [None, pa.py_buffer(np.array([0, end], np.int64)),
                                                          pa.py_buffer(data)])
     lines = pc.split_pattern(whole, b"\n").flatten()
     try:

@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from . import io
+from . import columns, io
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,7 +80,7 @@ class ReferenceSet:
             elif layout == "segments":
                 n_segments = len(references)
         self.table = io.as_references_table(references, ref_weights, n_hyp=n_segments, layout=layout)
-        seg = self.table.column("seg_id").to_numpy()
+        seg = columns.to_numpy(self.table.column("seg_id"))
         self.n_segments = n_segments
         width = max(n_segments or 0, int(seg.max()) + 1 if len(seg) else 0)
         counts = np.bincount(seg, minlength=width) if width else np.zeros(0, np.int64)

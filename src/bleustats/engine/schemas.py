@@ -47,6 +47,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import SchemaError
+from . import columns
 
 __all__ = [
     "INVARIANT_CHECKS",
@@ -224,9 +225,9 @@ def _key_problem(table: pa.Table, name: str, had: set[str]) -> str | None:
         col = table.column(c)
         if pa.types.is_string(col.type):
             enc = pc.dictionary_encode(col).combine_chunks()
-            codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64))
+            codes.append(columns.to_numpy(enc.indices).astype(np.int64))
         else:
-            codes.append(col.to_numpy())
+            codes.append(columns.to_numpy(col))
     order = np.lexsort(codes[::-1])
     sorted_codes = [c[order] for c in codes]
     same = np.ones(len(order) - 1, bool)
@@ -327,7 +328,7 @@ def _invariant_problems(table: pa.Table, name: str, max_ngram_order: int | None)
     declared = load_schema(name).get("invariants", [])
     if not declared or table.num_rows == 0:
         return []
-    cols = {c: table.column(c).to_numpy() for c in table.column_names
+    cols = {c: columns.to_numpy(table.column(c)) for c in table.column_names
             if not pa.types.is_string(table.schema.field(c).type)}  # numbers only: strings would be copied
     meta = table.schema.metadata or {}
     cols["__weights__"] = meta.get(b"bleustats.weights", b"").decode()
@@ -365,6 +366,13 @@ def _safe_cast(column: pa.ChunkedArray, want: pa.DataType) -> pa.ChunkedArray | 
         return None
 
 
+def _filled(value: Any, n: int, want: pa.DataType) -> pa.Array:
+    """A column of ``n`` copies of a declared default (built without pyarrow's pandas shim)."""
+    if pa.types.is_string(want):
+        return columns.repeated(str(value), n)
+    return columns.numeric(np.full(n, value, dtype=want.to_pandas_dtype()))
+
+
 def _position_in_group(keys: np.ndarray) -> pa.Array:
     """'0', '1', ... numbering each row within the rows sharing its key, in table order."""
     order = np.argsort(keys, kind="stable")
@@ -373,7 +381,7 @@ def _position_in_group(keys: np.ndarray) -> pa.Array:
     pos_sorted = np.arange(len(keys)) - np.repeat(starts, np.diff(np.r_[starts, len(keys)]))
     pos = np.empty(len(keys), np.int64)
     pos[order] = pos_sorted
-    return pc.cast(pa.array(pos), pa.string())
+    return pc.cast(columns.numeric(pos), pa.string())
 
 
 def validate(
@@ -438,7 +446,7 @@ def validate(
             elif col.get("default") == "row":
                 out[cname] = None  # position within the segment; needs seg_id, filled below
             else:
-                out[cname] = pa.chunked_array([pa.array([col["default"]] * n, want)])
+                out[cname] = pa.chunked_array([_filled(col["default"], n, want)])
             continue
         column = table.column(cname)
         cast = _safe_cast(column, want)
@@ -446,11 +454,11 @@ def validate(
             problems.append(f"{cname}: want {col['type']}, got {column.type}")
             continue
         if not col.get("nullable", True) and cast.null_count:
-            first = int(np.flatnonzero(pc.is_null(cast).to_numpy(zero_copy_only=False))[0])
+            first = int(np.flatnonzero(columns.to_numpy(pc.is_null(cast)))[0])
             problems.append(f"{cname}: {cast.null_count} null value(s), first at row {first}")
             continue
         if pa.types.is_floating(want):
-            nan = pc.is_nan(cast).to_numpy(zero_copy_only=False)
+            nan = columns.to_numpy(pc.is_nan(cast))
             if nan.any():
                 problems.append(
                     f"{cname}: {int(nan.sum())} NaN value(s), first at row {int(np.flatnonzero(nan)[0])}"
@@ -458,7 +466,7 @@ def validate(
                 continue
         lo, hi = col.get("min"), col.get("max")
         if (lo is not None or hi is not None) and n:
-            values = cast.to_numpy()
+            values = columns.to_numpy(cast)
             bad = np.zeros(len(values), bool)
             if lo is not None:
                 bad |= values < lo
@@ -478,7 +486,7 @@ def validate(
     had = set(table.column_names)
     for cname, value in out.items():
         if value is None:
-            out[cname] = pa.chunked_array([_position_in_group(out["seg_id"].to_numpy())])
+            out[cname] = pa.chunked_array([_position_in_group(columns.to_numpy(out["seg_id"]))])
     schema = arrow_schema(name, max_ngram_order, groups)
     arrays = [out[f.name] for f in schema]
     # chunked columns stay chunked: combining would copy every text (e.g. K reference files)

@@ -27,21 +27,16 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
-import numba
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .._validate import describe_ids
 from .._version import __version__
 from ..errors import InputError
-from ..tokenizers import SACREBLEU_TOKENIZERS
-from . import _stats_kernels, io, schemas
-from .chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_metadata, chrf_options, chrf_statistics
-from .encode import PARALLEL_MIN_TOKENS, block_bounds, encode_segments, list_buffers, tokenized
+from . import columns as columns_
+from . import io, schemas, small
+from .options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, check_options
 from .references import ReferenceSet
-from .ter_stats import ter_statistics_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,13 +53,6 @@ __all__ = [
     "load_stats",
     "reference_tokens",
 ]
-
-#: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
-REF_VIEWS = ("all", "threshold", "first")
-#: ΔBLEU weighted-match definitions: the paper's, or the first author's 2019 implementation.
-DELTA_DEFINITIONS = ("paper", "galley2019")
-#: Largest supported n-gram order (the kernel has no intrinsic limit; this bounds table width).
-MAX_ORDER_LIMIT = 32
 
 _META = "bleustats."
 
@@ -170,8 +158,8 @@ class StatsTable:
         """One column as a numpy array (zero-copy for numeric columns)."""
         col = self.table.column(name)
         if col.num_chunks == 1:
-            return col.chunk(0).to_numpy(zero_copy_only=False)
-        return col.to_numpy()
+            return columns_.to_numpy(col.chunk(0))
+        return columns_.to_numpy(col)
 
     def to_pandas(self) -> pd.DataFrame:
         return self.table.to_pandas()
@@ -185,7 +173,7 @@ class StatsTable:
                     f"rows: a boolean mask must have one entry per row ({len(self)}); got shape {rows.shape}."
                 )
             rows = np.flatnonzero(rows)
-        return StatsTable(self.table.take(pa.array(rows.astype(np.int64, copy=False))))
+        return StatsTable(self.table.take(columns_.numeric(rows.astype(np.int64, copy=False))))
 
     def up_to_order(self, max_ngram_order: int) -> "StatsTable":
         """The table with the per-order columns of orders 1..max_ngram_order only, settings kept.
@@ -215,6 +203,8 @@ class StatsTable:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the table to Parquet, whole or not at all (metadata included)."""
+        import pyarrow.parquet as pq
+
         io.write_atomic(path, lambda tmp: pq.write_table(self.table, tmp))
 
 
@@ -230,6 +220,8 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
     >>> load_stats(p).column("match_2").tolist()
     [1]
     """
+    import pyarrow.parquet as pq
+
     if os.path.isdir(path):
         raise InputError(f"{path}: is a folder; give the Parquet file written by bleustats stats (-o).")
     try:
@@ -284,6 +276,8 @@ def _metric_options(metrics: Any, chrf: Any, ter: Any) -> tuple[list[str], dict 
     if ter is not None and "ter" not in metrics:
         raise InputError("ter_options is given but metrics has no 'ter'; add 'ter' to metrics.")
     if want_chrf:
+        from .chrf_stats import CHRF_DEFAULTS, chrf_options  # numba's chrF kernels: loaded only when asked for
+
         given = dict(chrf or {})
         unknown = set(given) - set(CHRF_DEFAULTS)
         if unknown:
@@ -317,6 +311,8 @@ def _check_metadata(meta: dict, path: Any) -> int:
         except UnicodeDecodeError:
             values[key] = None
             problems.append(f"{key} is not UTF-8 text")
+    from ..tokenizers import SACREBLEU_TOKENIZERS
+
     allowed = {"bleustats.tokenize": SACREBLEU_TOKENIZERS, "bleustats.lowercase": ("true", "false"),
                "bleustats.ref_view": REF_VIEWS, "bleustats.delta_definition": DELTA_DEFINITIONS,
                "bleustats.weights": ("uniform", "custom")}
@@ -344,43 +340,14 @@ def _check_metadata(meta: dict, path: Any) -> int:
 # --------------------------------------------------------------------------- checks
 
 
-def _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition):
-    if tokenize not in SACREBLEU_TOKENIZERS:
-        raise ValueError(
-            f"tokenize must be one of {', '.join(map(repr, SACREBLEU_TOKENIZERS))}; got {tokenize!r}."
-        )
-    if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or not (
-        1 <= max_ngram_order <= MAX_ORDER_LIMIT
-    ):
-        raise ValueError(
-            f"max_ngram_order must be an integer from 1 to {MAX_ORDER_LIMIT}; got {max_ngram_order!r}."
-        )
-    if ref_view not in REF_VIEWS:
-        raise ValueError(f"ref_view must be one of {', '.join(map(repr, REF_VIEWS))}; got {ref_view!r}.")
-    if ref_view != "threshold" and weight_threshold is not None:
-        raise ValueError(
-            f"weight_threshold is only used with ref_view='threshold'; got weight_threshold="
-            f"{weight_threshold!r} with ref_view={ref_view!r}. Pass ref_view='threshold' or drop it."
-        )
-    if ref_view == "threshold":
-        if weight_threshold is None or not np.isfinite(weight_threshold):
-            raise ValueError(
-                f"weight_threshold must be a finite number when ref_view='threshold'; got {weight_threshold!r}."
-            )
-    if delta_definition not in DELTA_DEFINITIONS:
-        raise ValueError(
-            "delta_definition must be one of "
-            f"{', '.join(map(repr, DELTA_DEFINITIONS))}; got {delta_definition!r}."
-        )
-
-
 def _apply_view(refs: pa.Table, ref_view: str, weight_threshold: float | None) -> pa.Table:
     if ref_view == "threshold":
-        return refs.filter(pc.greater_equal(refs.column("weight"), weight_threshold))
+        keep = columns_.to_numpy(refs.column("weight")) >= weight_threshold
+        return refs.take(columns_.numeric(np.flatnonzero(keep)))
     if ref_view == "first":
-        seg = refs.column("seg_id").to_numpy()
+        seg = columns_.to_numpy(refs.column("seg_id"))
         _, first = np.unique(seg, return_index=True)
-        return refs.take(pa.array(np.sort(first)))
+        return refs.take(columns_.numeric(np.sort(first)))
     return refs
 
 
@@ -410,6 +377,8 @@ def reference_tokens(references: ReferenceSet, tokenize: str, lowercase: bool) -
     >>> reference_tokens(ReferenceSet([["Hello, world!"]]), "13a", True).to_pylist()
     ['hello , world !']
     """
+    from .encode import tokenized
+
     return references.cached(("bleu", tokenize, bool(lowercase)),
                              lambda t: tokenized(t.column("text").combine_chunks(), tokenize, lowercase))
 
@@ -418,7 +387,150 @@ def _rows_of(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """column[rows] as one array: a zero-copy slice when rows are consecutive."""
     if len(rows) and (np.diff(rows) == 1).all():
         return column.slice(int(rows[0]), len(rows)).combine_chunks()
-    return column.take(pa.array(rows)).combine_chunks()
+    return column.take(columns_.numeric(rows)).combine_chunks()
+
+
+def _missing_references(missing: np.ndarray, ref_view: str, weight_threshold: float | None) -> InputError:
+    view = "" if ref_view == "all" else f" in ref_view={ref_view!r}" + (
+        f" (weight >= {weight_threshold})" if ref_view == "threshold" else "")
+    return InputError(
+        f"references: {len(missing)} segment(s) have hypotheses but no reference{view}: "
+        f"seg_id {describe_ids(missing)}. Every hypothesis needs at least one reference; "
+        "drop those hypotheses or add references."
+    )
+
+
+def _settings(n: int, tokenize: str, lowercase: bool, ref_view: str, weight_threshold: float | None,
+              delta_definition: str, uniform: bool) -> dict[str, str]:
+    """The schema metadata (``bleustats.*``) that records how a table was computed."""
+    return {
+        "version": __version__,
+        "max_ngram_order": str(n),
+        "tokenize": tokenize,
+        "lowercase": "true" if lowercase else "false",
+        "ref_view": ref_view,
+        "weight_threshold": "" if ref_view != "threshold" else repr(float(weight_threshold)),
+        "delta_definition": delta_definition,
+        "weights": "uniform" if uniform else "custom",
+        "metrics": "bleu",
+    }
+
+
+def _statistics_table(seg_id: pa.Array | pa.ChunkedArray, system: pa.Array | pa.ChunkedArray,
+                      out: tuple[np.ndarray, ...], settings: dict[str, str], *,
+                      extra: dict[str, np.ndarray] | None = None, groups: dict[str, dict[str, int]] | None = None,
+                      extra_meta: dict[str, str] | None = None) -> pa.Table:
+    """The statistics table of the kernels' output arrays (zero-copy columns) with its settings.
+
+    ``extra`` holds the chrF / TER columns of the schema's optional ``groups``;
+    ``extra_meta`` their options (full ``bleustats.*`` keys).
+    """
+    lens, ref_avg, n_refs, wmax, counts, wcounts = out
+    n = int(settings["max_ngram_order"])
+    columns = [seg_id, system, lens[0], lens[1], lens[2], ref_avg, n_refs, wmax]
+    columns += [counts[i] for i in range(2 * n)] + [wcounts[i] for i in range(2 * n)]
+    columns += list((extra or {}).values())
+    table = pa.Table.from_arrays(
+        [c if isinstance(c, (pa.Array, pa.ChunkedArray)) else columns_.numeric(c) for c in columns],
+        schema=schemas.arrow_schema("statistics", max_ngram_order=n, groups=groups or {}),
+    )
+    return table.replace_schema_metadata({**{_META + k: v for k, v in settings.items()}, **(extra_meta or {})})
+
+
+def _other_metrics(hyps: pa.Table, refs: pa.Table, k_best: bool, chrf_opts: dict | None, ter_opts: dict | None,
+                   timings: dict[str, float]) -> tuple[dict[str, np.ndarray], dict[str, str], dict[str, dict]]:
+    """chrF's and TER's columns when asked for: ``(columns, metadata, schema groups)``.
+
+    Their modules (and kernels) are imported only here, so a BLEU-only call loads none of them.
+    """
+    extra: dict[str, np.ndarray] = {}
+    meta: dict[str, str] = {}
+    schema_groups: dict[str, dict[str, int]] = {}
+    if chrf_opts is not None:
+        from .chrf_stats import chrf_column_names, chrf_metadata, chrf_statistics
+
+        t_chrf = time.perf_counter()
+        rows = chrf_statistics(hyps, refs.drop_columns([c for c in ("tokens",) if c in refs.column_names]),
+                               k_best=k_best, **chrf_opts)
+        for name, col in zip(chrf_column_names(chrf_opts["char_order"], chrf_opts["word_order"]), rows.T):
+            extra[name] = np.ascontiguousarray(col)
+        schema_groups["chrf"] = {"chrf_char_order": chrf_opts["char_order"],
+                                 "chrf_word_order": chrf_opts["word_order"]}
+        meta.update(chrf_metadata(chrf_opts))
+        timings["chrf"] = time.perf_counter() - t_chrf
+    if ter_opts is not None:
+        from .ter_stats import ter_statistics_table
+
+        t_ter = time.perf_counter()
+        rows = ter_statistics_table(hyps, refs, **ter_opts)
+        extra["ter_num_edits"] = rows[:, 0].astype(np.int64)
+        extra["ter_ref_length"] = np.ascontiguousarray(rows[:, 1])
+        schema_groups["ter"] = {}
+        meta.update({f"{_META}ter_{k}": "true" if v else "false" for k, v in ter_opts.items()})
+        timings["ter"] = time.perf_counter() - t_ter
+    return extra, meta, schema_groups
+
+
+def _statistics_kernel(ids: np.ndarray, hyp_offsets: np.ndarray, hyp_ptr: np.ndarray, ref_offsets: np.ndarray,
+                       ref_order: np.ndarray, ref_ptr: np.ndarray, weights: np.ndarray, n: int, definition: str,
+                       n_vocab: int, work: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The statistics kernel over encoded segments; serial when too small to share out.
+
+    Segment ``s`` has the hypothesis rows ``hyp_ptr[s]:hyp_ptr[s+1]`` and the
+    reference rows ``ref_order[ref_ptr[s]:ref_ptr[s+1]]`` (row ``r``'s ids:
+    ``ids[ref_offsets[r]:ref_offsets[r + 1]]``); ``work`` is its number of tokens.
+    """
+    import numba
+
+    from . import _stats_kernels
+    from .encode import PARALLEL_MIN_TOKENS, block_bounds
+
+    code = _stats_kernels.DEF_PAPER if definition == "paper" else _stats_kernels.DEF_GALLEY2019
+    args = (ids, hyp_offsets, np.arange(len(hyp_offsets) - 1, dtype=np.int64), hyp_ptr, ids, ref_offsets, ref_order,
+            ref_ptr, weights, n, code, n_vocab)
+    n_threads = numba.get_num_threads()
+    if n_threads == 1 or work.sum() < PARALLEL_MIN_TOKENS:
+        return _stats_kernels.compute_stats_serial(*args)
+    return _stats_kernels.compute_stats(*args, block_bounds(work + 1, 8 * n_threads))
+
+
+def _kernel_statistics(hyp_text: pa.ChunkedArray, ref_text: pa.ChunkedArray, weights: np.ndarray,
+                       hyp_seg: np.ndarray, ref_seg: np.ndarray, n_seg: int, n: int, delta_definition: str,
+                       tokenize: str, lowercase: bool, chunk_segments: int, timings: dict[str, float],
+                       out: tuple[np.ndarray, ...], *, refs_tokenized: bool = False) -> None:
+    """The numba pipeline (encode, statistics kernel) over chunks of segments, into the arrays ``out``."""
+    from .encode import encode_segment_ids
+
+    lens, ref_avg, n_refs, wmax, counts, wcounts = out
+    hyp_sort = np.argsort(hyp_seg, kind="stable")
+    ref_sort = np.argsort(ref_seg, kind="stable")
+    hyp_ptr_all = np.searchsorted(hyp_seg[hyp_sort], np.arange(n_seg + 1))
+    ref_ptr_all = np.searchsorted(ref_seg[ref_sort], np.arange(n_seg + 1))
+    for c0 in range(0, n_seg, chunk_segments):
+        c1 = min(n_seg, c0 + chunk_segments)
+        h_rows = hyp_sort[hyp_ptr_all[c0]:hyp_ptr_all[c1]]
+        r_rows = ref_sort[ref_ptr_all[c0]:ref_ptr_all[c1]]
+        if len(h_rows) == 0:
+            continue
+        hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
+        ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
+        ids, tok_off, n_h, n_vocab = encode_segment_ids(
+            _rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr, ref_ptr, tokenize=tokenize,
+            lowercase=lowercase, timings=timings, refs_tokenized=refs_tokenized)
+        t2 = time.perf_counter()
+        ref_off = tok_off[n_h:]
+        res = _statistics_kernel(ids, tok_off[: n_h + 1], hyp_ptr, ref_off, np.arange(len(r_rows), dtype=np.int64),
+                                 ref_ptr, np.ascontiguousarray(weights[r_rows]), n, delta_definition, n_vocab,
+                                 np.diff(tok_off[hyp_ptr]) + np.diff(ref_off[ref_ptr]))
+        c_lens, c_avg, c_nrefs, c_wmax, c_counts, c_wcounts = res
+        lens[:, h_rows] = c_lens
+        ref_avg[h_rows] = c_avg
+        n_refs[h_rows] = c_nrefs
+        wmax[h_rows] = c_wmax
+        counts[:, h_rows] = c_counts
+        wcounts[:, h_rows] = c_wcounts
+        del ids, tok_off, res  # before the next chunk
+        timings["kernel"] += time.perf_counter() - t2
 
 
 def compute_stats(
@@ -531,7 +643,7 @@ def compute_stats(
     >>> st.column("match_1").tolist(), st.column("wmatch_1").tolist(), st.column("wtotal_1").tolist()
     ([2], [1.0], [2.0])
     """
-    _check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
+    check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
     groups, chrf_opts, ter_opts = _metric_options(metrics, chrf_options, ter_options)
     if not isinstance(chunk_segments, (int, np.integer)) or chunk_segments < 1:
         raise ValueError(f"chunk_segments must be a positive integer; got {chunk_segments!r}.")
@@ -540,133 +652,63 @@ def compute_stats(
     hyps = io.as_hypotheses_table(hypotheses, system=system, k_best=k_best)
     refs, pretokenized = _references_table(references, ref_weights, hyps, io.is_table(hypotheses),
                                            references_layout, tokenize, lowercase)
-    uniform = bool(refs.num_rows == 0 or pc.all(pc.equal(refs.column("weight"), 1.0)).as_py())
+    uniform = bool((columns_.to_numpy(refs.column("weight")) == 1.0).all())
     refs = _apply_view(refs, ref_view, weight_threshold)
     timings["read"] = time.perf_counter() - t0
 
     # Segment index: the distinct seg_ids that have references in this view.
-    ref_seg_ids = refs.column("seg_id").to_numpy()
+    ref_seg_ids = columns_.to_numpy(refs.column("seg_id"))
     seg_keys, ref_seg = np.unique(ref_seg_ids, return_inverse=True)
-    hyp_seg_ids = hyps.column("seg_id").to_numpy()
+    hyp_seg_ids = columns_.to_numpy(hyps.column("seg_id"))
     hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids)
     found = (hyp_seg < len(seg_keys)) & (seg_keys[np.minimum(hyp_seg, max(len(seg_keys) - 1, 0))] == hyp_seg_ids
                                          if len(seg_keys) else np.zeros(len(hyp_seg_ids), bool))
     if not found.all():
-        missing = np.unique(hyp_seg_ids[~found])
-        view = "" if ref_view == "all" else f" in ref_view={ref_view!r}" + (
-            f" (weight >= {weight_threshold})" if ref_view == "threshold" else "")
-        raise InputError(
-            f"references: {len(missing)} segment(s) have hypotheses but no reference{view}: "
-            f"seg_id {describe_ids(missing)}. Every hypothesis needs at least one reference; "
-            "drop those hypotheses or add references."
-        )
+        raise _missing_references(np.unique(hyp_seg_ids[~found]), ref_view, weight_threshold)
 
     n_hyp = hyps.num_rows
     n = max_ngram_order
     # the kernels' output layout, for all rows; each chunk's rows are scattered into it
-    lens, ref_avg, n_refs, wmax, counts, wcounts = _stats_kernels.alloc_outputs(n_hyp, n)
+    lens = np.zeros((3, n_hyp), np.int64)
+    ref_avg = np.zeros(n_hyp, np.float64)
+    n_refs = np.zeros(n_hyp, np.int64)
+    wmax = np.zeros(n_hyp, np.float64)
+    counts = np.zeros((2 * n, n_hyp), np.int64)
+    wcounts = np.zeros((2 * n, n_hyp), np.float64)
 
-    hyp_sort = np.argsort(hyp_seg, kind="stable")
-    ref_sort = np.argsort(ref_seg, kind="stable")
-    n_seg = len(seg_keys)
-    hyp_ptr_all = np.searchsorted(hyp_seg[hyp_sort], np.arange(n_seg + 1))
-    ref_ptr_all = np.searchsorted(ref_seg[ref_sort], np.arange(n_seg + 1))
     hyp_text = hyps.column("text")
     ref_text = refs.column("tokens" if pretokenized else "text")
-    weights = refs.column("weight").to_numpy()
-    definition = _stats_kernels.DEF_PAPER if delta_definition == "paper" else _stats_kernels.DEF_GALLEY2019
-    n_threads = numba.get_num_threads()
+    weights = columns_.to_numpy(refs.column("weight"))
     timings.update(tokenize=0.0, encode=0.0, kernel=0.0)
+    n_chars = sum(c.nbytes for c in hyp_text.chunks) + sum(c.nbytes for c in ref_text.chunks)
+    # the plain path tokenizes both sides itself: references a ReferenceSet tokenized already take the kernels
+    if not pretokenized and small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+        t = time.perf_counter()
+        ref_segments: list[list[tuple[str, float]]] = [[] for _ in seg_keys]
+        for text, w, s in zip(ref_text.to_pylist(), weights.tolist(), ref_seg.tolist()):
+            ref_segments[s].append((text, w))
+        rows = small.segment_statistics(hyp_text.to_pylist(), hyp_seg.tolist(), ref_segments, tokenize=tokenize,
+                                        lowercase=lowercase, max_ngram_order=n, delta_definition=delta_definition)
+        if rows:
+            hl, closest, shortest, avg, nr, w_max, match, total, wmatch, wtotal = zip(*rows)
+            lens[:] = (hl, closest, shortest)
+            ref_avg[:], n_refs[:], wmax[:] = avg, nr, w_max
+            counts[:] = np.array(match + total, np.int64).reshape(2, n_hyp, n).transpose(0, 2, 1).reshape(2 * n, n_hyp)
+            wcounts[:] = np.array(wmatch + wtotal, np.float64).reshape(2, n_hyp, n).transpose(0, 2, 1).reshape(
+                2 * n, n_hyp)
+        timings["plain"] = time.perf_counter() - t
+    else:
+        _kernel_statistics(hyp_text, ref_text, weights, hyp_seg, ref_seg, len(seg_keys), n, delta_definition,
+                           tokenize, lowercase, chunk_segments, timings, (lens, ref_avg, n_refs, wmax, counts, wcounts),
+                           refs_tokenized=pretokenized)
 
-    for c0 in range(0, n_seg, chunk_segments):
-        c1 = min(n_seg, c0 + chunk_segments)
-        h_rows = hyp_sort[hyp_ptr_all[c0]:hyp_ptr_all[c1]]
-        r_rows = ref_sort[ref_ptr_all[c0]:ref_ptr_all[c1]]
-        if len(h_rows) == 0:
-            continue
-        hyp_ptr = (hyp_ptr_all[c0:c1 + 1] - hyp_ptr_all[c0]).astype(np.int64)
-        ref_ptr = (ref_ptr_all[c0:c1 + 1] - ref_ptr_all[c0]).astype(np.int64)
-        hyp_ids, ref_ids = encode_segments(_rows_of(hyp_text, h_rows), _rows_of(ref_text, r_rows), hyp_ptr,
-                                           ref_ptr, tokenize=tokenize, lowercase=lowercase, timings=timings,
-                                           refs_tokenized=pretokenized)
-        t2 = time.perf_counter()
-        hv, ho = list_buffers(hyp_ids)
-        rv, ro = list_buffers(ref_ids)
-        work = np.diff(ho[hyp_ptr].astype(np.int64)) + np.diff(ro[ref_ptr].astype(np.int64)) + 1
-        args = (hv, ho, np.arange(len(h_rows), dtype=np.int64), hyp_ptr,
-                rv, ro, np.arange(len(r_rows), dtype=np.int64), ref_ptr,
-                np.ascontiguousarray(weights[r_rows]), n, definition,
-                max(int(hv.max(initial=-1)), int(rv.max(initial=-1))) + 1)
-        if n_threads == 1 or work.sum() < PARALLEL_MIN_TOKENS:
-            out = _stats_kernels.compute_stats_serial(*args)
-        else:
-            out = _stats_kernels.compute_stats(*args, block_bounds(work, 8 * n_threads))
-        c_lens, c_avg, c_nrefs, c_wmax, c_counts, c_wcounts = out
-        lens[:, h_rows] = c_lens
-        ref_avg[h_rows] = c_avg
-        n_refs[h_rows] = c_nrefs
-        wmax[h_rows] = c_wmax
-        counts[:, h_rows] = c_counts
-        wcounts[:, h_rows] = c_wcounts
-        del hyp_ids, ref_ids, hv, ho, rv, ro, args, out  # before the next chunk
-        timings["kernel"] += time.perf_counter() - t2
-
+    extra, groups_meta, schema_groups = _other_metrics(hyps, refs, k_best, chrf_opts, ter_opts, timings)
     t = time.perf_counter()
-    columns = {
-        "seg_id": hyps.column("seg_id"),
-        "system": hyps.column("system"),
-        "hyp_len": lens[0],
-        "ref_len_closest": lens[1],
-        "ref_len_shortest": lens[2],
-        "ref_len_average": ref_avg,
-        "n_refs": n_refs,
-        "ref_weight_max": wmax,
-    }
-    for k, prefix in enumerate(("match", "total")):
-        for i in range(n):
-            columns[f"{prefix}_{i + 1}"] = counts[k * n + i]
-    for k, prefix in enumerate(("wmatch", "wtotal")):
-        for i in range(n):
-            columns[f"{prefix}_{i + 1}"] = wcounts[k * n + i]
-    schema_groups: dict[str, dict[str, int]] = {}
-    if chrf_opts is not None:
-        t_chrf = time.perf_counter()
-        rows = chrf_statistics(hyps, refs.drop_columns([c for c in ("tokens",) if c in refs.column_names]),
-                               k_best=k_best, **chrf_opts)
-        for name, col in zip(chrf_column_names(chrf_opts["char_order"], chrf_opts["word_order"]), rows.T):
-            columns[name] = np.ascontiguousarray(col)
-        schema_groups["chrf"] = {"chrf_char_order": chrf_opts["char_order"],
-                                 "chrf_word_order": chrf_opts["word_order"]}
-        timings["chrf"] = time.perf_counter() - t_chrf
-    if ter_opts is not None:
-        t_ter = time.perf_counter()
-        rows = ter_statistics_table(hyps, refs, **ter_opts)
-        columns["ter_num_edits"] = rows[:, 0].astype(np.int64)
-        columns["ter_ref_length"] = np.ascontiguousarray(rows[:, 1])
-        schema_groups["ter"] = {}
-        timings["ter"] = time.perf_counter() - t_ter
-    schema = schemas.arrow_schema("statistics", max_ngram_order=n, groups=schema_groups)
-    table = pa.Table.from_arrays(
-        [c if isinstance(c, pa.ChunkedArray) else pa.array(c) for c in columns.values()],
-        schema=schema,
-    )
-    meta = {
-        "version": __version__,
-        "max_ngram_order": str(n),
-        "tokenize": tokenize,
-        "lowercase": "true" if lowercase else "false",
-        "ref_view": ref_view,
-        "weight_threshold": "" if ref_view != "threshold" else repr(float(weight_threshold)),
-        "delta_definition": delta_definition,
-        "weights": "uniform" if uniform else "custom",
-        "metrics": ",".join(groups),
-    }
-    meta = {_META + k: v for k, v in meta.items()}
-    if chrf_opts is not None:
-        meta.update(chrf_metadata(chrf_opts))
-    if ter_opts is not None:
-        meta.update({f"{_META}ter_{k}": "true" if v else "false" for k, v in ter_opts.items()})
-    table = table.replace_schema_metadata(meta)
+    settings = _settings(n, tokenize, lowercase, ref_view, weight_threshold, delta_definition, uniform)
+    settings["metrics"] = ",".join(groups)
+    table = _statistics_table(hyps.column("seg_id"), hyps.column("system"),
+                              (lens, ref_avg, n_refs, wmax, counts, wcounts), settings,
+                              extra=extra, groups=schema_groups, extra_meta=groups_meta)
     timings["assemble"] = time.perf_counter() - t
     return StatsTable(table, timings)
 
@@ -720,6 +762,9 @@ def compute_stats_files(
         # weights are small (one number per line): read whole, checked against each file's length
         n_lines = [len(io.read_lines(p)) for p in reference_paths]
         weights = [io.read_weights(w, n=n, ref_path=r) for w, n, r in zip(ref_weight_paths, n_lines, reference_paths)]
+    if set(options) <= _FILE_OPTIONS and not small.prefer_plain(_text_size(paths),
+                                                                  kernels_loaded=small.kernels_loaded()):
+        return _files_statistics(paths, weights, chunk_lines, **options)
     parts: list[StatsTable] = []
     read = 0.0
     chunks = io.iter_line_chunks(paths, chunk_lines)
@@ -748,3 +793,91 @@ def compute_stats_files(
         meta[(_META + "weights").encode()] = b"custom"
     table = pa.concat_tables([p.table for p in parts]).replace_schema_metadata(meta)
     return StatsTable(table, timings)
+
+
+#: The options of compute_stats that the files route (:func:`_files_statistics`) takes.
+_FILE_OPTIONS = {"tokenize", "lowercase", "max_ngram_order", "ref_view", "weight_threshold", "delta_definition"}
+
+
+def _text_size(paths: Sequence[str | os.PathLike]) -> int:
+    """About how many bytes of text the files hold (a gzip file: four times its size)."""
+    total = 0
+    for p in paths:
+        try:
+            total += os.path.getsize(p) * (4 if str(p).endswith(".gz") else 1)
+        except OSError:
+            return 0  # let the reader name the missing file
+    return total
+
+
+def _files_statistics(paths: Sequence[str | os.PathLike], weights: list[np.ndarray] | None, chunk_lines: int, *,
+                      tokenize: str = "13a", lowercase: bool = False, max_ngram_order: int = 4, ref_view: str = "all",
+                      weight_threshold: float | None = None, delta_definition: str = "paper") -> StatsTable:
+    """:func:`compute_stats_files` for large files: read into one buffer per chunk, encoded in place.
+
+    Each chunk's lines of every file land in one buffer
+    (:func:`bleustats.engine.lines.iter_line_buffers`); the encoder reads it
+    where it lies, the references stay in file order (the statistics kernel
+    reads segment ``s``'s rows ``k * n + s``), and nothing is copied, split
+    into Arrow strings or reordered on the way. The same statistics as the
+    route through :func:`compute_stats` (``tests/engine/test_lines.py``).
+    """
+    from .columns import numeric, repeated
+    from .encode import encode_line_blocks, segment_blocks, tokenize_buffer
+    from .lines import iter_line_buffers
+
+    check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
+    n_streams = len(paths) - 1
+    uniform = weights is None or all(bool((w == 1.0).all()) for w in weights)
+    settings = _settings(max_ngram_order, tokenize, lowercase, ref_view, weight_threshold, delta_definition, uniform)
+    timings = dict.fromkeys(("read_files", "tokenize", "encode", "kernel", "assemble"), 0.0)
+    tables = []
+    chunks = iter_line_buffers(paths, chunk_lines)
+    while True:
+        t0 = time.perf_counter()
+        item = next(chunks, None)
+        t1 = time.perf_counter()
+        timings["read_files"] += t1 - t0
+        if item is None:
+            break
+        first, n, data, offsets = item
+        words = data.view(np.uint64)
+        if tokenize != "none" or lowercase:  # 'none' is the encoder's own split
+            data, offsets = tokenize_buffer(data, offsets, tokenize, lowercase=lowercase)
+            words = None
+        t2 = time.perf_counter()
+        timings["tokenize"] += t2 - t1
+        # blocks of segments: line s of every file (hypotheses, then each reference stream)
+        bounds = segment_blocks(np.diff(offsets).reshape(n_streams + 1, n).sum(axis=0))
+        ranges = np.empty((len(bounds) - 1, 2 * (n_streams + 1)), np.int64)
+        for k in range(n_streams + 1):
+            ranges[:, 2 * k] = k * n + bounds[:-1]
+            ranges[:, 2 * k + 1] = k * n + bounds[1:]
+        tok_off, ids, n_vocab = encode_line_blocks(data, offsets, ranges, words=words)
+        t3 = time.perf_counter()
+        timings["encode"] += t3 - t2
+        # segment s's references: rows k * n + s of the reference lines, those of the view
+        w = np.concatenate([x[first:first + n] for x in weights]) if weights is not None else np.ones(n_streams * n)
+        rows = np.arange(n_streams)[None, :] * n + np.arange(n)[:, None]
+        if ref_view == "first":
+            rows = rows[:, :1]
+        keep = w[rows] >= weight_threshold if ref_view == "threshold" else np.ones(rows.shape, bool)
+        per_segment = keep.sum(axis=1)
+        if not per_segment.all():
+            raise _missing_references(first + np.flatnonzero(per_segment == 0), ref_view, weight_threshold)
+        ref_ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(per_segment, out=ref_ptr[1:])
+        res = _statistics_kernel(ids, tok_off[: n + 1], np.arange(n + 1, dtype=np.int64), tok_off[n:],
+                                 np.ascontiguousarray(rows[keep], dtype=np.int64), ref_ptr, w, max_ngram_order,
+                                 delta_definition, n_vocab, np.diff(tok_off).reshape(n_streams + 1, n).sum(axis=0))
+        t4 = time.perf_counter()
+        timings["kernel"] += t4 - t3
+        tables.append(_statistics_table(numeric(np.arange(first, first + n, dtype=np.int64)), repeated("hyp", n),
+                                        res, settings))
+        del data, offsets, words, ids, tok_off, res, item  # the next chunk reuses the buffer
+        timings["assemble"] += time.perf_counter() - t4
+    if not tables:
+        return compute_stats([], [[] for _ in range(n_streams)], tokenize=tokenize, lowercase=lowercase,
+                             max_ngram_order=max_ngram_order, ref_view=ref_view, weight_threshold=weight_threshold,
+                             delta_definition=delta_definition)
+    return StatsTable(pa.concat_tables(tables) if len(tables) > 1 else tables[0], timings)

@@ -41,9 +41,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import InputError
-from . import _sum_kernels
 
 __all__ = ["PartialSums", "column_sums", "group_sums", "merge_partial_sums", "partial_sums"]
+
+
+def _kernels():  # noqa: ANN202 - the module
+    """The exact-sum kernels (numba), loaded on the first float sum: integer sums need none."""
+    from . import _sum_kernels
+
+    return _sum_kernels
 
 
 def _kind(x: np.ndarray, name: str) -> str:
@@ -55,8 +61,8 @@ def _kind(x: np.ndarray, name: str) -> str:
 
 
 def _exact_groups(values: NDArray[np.float64], bounds: NDArray[np.int64]) -> NDArray[np.float64]:
-    flat, ptr, special = _sum_kernels.sum_partials(np.ascontiguousarray(values, dtype=np.float64), bounds)
-    return _sum_kernels.round_partials(flat, ptr, special)
+    flat, ptr, special = _kernels().sum_partials(np.ascontiguousarray(values, dtype=np.float64), bounds)
+    return _kernels().round_partials(flat, ptr, special)
 
 
 def column_sums(x: ArrayLike) -> NDArray[np.int64] | NDArray[np.float64]:
@@ -133,7 +139,7 @@ class PartialSums:
         """Column name → sums per group (floats rounded once, correctly)."""
         out: dict[str, np.ndarray] = {name: v.copy() for name, v in self.ints.items()}
         for name, (flat, ptr, special) in self.floats.items():
-            out[name] = _sum_kernels.round_partials(flat, ptr, special)
+            out[name] = _kernels().round_partials(flat, ptr, special)
         return out
 
 
@@ -169,7 +175,7 @@ def partial_sums(columns: Mapping[str, ArrayLike], keys: ArrayLike | None = None
                               else np.zeros(len(uniq), np.int64))
         else:
             bounds = np.append(starts, rows).astype(np.int64)
-            out.floats[name] = _sum_kernels.sum_partials(np.ascontiguousarray(v[order], dtype=np.float64), bounds)
+            out.floats[name] = _kernels().sum_partials(np.ascontiguousarray(v[order], dtype=np.float64), bounds)
     return out
 
 
@@ -209,6 +215,6 @@ def merge_partial_sums(parts: Sequence[PartialSums]) -> PartialSums:
         v, gr = np.concatenate(values), np.concatenate(group)
         order = np.argsort(gr, kind="stable")
         bounds = np.searchsorted(gr[order], np.arange(len(keys) + 1)).astype(np.int64)
-        flat, ptr, sp = _sum_kernels.sum_partials(np.ascontiguousarray(v[order]), bounds)
+        flat, ptr, sp = _kernels().sum_partials(np.ascontiguousarray(v[order]), bounds)
         out.floats[name] = (flat, ptr, sp + special)
     return out

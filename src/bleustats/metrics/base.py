@@ -39,19 +39,18 @@ Examples
 
 from __future__ import annotations
 
-import json
 import os
-import statistics
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._version import __version__
-from ..engine.references import ReferenceSet
 from ..errors import InputError
+
+if TYPE_CHECKING:  # Arrow is loaded where references are validated, not by importing a metric
+    from ..engine.references import ReferenceSet
 
 __all__ = [
     "SEED_ENV",
@@ -135,6 +134,8 @@ def bootstrap_sums(rng: np.random.Generator, n_samples: int, mats: Sequence[NDAr
 
     def draw(c: int) -> NDArray[np.int64]:
         return rng.choice(n, size=(c, n), replace=True)
+
+    from concurrent.futures import ThreadPoolExecutor  # here: it loads logging and threading (ms per process)
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(draw, sizes[0]) if sizes else None
@@ -324,6 +325,8 @@ class Score:
             for part in filter(None, signature.split("|")):
                 key, _, value = part.partition(":")
                 d[key] = value
+            import json
+
             return json.dumps(d, indent=1, ensure_ascii=False)
         return line
 
@@ -340,6 +343,8 @@ class Score:
         lower = len(raw) // 40
         # float32 scores (sacreBLEU's chrF / TER resamples) keep float32 arithmetic, as there
         object.__setattr__(self, "ci", float(0.5 * (raw[len(raw) - lower - 1] - raw[lower])))
+        import statistics
+
         object.__setattr__(self, "mean", float(statistics.mean(raw)))
 
     def __repr__(self) -> str:
@@ -416,6 +421,8 @@ class Metric:
 
     def _references(self, references: Any, n_hyp: int | None = None) -> ReferenceSet:
         """The reference set of a call: the given references (not kept) or the cached ones."""
+        from ..engine.references import ReferenceSet
+
         if isinstance(references, ReferenceSet):
             refs = references
         elif references:
@@ -435,6 +442,8 @@ class Metric:
 
     def _cache_references(self, references: Any) -> ReferenceSet:
         """Validate and prepare ``references`` once (the constructor's ``references=``)."""
+        from ..engine.references import ReferenceSet
+
         refs = references if isinstance(references, ReferenceSet) else ReferenceSet(references)
         self._prepare(refs)
         self.num_refs = refs.num_refs
@@ -471,6 +480,8 @@ class Metric:
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         """The metric of one hypothesis against its references (``None`` entries skipped)."""
         self._check_sentence_score_args(hypothesis, references)
+        from ..engine.references import ReferenceSet
+
         stats = self._statistics([hypothesis], ReferenceSet([[r] for r in references]))
         self.num_refs = sum(r is not None for r in references)
         return self._aggregate_and_compute(stats)
@@ -483,6 +494,10 @@ class Metric:
         signature records ``bs`` and ``seed``.
         """
         self._check_corpus_score_args(hypotheses, references)
+        return self._corpus_score(hypotheses, references, n_bootstrap)
+
+    def _corpus_score(self, hypotheses: Sequence[str], references: Any, n_bootstrap: Any) -> Score:
+        """:meth:`corpus_score` once its arguments are checked (a subclass may take a faster route)."""
         stats = self._extract_corpus_statistics(hypotheses, references)
         result = self._aggregate_and_compute(stats)
         if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)):

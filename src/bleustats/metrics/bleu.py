@@ -48,19 +48,20 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validate import check_choice, describe_ids
-from ..engine.chrf_stats import chrf_column_names
-from ..engine.references import ReferenceSet
-from ..engine.stats import StatsTable, compute_stats, compute_stats_files, reference_tokens
+from ..engine import small
+from ..engine.options import check_options
 from ..engine.sums import column_sums, group_sums
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
 from .base import Metric, MetricSignature
-from .chrf import chrf_table
+from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
 from .results import BLEUScore, Signature
-from .ter import ter_table
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
     import pandas as pd
+
+    from ..engine.references import ReferenceSet
+    from ..engine.stats import StatsTable
 
 __all__ = [
     "BLEU",
@@ -106,7 +107,6 @@ TABLE_METRICS = METRICS + OTHER_METRICS
 #: Reference-length choices for the brevity penalty.
 REF_LENGTHS = ("closest", "shortest", "average")
 
-_LOG_FLOOR = -9999999999.0  # sacreBLEU's my_log(0)
 # column-name prefixes of each metric's numerators and denominators
 _PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}
 
@@ -191,7 +191,7 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
             eff = np.where(n_valid > 0, n_valid, n_order)
         else:
             eff = np.full(valid.shape[:-1], n_order)
-        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _LOG_FLOOR)
+        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), LOG_FLOOR)
         logs = np.where(np.arange(n_order) < eff[..., None], logs, 0.0)
         # left-to-right sum, as sacreBLEU's Python sum()
         acc = np.zeros(logs.shape[:-1])
@@ -388,6 +388,7 @@ def statistics_matrix(stats: StatsTable, *, metric: str = "bleu", ref_length: st
 
     Examples
     --------
+    >>> from bleustats.engine.stats import compute_stats
     >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none", max_ngram_order=2)
     >>> correct, total, hyp_len, ref_len = statistics_matrix(st)
     >>> correct.tolist(), total.tolist(), hyp_len.tolist(), ref_len.tolist()
@@ -426,6 +427,7 @@ def score_signature(stats: StatsTable, *, metric: str = "bleu", smooth_method: s
 
     Examples
     --------
+    >>> from bleustats.engine.stats import compute_stats
     >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none")
     >>> str(score_signature(st, smooth_method="floor"))
     'nrefs:1|case:mixed|eff:no|tok:none|smooth:floor[0.10]|order:4|refs:all|w:uniform|metric:bleu|version:...'
@@ -528,6 +530,7 @@ def corpus_score_from_sums(stats: Any, correct: ArrayLike, total: ArrayLike, sys
 
     Examples
     --------
+    >>> from bleustats.engine.stats import compute_stats
     >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none", max_ngram_order=2)
     >>> corpus_score_from_sums(st, [2, 1], [3, 2], 3, 3).score == corpus_score(st).score
     True
@@ -699,15 +702,65 @@ def sentence_scores(
                           smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
 
 
+# --------------------------------------------------------------------------- a few segments, plain floats
+
+
+def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layout: str, options: dict[str, Any],
+                       scoring: dict[str, Any]) -> BLEUScore | None:
+    """:func:`corpus_bleu` without the pipeline, for small list inputs; ``None``: take the pipeline.
+
+    ``None`` also for every input the pipeline rejects (wrong types or shapes,
+    a segment without a reference in the view, ΔBLEU without a positive weight),
+    so that errors are raised, with their messages, in one place.
+    """
+    check_options(options["tokenize"], options["max_ngram_order"], options["ref_view"], options["weight_threshold"],
+                  options["delta_definition"])
+    if not isinstance(hypotheses, (list, tuple)) or not all(type(h) is str for h in hypotheses) or not hypotheses:
+        return None
+    segments = small.plain_references(references, ref_weights, n_hyp=len(hypotheses), layout=layout)
+    if segments is None:
+        return None
+    uniform = all(w == 1.0 for seg in segments for _, w in seg)
+    segments = small.view_references(segments, options["ref_view"], options["weight_threshold"])
+    n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in segments for text, _ in seg)
+    if not all(segments) or not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+        return None
+    metric = scoring["metric"]
+    if metric is None:
+        metric = "delta_bleu" if ref_weights is not None or not uniform else "bleu"
+    elif metric not in METRICS:
+        return None  # chrF / TER, or not a metric: the pipeline's corpus_score answers
+    smooth_method, ref_length = scoring["smooth_method"], scoring["ref_length"]
+    k = check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=scoring["smooth_value"],
+                              ref_length=ref_length)
+    rows = small.segment_statistics(hypotheses, range(len(hypotheses)), segments, tokenize=options["tokenize"],
+                                    lowercase=options["lowercase"], max_ngram_order=options["max_ngram_order"],
+                                    delta_definition=options["delta_definition"])
+    delta = metric == "delta_bleu"
+    if delta and any(row[5] <= 0 for row in rows):
+        return None  # ΔBLEU is not defined there: the pipeline names the segments
+    return plain_corpus_score(rows, metric=metric, k=k, smooth_method=smooth_method,
+                              use_effective_order=scoring["use_effective_order"], ref_length=ref_length,
+                              options=options, uniform=uniform)
+
+
 def table_metric(stats: StatsTable, metric: str) -> tuple[Metric, np.ndarray]:
     """The chrF / TER object made like a table's columns, and their per-row statistics matrix."""
-    return ter_table(stats) if metric == "ter" else chrf_table(stats, metric)
+    if metric == "ter":
+        from .ter import ter_table
+
+        return ter_table(stats)
+    from .chrf import chrf_table
+
+    return chrf_table(stats, metric)
 
 
 def table_metric_columns(stats: Any, metric: str) -> list[str]:
     """The statistics columns of chrF / TER (those :func:`table_metric`'s matrix holds, in order)."""
     if metric == "ter":
         return ["ter_num_edits", "ter_ref_length"]
+    from ..engine.chrf_stats import chrf_column_names
+
     opts = stats.chrf_options or {}
     return chrf_column_names(opts.get("char_order", 0), opts.get("word_order", 0))
 
@@ -790,12 +843,25 @@ def corpus_bleu(
     Returns
     -------
     BLEUScore
+
+    Notes
+    -----
+    A small input (see :func:`bleustats.engine.small.prefer_plain`) is counted
+    in plain Python (:mod:`bleustats.engine.small`) and scored on plain floats:
+    the same statistics as the numba pipeline's, the same score to the last
+    bit or two (``tests/metrics/test_plain.py``).
     """
-    stats = compute_stats(
-        hypotheses, references, ref_weights=ref_weights, tokenize=tokenize, lowercase=lowercase,
-        max_ngram_order=max_ngram_order, ref_view=ref_view, weight_threshold=weight_threshold,
-        delta_definition=delta_definition, references_layout=references_layout,
-    )
+    options = dict(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
+                   weight_threshold=weight_threshold, delta_definition=delta_definition)
+    scoring = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                   use_effective_order=use_effective_order, ref_length=ref_length)
+    fast = _plain_corpus_bleu(hypotheses, references, ref_weights, references_layout, options, scoring)
+    if fast is not None:
+        return fast
+    from ..engine.stats import compute_stats
+
+    stats = compute_stats(hypotheses, references, ref_weights=ref_weights, references_layout=references_layout,
+                          **options)
     return corpus_score(
         stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
         smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
@@ -840,11 +906,16 @@ def sentence_bleu(
                             f"{type(references).__name__}.")
     refs = [list(references)]
     weights = None if ref_weights is None else [list(ref_weights)]
-    stats = compute_stats(
-        [hypothesis], refs, ref_weights=weights, tokenize=tokenize, lowercase=lowercase,
-        max_ngram_order=max_ngram_order, ref_view=ref_view, weight_threshold=weight_threshold,
-        delta_definition=delta_definition, references_layout="segments",
-    )
+    options = dict(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
+                   weight_threshold=weight_threshold, delta_definition=delta_definition)
+    fast = _plain_corpus_bleu([hypothesis], refs, weights, "segments", options, dict(
+        metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+        use_effective_order=use_effective_order, ref_length=ref_length))
+    if fast is not None:
+        return fast
+    from ..engine.stats import compute_stats
+
+    stats = compute_stats([hypothesis], refs, ref_weights=weights, references_layout="segments", **options)
     return corpus_score(
         stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
         smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
@@ -875,6 +946,8 @@ def corpus_bleu_files(
     reference file (one number per line). The result's ``stats`` carries the
     per-stage timings under ``"timings"``.
     """
+    from ..engine.stats import compute_stats_files
+
     stats = compute_stats_files(
         hypotheses_path, reference_paths, ref_weight_paths=ref_weight_paths, tokenize=tokenize,
         lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
@@ -1003,17 +1076,68 @@ class BLEU(Metric):
         self.tokenizer = get_tokenizer(tokenize)  # a clear error for a missing extra, here and not later
         self.tokenizer_signature = self.tokenizer.signature()
         # the statistics options, checked now (compute_stats checks them again per call)
-        compute_stats([], [], tokenize="none", max_ngram_order=max_ngram_order, ref_view=ref_view,
-                      weight_threshold=weight_threshold, delta_definition=delta_definition)
+        check_options("none", max_ngram_order, ref_view, weight_threshold, delta_definition)
         if references is not None:
+            from ..engine.references import ReferenceSet
+
             self._ref_cache = self._cache_references(ReferenceSet(references, ref_weights))
         elif ref_weights is not None:
             raise InputError("ref_weights: give them with references= (the weights of those references).")
 
     def _prepare(self, refs: ReferenceSet) -> None:
+        if text_bytes(refs) <= small.COLD_MAX_CHARS:
+            return  # small enough for the plain path; the kernels' path tokenizes (once) if it ever runs
+        from ..engine.stats import reference_tokens
+
         reference_tokens(refs, self.tokenize, self.lowercase)  # tokenized once, kept in refs' cache
 
+    # -- a few segments: counted in plain Python (bleustats.engine.small), the kernels' rows to the bit --
+
+    def _plain_matrix(self, hypotheses: list, segments: list | None) -> np.ndarray | None:
+        """:meth:`_statistics` of a few segments without the kernels (:func:`~.plain.plain_matrix`), or ``None``."""
+        return plain_matrix(hypotheses, segments, tokenize=self.tokenize, lowercase=self.lowercase,
+                            max_ngram_order=self.max_ngram_order, ref_view=self.ref_view,
+                            weight_threshold=self.weight_threshold, delta_definition=self.delta_definition,
+                            delta=self.metric == "delta_bleu", ref_length=self.ref_length)
+
+    def _plain_corpus(self, hypotheses: Sequence[str], references: Any) -> np.ndarray | None:
+        """The statistics matrix of a few segments on the plain path (and ``num_refs`` set), or ``None``."""
+        hyps = list(hypotheses)
+        plain = plain_segments(references, self._ref_cache, len(hyps))
+        mat = None if plain is None else self._plain_matrix(hyps, plain[0])
+        if mat is not None:
+            self.num_refs = plain[1]
+        return mat
+
+    def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
+        mat = self._plain_corpus(hypotheses, references)
+        return super()._extract_corpus_statistics(hypotheses, references) if mat is None else mat
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
+        """BLEU of one hypothesis against its references (sacreBLEU recommends ``effective_order=True``)."""
+        self._check_sentence_score_args(hypothesis, references)
+        mat = self._plain_matrix([hypothesis], [[(r, 1.0) for r in references if r is not None]])
+        if mat is None:
+            return super().sentence_score(hypothesis, references)
+        self.num_refs = sum(r is not None for r in references)
+        return self._plain_result(mat)
+
+    def _corpus_score(self, hypotheses: Sequence[str], references: Any, n_bootstrap: Any) -> BLEUScore:
+        mat = self._plain_corpus(hypotheses, references) if type(n_bootstrap) is int and n_bootstrap == 1 else None
+        if mat is None:
+            return super()._corpus_score(hypotheses, references, n_bootstrap)
+        return self._plain_result(mat)  # a few segments: scored on plain floats, the same bits
+
+    def _plain_result(self, mat: np.ndarray) -> BLEUScore:
+        """:meth:`_aggregate_and_compute` on Python floats (:func:`~bleustats.metrics.plain.plain_score`)."""
+        k = check_scoring_options(smooth_method=self.smooth_method, smooth_value=self.smooth_value)
+        result = plain_score(mat.sum(axis=0), self.max_ngram_order, self.metric == "delta_bleu", k,
+                             self.smooth_method, self.effective_order)
+        return replace(result, name="ΔBLEU" if self.metric == "delta_bleu" else "BLEU", signature=self.get_signature())
+
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> np.ndarray:
+        from ..engine.stats import compute_stats
+
         stats = compute_stats(list(hypotheses), refs, tokenize=self.tokenize, lowercase=self.lowercase,
                               max_ngram_order=self.max_ngram_order, ref_view=self.ref_view,
                               weight_threshold=self.weight_threshold, delta_definition=self.delta_definition)
@@ -1071,13 +1195,11 @@ class BLEU(Metric):
             ints = given.dtype.kind in "iu" and all(float(v).is_integer() for v in values)
             return [_num(v, ints) for v in values]
 
-        sys_n = sys_len.item() if isinstance(sys_len, np.generic) else sys_len
-        ref_n = ref_len.item() if isinstance(ref_len, np.generic) else ref_len
+        # numpy scalars and 0-d arrays (a row of sums sliced with ...) as Python numbers
+        sys_n = sys_len.item() if isinstance(sys_len, (np.generic, np.ndarray)) else sys_len
+        ref_n = ref_len.item() if isinstance(ref_len, (np.generic, np.ndarray)) else ref_len
         return BLEUScore(score=float(out["score"]), counts=plain(out["counts"], c), totals=plain(out["totals"], t),
                          precisions=[float(p) for p in out["precisions"]], bp=float(out["bp"]),
                          sys_len=int(sys_n) if float(sys_n).is_integer() else sys_n,
                          ref_len=int(ref_n) if float(ref_n).is_integer() else ref_n)
 
-    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
-        """BLEU of one hypothesis against its references (sacreBLEU recommends ``effective_order=True``)."""
-        return super().sentence_score(hypothesis, references)

@@ -37,7 +37,6 @@ from .tokenizer_base import BaseTokenizer
 from .tokenizer_char import TokenizerChar, tokenize_char
 from .tokenizer_intl import TokenizerV14International, tokenize_intl
 from .tokenizer_none import NoneTokenizer
-from .tokenizer_ter import TercomTokenizer
 from .tokenizer_zh import TokenizerZh, tokenize_zh
 
 __all__ = [
@@ -264,3 +263,12 @@ def tokenizer_signature(tokenize: str) -> str:
     ['none', '13a', 'intl', 'char', 'zh']
     """
     return _check_tokenize(tokenize)
+
+
+def __getattr__(name: str) -> object:
+    """``TercomTokenizer`` (TER's tokenizer) is loaded on first use: its regexes cost ms at import."""
+    if name == "TercomTokenizer":
+        from .tokenizer_ter import TercomTokenizer
+
+        return TercomTokenizer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

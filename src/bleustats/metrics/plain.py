@@ -1,0 +1,292 @@
+r"""BLEU of a few segments on plain Python numbers: the pieces the no-kernel path shares.
+
+For a sentence or a small corpus, :mod:`bleustats.engine.small` counts the
+n-grams in plain Python; this module turns its rows into a score
+(:func:`plain_bleu`, the same float operations in the same order as the
+vectorized formula of :func:`bleustats.metrics.bleu.bleu_from_sums`) or into
+the statistics matrix of the metric objects (:func:`rows_matrix`), so that
+neither numba nor an Arrow table is needed. The results equal the kernels'
+path to the bit (``tests/metrics/test_plain.py``):
+
+.. math::
+
+    \mathrm{BLEU} = \mathrm{BP} \cdot \exp\Big(\frac{1}{N_{\mathrm{eff}}} \sum_{n \le N_{\mathrm{eff}}}
+    \log p_n\Big), \qquad \mathrm{BP} = \min\big(1, e^{1 - r / c}\big)
+
+Examples
+--------
+>>> score, precisions, bp, counts, totals = plain_bleu([3, 2], [3, 2], 3, 4, None, "none", False)
+>>> round(score, 6), round(bp, 6)
+(71.653131, 0.716531)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..engine.references import ReferenceSet
+
+from ..engine import small
+from .results import BLEUScore, Signature
+
+__all__ = ["LOG_FLOOR", "plain_bleu", "plain_corpus_score", "plain_matrix", "plain_score", "plain_segments",
+           "reference_segments", "rows_matrix", "sum_rows", "text_bytes"]
+
+#: log(0) as sacreBLEU writes it (its ``my_log``): a precision of 0 adds this to the sum of logs.
+LOG_FLOOR = -9999999999.0
+
+
+def plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int | float, k: float | None,
+               smooth_method: str, use_effective_order: bool) -> tuple[float, list, float, list, list]:
+    """``bleu_from_sums`` of one row of Python numbers: ``(score, precisions, bp, counts, totals)``.
+
+    The same float operations in the same order as the vectorized formula,
+    with numpy's ``log`` / ``exp`` (whose results do not depend on the array's
+    length, while ``math``'s differ from them in the last bit now and then), so
+    that a score is the same bits on either path (``tests/metrics/test_plain.py``);
+    ``counts`` / ``totals`` as ``bleu_from_sums`` reports them.
+    """
+    n_order = len(correct)
+    c = [float(x) for x in correct]
+    t = [float(x) for x in total]
+    any_match = any(x != 0 for x in c)
+    bp = 1.0 if sys_len >= ref_len else float(np.exp(1.0 - ref_len / sys_len)) if sys_len > 0 else 0.0
+    if smooth_method == "add-k":
+        for i in range(1, n_order):
+            c[i] += float(k)
+            t[i] += float(k)
+    precisions = []
+    valid = True
+    n_valid = doublings = 0
+    for ci, ti in zip(c, t):
+        valid = valid and ti > 0  # from the first order with total 0 on, precision 0
+        n_valid += valid
+        t_safe = ti if ti > 0 else 1.0
+        p = 100.0 * ci / t_safe if ci > 0 else 0.0
+        if valid and ci == 0:
+            if smooth_method == "exp":
+                doublings += 1
+                p = 100.0 / (2.0 ** doublings * t_safe)
+            elif smooth_method == "floor":
+                p = 100.0 * k / t_safe
+        precisions.append(p if valid else 0.0)
+    eff = (n_valid or n_order) if use_effective_order else n_order
+    logs = np.log(np.array([p if p > 0 else 1.0 for p in precisions])).tolist()
+    acc = 0.0
+    for i, p in enumerate(precisions):
+        acc = acc + ((logs[i] if p > 0 else LOG_FLOOR) if i < eff else 0.0)
+    if not any_match:
+        return 0.0, [0.0] * n_order, bp, [float(x) for x in correct], [float(x) for x in total]
+    return bp * float(np.exp(acc / eff)), precisions, bp, c, t
+
+
+def sum_rows(rows: list, num: int, den: int, length: int) -> tuple[list, list, Any, Any]:
+    """Column sums of plain rows, ``(numerators, denominators, hyp_len, ref_len)``, as ``corpus_score`` sums.
+
+    ``num`` / ``den`` / ``length`` index a row of
+    :func:`bleustats.engine.small.segment_statistics`. Integers add up
+    exactly; floats (ΔBLEU's counts, average reference lengths) are summed
+    exactly and rounded once (:func:`math.fsum`), as
+    :func:`bleustats.engine.sums.column_sums` sums a statistics table, so the
+    sums do not depend on the order of the rows.
+
+    Examples
+    --------
+    >>> sum_rows([(1, 2, 2, 2.0, 1, 1.0, [1], [1], [1.0], [1.0]), (2, 3, 3, 3.5, 2, 1.0, [2], [2], [2.0], [2.0])],
+    ...          6, 7, 3)
+    ([3], [3], 3, 5.5)
+    """
+    def total(values: list) -> Any:
+        return math.fsum(values) if any(type(v) is float for v in values) else sum(values)
+
+    return ([total([row[num][i] for row in rows]) for i in range(len(rows[0][num]))],
+            [total([row[den][i] for row in rows]) for i in range(len(rows[0][den]))],
+            sum(row[0] for row in rows), total([row[length] for row in rows]))
+
+
+def rows_matrix(rows: list, delta: bool, length: int, average: bool) -> np.ndarray:
+    """``[hyp_len, ref_len, correct_1..N, total_1..N]`` of plain rows, with the statistics table's dtypes.
+
+    ``length`` indexes the row's reference length (1 closest, 2 shortest, 3
+    average: float); ``delta`` takes the weighted (float) counts.
+
+    Examples
+    --------
+    >>> row = (3, 4, 4, 4.0, 1, 1.0, [3, 2], [3, 2], [3.0, 2.0], [3.0, 2.0])
+    >>> rows_matrix([row], False, 1, False).tolist()
+    [[3, 4, 3, 2, 3, 2]]
+    """
+    num, den = (8, 9) if delta else (6, 7)
+    kind = np.float64 if delta else np.int64
+    return np.column_stack([
+        np.array([row[0] for row in rows], np.int64),
+        np.array([row[length] for row in rows], np.float64 if average else np.int64),
+        np.array([row[num] for row in rows], kind),
+        np.array([row[den] for row in rows], kind),
+    ])
+
+
+def text_bytes(refs: ReferenceSet) -> int:
+    """Bytes of text a reference set holds (its Arrow data: at least its number of characters)."""
+    return sum(c.nbytes for c in refs.table.column("text").chunks)
+
+
+def reference_segments(table: Any, n_segments: int) -> list[list[tuple[str, float]]]:
+    """Each segment's ``(text, weight)`` references of a ``references`` table (seg_ids 0..n_segments-1)."""
+    seg = table.column("seg_id").to_pylist()
+    segments: list[list[tuple[str, float]]] = [[] for _ in range(n_segments)]
+    for s, text, w in zip(seg, table.column("text").to_pylist(), table.column("weight").to_pylist()):
+        segments[s].append((text, w))
+    return segments
+
+
+def plain_segments(references: Any, cache: ReferenceSet | None, n_hyp: int) -> tuple[list, int] | None:
+    """A metric object's references for the plain path: ``(segments, num_refs)``, or ``None`` (take the kernels).
+
+    ``references`` as a call got them (sacreBLEU's streams; empty or ``None``:
+    the object's ``cache``). ``segments[i]`` lists hypothesis ``i``'s
+    ``(text, weight)`` references; ``num_refs`` is the
+    :class:`~bleustats.engine.references.ReferenceSet`'s (-1 when it varies).
+
+    Examples
+    --------
+    >>> plain_segments([["a", "b"], ["c", None]], None, 2)
+    ([[('a', 1.0), ('c', 1.0)], [('b', 1.0)]], -1)
+    """
+    if references is not None and not isinstance(references, (list, tuple)):
+        return None  # a ReferenceSet or a table: the kernels' path reads it
+    if references:
+        segments = small.plain_references(references, None, n_hyp=n_hyp, layout="streams")
+        if segments is None:
+            return None
+        counts = {len(seg) for seg in segments}
+        return segments, (counts.pop() if len(counts) == 1 else -1)
+    if cache is None or cache.n_segments != n_hyp or text_bytes(cache) > small.COLD_MAX_CHARS:
+        return None
+    return cache.cached(("plain",), lambda t: reference_segments(t, n_hyp)), cache.num_refs
+
+
+def plain_score(sums: np.ndarray, n: int, delta: bool, k: float | None, smooth_method: str,
+                use_effective_order: bool) -> BLEUScore:
+    """``BLEU.compute_bleu`` of one row of summed statistics ``[hyp_len, ref_len, correct_1..N, total_1..N]``.
+
+    :func:`plain_bleu` on the row's numbers, and the result typed as
+    ``compute_bleu`` types it (counts and totals are ints when the statistics
+    are and every value is integral; lengths are ints when integral). ``delta``
+    clamps the numerators at 0 (ΔBLEU). The same result as the metric object's
+    numpy path (``tests/metrics/test_plain.py``).
+
+    Examples
+    --------
+    >>> r = plain_score(np.array([3, 4, 3, 2, 3, 2]), 2, False, None, "none", False)
+    >>> round(r.score, 6), r.counts, r.sys_len
+    (71.653131, [3, 2], 3)
+    """
+    correct, total = sums[2:2 + n], sums[2 + n:2 + 2 * n]
+    if delta:
+        correct = np.maximum(correct, 0)
+    score, precisions, bp, counts, totals = plain_bleu(correct.tolist(), total.tolist(), sums[0].item(),
+                                                       sums[1].item(), k, smooth_method, use_effective_order)
+    ints_c = correct.dtype.kind in "iu" and all(float(v).is_integer() for v in counts)
+    ints_t = total.dtype.kind in "iu" and all(float(v).is_integer() for v in totals)
+    sys_n, ref_n = sums[0].item(), sums[1].item()
+    return BLEUScore(score=float(score), counts=[int(v) if ints_c else float(v) for v in counts],
+                     totals=[int(v) if ints_t else float(v) for v in totals], precisions=[float(p) for p in precisions],
+                     bp=float(bp), sys_len=int(sys_n) if float(sys_n).is_integer() else sys_n,
+                     ref_len=int(ref_n) if float(ref_n).is_integer() else ref_n)
+
+
+_REF_LENGTHS = ("closest", "shortest", "average")  # a row's reference lengths, in order (bleu.REF_LENGTHS)
+
+
+def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowercase: bool, max_ngram_order: int,
+                 ref_view: str, weight_threshold: float | None, delta_definition: str, delta: bool,
+                 ref_length: str) -> np.ndarray | None:
+    """A metric object's statistics matrix of a few segments counted in plain Python, or ``None``: take the kernels.
+
+    ``segments[i]`` holds hypothesis ``i``'s ``(text, weight)`` references;
+    the options are the object's (checked). ``None`` also wherever the
+    kernels' path raises (a segment without a reference in the view, ΔBLEU
+    without a positive weight), so that its errors stay in one place, and for
+    text too large for the plain path (:func:`bleustats.engine.small.prefer_plain`).
+
+    Examples
+    --------
+    >>> plain_matrix(["a b c"], [[("a b d", 1.0)]], tokenize="none", lowercase=False, max_ngram_order=2,
+    ...              ref_view="all", weight_threshold=None, delta_definition="paper", delta=False,
+    ...              ref_length="closest").tolist()
+    [[3, 3, 2, 1, 3, 2]]
+    """
+    if segments is None or not hypotheses or not all(type(h) is str for h in hypotheses):
+        return None
+    view = small.view_references(segments, ref_view, weight_threshold)
+    if not all(view):
+        return None
+    n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in view for text, _ in seg)
+    if not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+        return None
+    rows = small.segment_statistics(hypotheses, range(len(hypotheses)), view, tokenize=tokenize, lowercase=lowercase,
+                                    max_ngram_order=max_ngram_order, delta_definition=delta_definition)
+    if delta and any(row[5] <= 0 for row in rows):
+        return None
+    return rows_matrix(rows, delta, _REF_LENGTHS.index(ref_length) + 1, ref_length == "average")
+
+
+# column-name prefixes of each metric's numerators and denominators (bleu._PREFIXES)
+_PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}
+
+
+def plain_corpus_score(rows: list, *, metric: str, k: float | None, smooth_method: str, use_effective_order: bool,
+                       ref_length: str, options: dict[str, Any], uniform: bool) -> BLEUScore:
+    """``corpus_score`` of plain rows (:func:`bleustats.engine.small.segment_statistics`), options checked.
+
+    The same result as ``corpus_score(compute_stats(...))`` field by field:
+    the sums of :func:`sum_rows`, the formula of :func:`plain_bleu`, the
+    signature from ``options`` (``compute_stats``' options) and ``uniform``
+    (every reference weight 1).
+    """
+    delta = metric == "delta_bleu"
+    num, den = (8, 9) if delta else (6, 7)
+    raw_c, t_sum, sys_len, r_len = sum_rows(rows, num, den, _REF_LENGTHS.index(ref_length) + 1)
+    c_sum = [max(x, 0.0) for x in raw_c] if delta else raw_c
+    score, precisions, bp, counts, totals = plain_bleu(c_sum, t_sum, sys_len, r_len, k, smooth_method,
+                                                        use_effective_order)
+    integral = not delta
+    int_len = ref_length != "average"
+    n_refs = {row[4] for row in rows}
+    signature = Signature(
+        nrefs=str(n_refs.pop()) if len(n_refs) == 1 else "var",
+        tokenize=options["tokenize"],
+        lowercase=bool(options["lowercase"]),
+        smooth=smooth_method if k is None else f"{smooth_method}[{k:.2f}]",
+        effective_order=use_effective_order,
+        max_ngram_order=options["max_ngram_order"],
+        ref_view=options["ref_view"],
+        weight_threshold=float(options["weight_threshold"]) if options["ref_view"] == "threshold" else None,
+        weights="uniform" if uniform else "custom",
+        metric=metric,
+        delta_definition=options["delta_definition"] if delta else None,
+        ref_length=ref_length,
+    )
+
+    def num_(x: Any, is_int: bool) -> int | float:
+        return int(x) if is_int else float(x)
+
+    names = _PREFIXES[metric]
+    return BLEUScore(
+        score=score,
+        counts=[num_(v, integral and v.is_integer()) for v in counts],
+        totals=[num_(v, integral and v.is_integer()) for v in totals],
+        precisions=precisions,
+        bp=bp,
+        sys_len=int(sys_len),
+        ref_len=num_(r_len, int_len),
+        signature=signature,
+        stats={names[0]: [num_(v, integral) for v in raw_c], names[1]: [num_(v, integral) for v in t_sum],
+               "hyp_len": int(sys_len), "ref_len": num_(r_len, int_len)},
+        name="ΔBLEU" if delta else "BLEU",
+    )
