@@ -428,7 +428,7 @@ def worker_main(a) -> int:
         out["cpu_s"] = out["cpu_s"] + out["child_rusage"]["cpu_s"]
     try:
         with open("/proc/self/status") as f:
-            out["threads_at_end"] = int(next(l for l in f if l.startswith("Threads:")).split()[1])
+            out["threads_at_end"] = int(next(ln for ln in f if ln.startswith("Threads:")).split()[1])
     except Exception:
         pass
     sys.stdout.write(RESULT_TAG + json.dumps(out) + "\n")
@@ -461,9 +461,7 @@ def _cpu_model():
 
 def _versions(mojo_py):
     v = {"python": platform.python_version()}
-    for mod, name in (("sacrebleu", "sacrebleu"), ("bleuscore", "bleuscore"),
-                      ("nltk", "nltk"), ("fast_bleu", "fast-bleu"), ("numpy", "numpy"),
-                      ("numba", "numba"), ("bleustats", "bleustats")):
+    for name in ("sacrebleu", "bleuscore", "nltk", "fast-bleu", "numpy", "numba", "bleustats"):  # distributions
         try:
             from importlib.metadata import version
             v[name] = version(name)

@@ -73,8 +73,10 @@ _READ = ("import sys\nHYP, REF, TOK, N = sys.argv[1], sys.argv[2], sys.argv[3], 
 _EMIT = "print('\\n'.join(map(repr, OUT)))\n"
 
 SENTENCES = {
-    "sacrebleu": "import sacrebleu\nOUT = [sacrebleu.sentence_bleu(h, [r], tokenize=TOK).score for h, r in zip(H, R)]\n",
-    "bleustats": "import bleustats\nOUT = [bleustats.sentence_bleu(h, [r], tokenize=TOK).score for h, r in zip(H, R)]\n",
+    "sacrebleu": ("import sacrebleu\n"
+                  "OUT = [sacrebleu.sentence_bleu(h, [r], tokenize=TOK).score for h, r in zip(H, R)]\n"),
+    "bleustats": ("import bleustats\n"
+                  "OUT = [bleustats.sentence_bleu(h, [r], tokenize=TOK).score for h, r in zip(H, R)]\n"),
     "bleuscore": ("import bleuscore\nOUT = [100 * bleuscore.compute([[r]], [h], max_order=4, smooth=True, "
                   "ref_len_method='sacrebleu')['bleu'] for h, r in zip(H, R)]\n"),
 }
@@ -87,8 +89,8 @@ CORPUS = {
 }
 # the 10k API runs: bleustats reads the files itself
 FILES_API = dict(CORPUS, bleustats=("import sys, bleustats\n"
-                                    "OUT = [bleustats.corpus_bleu_files(sys.argv[1], [sys.argv[2]], tokenize=sys.argv[3])"
-                                    ".score]\n"))
+                                    "OUT = [bleustats.corpus_bleu_files(sys.argv[1], [sys.argv[2]], "
+                                    "tokenize=sys.argv[3]).score]\n"))
 PER_CALL = r'''
 import time
 P = time.process_time
@@ -103,8 +105,10 @@ print("TIMES", t1 - t0, p1 - p0, t2 - t1, p2 - p1, (t3 - t2) / len(H), (p3 - p2)
 OUT = OUT[:200]
 '''
 PER_CALL_TOOLS = {
-    "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.sentence_bleu(h, [r], tokenize=TOK).score", "H[0], R[0]"),
-    "bleustats": ("import bleustats\nf = lambda h, r: bleustats.sentence_bleu(h, [r], tokenize=TOK).score", "H[0], R[0]"),
+    "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.sentence_bleu(h, [r], tokenize=TOK).score",
+                  "H[0], R[0]"),
+    "bleustats": ("import bleustats\nf = lambda h, r: bleustats.sentence_bleu(h, [r], tokenize=TOK).score",
+                  "H[0], R[0]"),
     "sacrebleu BLEU()": ("from sacrebleu.metrics import BLEU\nb = BLEU(tokenize=TOK, effective_order=True)\n"
                          "f = lambda h, r: b.sentence_score(h, [r]).score", "H[0], R[0]"),
     "bleustats BLEU()": ("import bleustats\nb = getattr(bleustats, 'BLEU')(tokenize=TOK, effective_order=True)\n"
@@ -257,7 +261,10 @@ def check(task_runs: dict[str, list[dict]], task: str) -> tuple[dict[str, str], 
                 break
             worst = max([worst] + [abs(x - y) for x, y in zip(got, ref)])
         ok = worst <= TOL
-        agree[tool] = "reference" if tool == ref_tool else (f"yes (|Δ| ≤ {worst:.1e})" if ok else f"NO (|Δ| {worst:.3g})")
+        if tool == ref_tool:
+            agree[tool] = "reference"
+        else:
+            agree[tool] = f"yes (|Δ| ≤ {worst:.1e})" if ok else f"NO (|Δ| {worst:.3g})"
         if not ok:
             fails.append(f"{task}: {tool} differs from sacreBLEU by {worst:.3g}")
     return agree, fails
@@ -267,7 +274,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--cold-repeats", type=int, default=None, help="runs of the cold configurations (default --repeats)")
+    ap.add_argument("--cold-repeats", type=int, default=None,
+                    help="runs of the cold configurations (default --repeats)")
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--tok", nargs="+", default=["13a", "none"])
     ap.add_argument("--tasks", nargs="+", default=None,
@@ -452,7 +460,8 @@ def render(result: dict) -> str:
         per_call = task["task"].startswith("per_")
         L += [f"## {task['label']}", ""]
         if per_call:
-            L += ["| tool | µs per call (wall) | µs per call (CPU) | / sacreBLEU | import s | first call s | runs | agreement |",
+            L += ["| tool | µs per call (wall) | µs per call (CPU) | / sacreBLEU | import s | first call s | runs "
+                  "| agreement |",
                   "|---|---:|---:|---:|---:|---:|---:|---|"]
         else:
             L += ["| tool | wall s | CPU s | / sacreBLEU | / bleustats | runs | agreement |",

@@ -95,6 +95,7 @@ VARIANT_OF = {"bleustats-cli": "core", "bleuscore-1t": "core", "sacrebleu-cached
               "bleustats-cold": "latency", "bleustats-cli-cold": "latency", "sacrebleu-cli": "latency"}
 PEERS = ["sacrebleu", "sacrebleu-mojo", "bleuscore", "nltk", "fast-bleu"]
 
+_NOT_LATENCY_PEER = "not a latency peer (the everyday sacreBLEU-style peers are sacreBLEU, sacrebleu-mojo, bleuscore)"
 NA = {  # (task, peer) -> why the peer has no such task
     ("kbest", "sacrebleu-mojo"): "sacrebleu-mojo 0.2.4 exports corpus_bleu / corpus_chrf only: no sentence-level BLEU",
     ("significance", "sacrebleu-mojo"): "no paired significance tests (corpus_bleu / corpus_chrf only)",
@@ -107,8 +108,8 @@ NA = {  # (task, peer) -> why the peer has no such task
     ("study", "nltk"): "no ΔBLEU / weighted references / correlation study (see sacreBLEU's naive route)",
     ("study", "fast-bleu"): "no ΔBLEU / weighted references / correlation study (see sacreBLEU's naive route)",
     ("floor", "*"): "the floor compares bleustats with the memory bandwidth, not with peers",
-    ("latency", "nltk"): "not a latency peer (the everyday sacreBLEU-style peers are sacreBLEU, sacrebleu-mojo, bleuscore)",
-    ("latency", "fast-bleu"): "not a latency peer (the everyday sacreBLEU-style peers are sacreBLEU, sacrebleu-mojo, bleuscore)",
+    ("latency", "nltk"): _NOT_LATENCY_PEER,
+    ("latency", "fast-bleu"): _NOT_LATENCY_PEER,
 }
 SKIPPED_TASKS = {"ΔBLEU vs peers": ("skipped: no peer implements ΔBLEU (only the first author's 2019 fork "
                                     "of sacreBLEU has it, which the issue excludes)")}
@@ -302,7 +303,8 @@ def read_kbest(js, rc) -> tuple[list[dict], list[str]]:
         if r["tool"] == "bleustats":
             agree = f"computes {len(info.get('variants', []))} variants + statistics"
         elif diffs:
-            agree = ", ".join(f"vs {k}: |Δ| ≤ {v:.1e} on {r.get('checked_' + k, 0):,} entries" for k, v in diffs.items())
+            agree = ", ".join(f"vs {k}: |Δ| ≤ {v:.1e} on {r.get('checked_' + k, 0):,} entries"
+                              for k, v in diffs.items())
             if r.get("check_excluded") is not None:
                 agree += f" ({r['check_excluded']} excluded as documented NLTK deviations)"
             if not r.get("agrees", True):
@@ -310,7 +312,8 @@ def read_kbest(js, rc) -> tuple[list[dict], list[str]]:
         else:
             agree = "timing only (13a tokens, add-one smoothing: a different definition)"
         row["tools"][r["tool"]] = {"seconds": r["wall"], "rss_mb": r["peak_rss_mb"], "agree": agree,
-                                   "n": r.get("n_ok"), "capped": r.get("capped"), "warmup": r.get("warmup"), "stages": r.get("stages")}
+                                   "n": r.get("n_ok"), "capped": r.get("capped"), "warmup": r.get("warmup"),
+                                   "stages": r.get("stages")}
     for row in rows.values():
         for peer in PEERS:
             if peer not in row["tools"] and ("kbest", peer) in NA:
@@ -355,7 +358,8 @@ def read_study(jss) -> tuple[list[dict], list[str]]:
     sz = jss[0]["size"]
     row = {"task": "study", "label": f"correlation study ({sz['assignments']:,} assignments, "
            f"{sz['bootstrap']:,} bootstrap)", "metric": "s (in process; sacreBLEU extrapolated)", "tools": {}}
-    row["tools"]["bleustats"] = {"seconds": _med(ours), "n": len(jss), "study": _med([j["seconds"]["study_best"] for j in jss]),
+    row["tools"]["bleustats"] = {"seconds": _med(ours), "n": len(jss),
+                                 "study": _med([j["seconds"]["study_best"] for j in jss]),
                                  "agree": f"unit BLEU |Δ| ≤ {max(checks):.1e} vs sacreBLEU",
                                  "note": "statistics (3 views) + metric inputs + correlation_study"}
     row["tools"]["sacrebleu"] = {"seconds": _med(naive), "n": len(jss), "extrapolated": True, "agree": "reference",
@@ -683,7 +687,6 @@ def plot(rows, path, title):
     fig = Figure(figsize=(max(8, 1.1 * len(rows) + 2), 5.5))
     ax = fig.subplots()
     width = 0.8 / max(1, len(tools))
-    cmap = matplotlib.colormaps["tab20"]
     colors = {"bleustats": "#d62728", "bleustats-cli": "#ff9896", "bleustats kernel": "#e377c2",
               "sacrebleu": "#1f77b4", "sacrebleu-cached": "#aec7e8", "sacrebleu-mojo": "#17becf",
               "bleuscore": "#2ca02c", "bleuscore-1t": "#98df8a", "nltk": "#9467bd", "fast-bleu": "#8c564b"}
@@ -878,7 +881,8 @@ def main(argv=None) -> int:
     rows.sort(key=lambda r: order[r["task"]])
     elapsed = time.perf_counter() - t_all
     meta["finished"] = _dt.datetime.now().isoformat(timespec="seconds")
-    meta["elapsed_s"] = sum(s["took"] for s in steps if "took" in s) if len(state["invocations"]) > 1 or a.report else elapsed
+    sittings = len(state["invocations"]) > 1 or a.report  # a resumed run: the drivers' own times, summed
+    meta["elapsed_s"] = sum(s["took"] for s in steps if "took" in s) if sittings else elapsed
     meta["unfinished"] = unfinished
     out = {"meta": meta, "summary": rows, "failures": fails, "tasks": outputs}
     _dump(out, os.path.join(a.results, "suite.json"))

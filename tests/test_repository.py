@@ -1,4 +1,4 @@
-"""The repository's own files: no merge left half-done.
+"""The repository's own files: no merge left half-done, the lint rules hold.
 
 A conflict marker committed by mistake in a README or a module is text
 that still imports or renders, so nothing else catches it.
@@ -7,6 +7,7 @@ that still imports or renders, so nothing else catches it.
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,12 @@ def test_no_conflict_markers() -> None:
         found += [f"{path.relative_to(ROOT)}:{i}" for i, line in enumerate(lines, 1)
                   if line.startswith(MARKERS) or line == "======="]
     assert not found, f"conflict markers left by a merge: {found}"
+
+
+def test_ruff_finds_nothing() -> None:
+    """The lint rules in pyproject.toml ([tool.ruff]) hold for the whole tree (ruff is a test extra)."""
+    if not (ROOT / "pyproject.toml").is_file():
+        pytest.skip("no pyproject.toml beside the tests (an installed copy of the tests)")
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "."],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]

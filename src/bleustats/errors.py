@@ -1,8 +1,9 @@
 """Every exception bleustats raises on bad input, in one place.
 
 The input errors are :class:`ValueError` subclasses, so ``except ValueError``
-keeps working; a missing optional package is a :class:`MissingExtraError`. Messages name the parameter (or file and line), what was expected,
-the repr of what arrived, and how to fix it.
+keeps working; a missing optional package is a :class:`MissingExtraError`.
+Messages name the parameter (or file and line), what was expected, the repr
+of what arrived, and how to fix it.
 
 Examples
 --------

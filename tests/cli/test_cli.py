@@ -651,7 +651,7 @@ def test_demo(capsys):
     assert lines[0].split() == ["system", "BLEU", "ΔBLEU"]
     rows = [ln.split() for ln in lines[1:9]]
     assert len(rows) == 8 and len({r[0] for r in rows}) == 8
-    for name, bleu, delta in rows:
+    for _name, bleu, delta in rows:
         assert 0 < float(bleu) <= 100 and 0 < float(delta) <= 100
     assert lines[9].startswith("BLEU signature: ") and lines[10].startswith("ΔBLEU signature: ")
     assert len(lines) == 11

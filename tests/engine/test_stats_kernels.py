@@ -444,7 +444,7 @@ def test_long_form_tables(data, max_order, definition, view):
     if view == "threshold":
         kwargs["weight_threshold"] = min(max(w) for _, w in by_seg.values())
     if view == "first":  # the first reference must carry a positive weight
-        for seg_id, (r, w) in by_seg.items():
+        for _r, w in by_seg.values():
             if w[0] <= 0:
                 return
     table = bleustats.compute_stats(

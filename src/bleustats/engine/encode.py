@@ -85,7 +85,8 @@ def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         raise TypeError(f"string_buffers needs a string array; got {arr.type}.")
     _, offsets_buf, data_buf = arr.buffers()
     off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offsets = np.frombuffer(offsets_buf, dtype=off_type, count=len(arr) + 1, offset=arr.offset * np.dtype(off_type).itemsize)
+    offsets = np.frombuffer(offsets_buf, dtype=off_type, count=len(arr) + 1,
+                            offset=arr.offset * np.dtype(off_type).itemsize)
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, np.uint8)
     if len(data) == 0:
         data = np.zeros(1, np.uint8)
@@ -279,7 +280,8 @@ def tokenize_array(texts: pa.Array | pa.ChunkedArray, tokenizer: str, *, lowerca
     if not isinstance(texts, (pa.Array, pa.ChunkedArray)) or not (
         pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)
     ):
-        raise TypeError(f"texts must be a pyarrow string array; got {_describe(texts) if not isinstance(texts, (pa.Array, pa.ChunkedArray)) else texts.type}.")
+        got = texts.type if isinstance(texts, (pa.Array, pa.ChunkedArray)) else _describe(texts)
+        raise TypeError(f"texts must be a pyarrow string array; got {got}.")
     if texts.null_count:
         raise ValueError(f"texts must have no nulls; got {texts.null_count} null(s). Fill them with '' first.")
     data, offsets = string_buffers(texts)

@@ -243,7 +243,8 @@ def as_references_table(
             if len(ref_weights) != len(streams):
                 raise InputError(f"ref_weights must have one list per reference stream ({len(streams)}); "
                                  f"got {len(ref_weights)}.")
-            weights = [_weight_array(w, len(r), f"ref_weights[{k}]") for k, (w, r) in enumerate(zip(ref_weights, streams))]
+            weights = [_weight_array(w, len(r), f"ref_weights[{k}]")
+                       for k, (w, r) in enumerate(zip(ref_weights, streams))]
         return streams_table(streams, weights, n_hyp=n_hyp)
     references = [list(r) if not isinstance(r, (str, bytes)) else r for r in references]
     for k, r in enumerate(references):

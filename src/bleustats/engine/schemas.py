@@ -204,7 +204,8 @@ def _column_problems(table: pa.Table, name: str, max_ngram_order: int | None,
                                     f"{col['name']!r}); keep one")
                 else:
                     renames[alias] = col["name"]
-    unknown = [c for c in dict.fromkeys(names) if c not in known and c not in renames and not _PANDAS_INDEX.fullmatch(c)]
+    unknown = [c for c in dict.fromkeys(names)
+               if c not in known and c not in renames and not _PANDAS_INDEX.fullmatch(c)]
     if unknown:
         problems.append(f"unknown column{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: a {name} "
                         f"table has {expected_columns(name, max_ngram_order)}; rename or drop "
