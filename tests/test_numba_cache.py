@@ -109,3 +109,24 @@ def test_importing_the_kernels_leaves_numbas_setting_as_it_was():
     from bleustats.tools import _tree_kernels  # noqa: F401
 
     assert numba.config.CACHE_DIR == os.environ.get("NUMBA_CACHE_DIR", "")
+
+
+def test_every_kernel_module_caches_per_user():
+    """Each module with cached kernels points numba at the user cache before its first and restores after its last.
+
+    The behavioural test above compiles one kernel of one module; this one
+    keeps every other kernel module (and any new one) on the same footing: a
+    module without the calls wrote its cache beside the installed sources,
+    and the next ``pip install -e .`` saw bleustats as an empty namespace.
+    """
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*_kernels.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        kernels = [i for i, ln in enumerate(lines) if ln.lstrip().startswith("@njit") and "cache=True" in ln]
+        if not kernels:
+            continue
+        start = [i for i, ln in enumerate(lines) if ln.startswith("_USER_CACHE = use_user_cache()")]
+        end = [i for i, ln in enumerate(lines) if ln.startswith("_USER_CACHE.restore()")]
+        if not (start and end and start[0] < kernels[0] and end[-1] > kernels[-1]):
+            offenders.append(str(path.relative_to(PACKAGE)))
+    assert not offenders, f"kernel modules that cache inside the package: {offenders}"

@@ -59,6 +59,7 @@ from ._tokenize_tables import (
     FLAG_SPACE,
     FLAG_SYMBOL,
 )
+from .._numba_cache import use_user_cache
 
 #: Tokenizer codes (:data:`TOKENIZER_CODES` maps sacreBLEU's names to them).
 TOK_NONE = 0
@@ -109,6 +110,10 @@ _PAT_GT = np.array([ord(c) for c in "&gt;"], np.int32)
 
 
 # --------------------------------------------------------------------------- code points
+
+
+# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
+_USER_CACHE = use_user_cache()
 
 
 @njit(cache=True, nogil=True)
@@ -507,3 +512,6 @@ def gather_blocks(tmp, offsets, bounds, out_offsets):
         size = out_offsets[bounds[b + 1]] - dst
         out[dst:dst + size] = tmp[src:src + size]
     return out
+
+
+_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

@@ -32,8 +32,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .._numba_cache import use_user_cache
+
 #: Columns of a row of :func:`weighted_rank_stats`.
 STAT_COLUMNS = ("rho", "weight", "pairs", "x_tied", "y_tied", "xy_tied", "discordant", "x_classes", "y_classes")
+
+
+# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
+_USER_CACHE = use_user_cache()
 
 
 @njit(cache=True, nogil=True)
@@ -259,3 +265,6 @@ def sum_units(values, units, columns):
             for c in range(n_out):
                 out[c, r, u] = acc[columns[c]]
     return out
+
+
+_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting
