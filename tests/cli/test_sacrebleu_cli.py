@@ -105,6 +105,22 @@ def test_sacrebleu_flags_are_handled_or_rejected_by_name(argv, message, files, c
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("extra,flag", [
+    (["--save-stats", "saved.parquet"], "--save-stats"), (["--dask", "tcp://127.0.0.1:1"], "--dask"),
+    (["--max-ngram-order", "2"], "--max-ngram-order"), (["--metric", "delta_bleu"], "--metric"),
+    (["-eff"], "-eff/--use-effective-order"), (["--ref-length", "average"], "--ref-length"),
+    (["--by", "seg_id"], "--by"), (["--json"], "--json"), (["--ref-view", "first"], "--ref-view"),
+])
+def test_bleustats_options_are_refused_not_dropped_in_sacrebleu_mode(extra, flag, files, capsys, monkeypatch):
+    # each was silently ignored: plain BLEU-4 printed for a ΔBLEU / order-2 request, no --save-stats file
+    monkeypatch.chdir(files)
+    assert main(["score", "R1", "-i", "S1", "-f", "text", *extra]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag}: not an option of sacreBLEU's output mode" in err
+    assert not (files / "saved.parquet").exists()
+    assert main(["score", "R1", "-i", "S1", "-f", "text", "--ref-length", "closest"]) == 0  # the default is fine
+
+
 def test_sl_is_not_parsed_as_s_l_and_abbreviations_are_refused(files, capsys, monkeypatch):
     monkeypatch.chdir(files)
     assert main(["score", "R1", "-i", "S1", "-sl", "-f", "text"]) == 0

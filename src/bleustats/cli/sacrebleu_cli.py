@@ -25,7 +25,7 @@ import sys
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..engine.options import CHRF_DEFAULTS
 
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
@@ -119,7 +119,25 @@ def _read(path: str, encoding: str) -> list[str]:
         raise InputError(f"{path}: not valid {encoding} ({exc.reason} at byte {exc.start}).") from None
 
 
+#: bleustats' own options of ``score`` that sacreBLEU's output mode has no use for: (argument, flag, default).
+#: Given with a sacreBLEU flag they would be dropped without a word (a ΔBLEU or order-2 request printing plain
+#: BLEU-4, a --save-stats file never written), so they are refused.
+_NOT_IN_SACREBLEU_MODE = (
+    ("max_ngram_order", "--max-ngram-order", None), ("ref_weights", "--ref-weights", None),
+    ("ref_view", "--ref-view", None), ("weight_threshold", "--weight-threshold", None),
+    ("delta_definition", "--delta-definition", None), ("ref_length", "--ref-length", "closest"),
+    ("metric", "--metric", None), ("by", "--by", None), ("json", "--json", False),
+    ("use_effective_order", "-eff/--use-effective-order", False), ("save_stats", "--save-stats", None),
+    ("dask", "--dask", None),
+)
+
+
 def _check(args: argparse.Namespace) -> None:
+    given = [flag for key, flag, default in _NOT_IN_SACREBLEU_MODE if getattr(args, key, default) != default]
+    if given:
+        raise UsageError(f"{', '.join(given)}: not an option of sacreBLEU's output mode (asked for by -m, -f, -ci, "
+                         "-sl, --paired-*, a chrF / TER flag or $SACREBLEU_FORMAT); drop it, or drop the sacreBLEU "
+                         "flags to use bleustats' own output (which has it).")
     for key, why in _REJECTED.items():
         if getattr(args, key):
             raise InputError(why)
