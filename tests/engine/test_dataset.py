@@ -137,6 +137,24 @@ def test_unlisted_part_and_missing_manifest_are_refused(copy):
         open_stats(copy)
 
 
+@pytest.mark.parametrize("edit", ["repeat", "outside", "swap"])
+def test_a_manifest_listing_a_part_twice_or_out_of_place_is_refused(copy, edit, tmp_path):
+    # each of these was scored: a part listed twice counted its rows twice
+    manifest = json.loads((copy / MANIFEST).read_text())
+    if edit == "repeat":
+        manifest["parts"].append(dict(manifest["parts"][0]))
+    elif edit == "outside":
+        (tmp_path / "elsewhere").mkdir()
+        shutil.copy(copy / "part-00000.parquet", tmp_path / "elsewhere" / "p.parquet")
+        manifest["parts"].append(dict(manifest["parts"][0], name="../elsewhere/p.parquet"))
+    else:
+        manifest["parts"][0], manifest["parts"][1] = manifest["parts"][1], manifest["parts"][0]
+    manifest["rows"] = sum(p["rows"] for p in manifest["parts"])
+    (copy / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match=r"the parts must be listed once each, in order, as part-00000.parquet"):
+        open_stats(copy)
+
+
 def test_parts_of_other_settings_are_refused(copy, corpus):
     other = compute_stats(corpus["hyps"].iloc[:3], corpus["refs"], tokenize="none")
     pq.write_table(other.table, copy / "part-00001.parquet")

@@ -323,6 +323,12 @@ def _check_parts(path: Path) -> tuple[list[tuple[str, int, list[int]]], pa.Schem
         raise InputError(f"{mpath}: format {fmt!r} is not {_FORMAT!r}; was it written by a newer bleustats?")
     if not parts:
         raise InputError(f"{mpath}: lists no part; the dataset is empty or broken. Recompute it.")
+    expected = [part_name(i) for i in range(len(parts))]
+    if [name for name, _, _ in parts] != expected:  # a part listed twice or out of place would count its rows twice
+        odd = [name for (name, _, _), want in zip(parts, expected) if name != want]
+        raise InputError(f"{mpath}: the parts must be listed once each, in order, as {expected[0]} ... "
+                         f"{expected[-1]}; found {', '.join(map(repr, odd[:5]))}" + (" ..." if len(odd) > 5 else "")
+                         + " in their place. Its scores would be wrong; recompute the dataset (bleustats stats).")
     problems = []
     missing = [name for name, _, _ in parts if not (path / name).is_file()]
     if missing:
