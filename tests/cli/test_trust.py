@@ -205,3 +205,22 @@ def test_an_nbest_entry_without_a_model_score_is_refused_not_never_the_1_best(ca
                   "model_score": [1.0, None, 2.0, 0.0]}).to_parquet(table)
     rc, _, err = run(capsys, "kbest", table, ref, "-tok", "none")
     refused(rc, err, "nb.parquet: 1 entry has no model_score (missing or NaN), first of source id 0")
+
+
+class _ClosedPipe:
+    """A stdout whose reader went away (`bleustats ... | head -1`)."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_output_pipe_stops_quietly(capsys, tmp_path, monkeypatch):
+    # was "bleustats: error: Broken pipe" and status 1
+    (tmp_path / "h.txt").write_text("the cat sat\n", encoding="utf-8")
+    (tmp_path / "r.txt").write_text("the cat sat down\n", encoding="utf-8")
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    assert main(["score", str(tmp_path / "r.txt"), "-i", str(tmp_path / "h.txt")]) == 141
+    assert capsys.readouterr().err == ""

@@ -136,7 +136,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # a signal that arrives in the last moments, before the re-delivery lands in a safe frame,
         # finds the work done and written: the command's own status stands
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe surfaces here, not in the interpreter's exit
+        return status
+    except BrokenPipeError:  # the reader of the output went away (`| head`): stop quietly, as piped tools do
+        _drop_stdout()
+        return 141  # 128 + SIGPIPE, the shell's status for a tool its reader stopped
     except UsageError as exc:  # options that cannot go together
         print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
@@ -161,6 +166,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.unraisablehook = unraisable
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush finds no closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout replaced by an object without a descriptor
+        pass
 
 
 def _quiet_interrupts(hook: Any) -> Any:
