@@ -109,6 +109,16 @@ def test_study_input_errors(tables, tmp_path, capsys):
     assert main(_args(tables, tmp_path / "q", "--max-ngram-order", "0")) == 2
     assert main(_args(tables, tmp_path / "q", "--unit-sizes", "1,x")) == 2
     assert main(_args(tables, tmp_path / "q", "--bogus")) == 2
+    # options of a sweep or comparison that was not asked for were accepted and silently unused
+    for extra, needed in ((["--thresholds=-1,0.5"], "--sweep threshold"),
+                          (["--orders", "1,2"], "--sweep max_ngram_order"),
+                          (["--sweep-assignments", "5"], "--sweep"), (["--compare-bootstrap", "30"], "--compare"),
+                          (["--compare-resampling", "pairs"], "--compare"),
+                          (["--sweep", "unit_size", "--thresholds=0"], "--sweep threshold")):
+        capsys.readouterr()
+        assert main(_args(tables, tmp_path / "q", *extra)) == 2
+        assert f"applies only with {needed}, which was not given" in capsys.readouterr().err
+        assert not (tmp_path / "q").exists()
     assert main(_args(tables, tmp_path / "nope" / "deeper")) == 1
     assert "parent folder" in capsys.readouterr().err
 

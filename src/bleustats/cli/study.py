@@ -149,11 +149,11 @@ def add_parser(subparsers: Any) -> None:
                         "interval, p-value; repeatable")
     p.add_argument("--compare-bootstrap", type=int, default=None, metavar="B",
                    help="replicates of each resampling of --compare (default: --bootstrap, or 1000 with --bootstrap 0)")
-    p.add_argument("--compare-resampling", choices=study.COMPARE_RESAMPLING, default="systems",
+    p.add_argument("--compare-resampling", choices=study.COMPARE_RESAMPLING, default=None,
                    help="how --compare samples system pairs: systems (default) or pairs")
     p.add_argument("--sweep", action="append", choices=study.SWEEP_PARAMETERS,
                    help="Figure 2 panel, repeatable: threshold, unit_size, max_ngram_order")
-    p.add_argument("--thresholds", type=_floats, default=[-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0], metavar="LIST",
+    p.add_argument("--thresholds", type=_floats, default=None, metavar="LIST",
                    help="θ values of --sweep threshold, e.g. --thresholds=-1,0,0.5 "
                         "(default: -1,-0.5,0,0.25,0.5,0.75,1)")
     p.add_argument("--orders", type=_ints, default=None, metavar="LIST",
@@ -200,15 +200,35 @@ def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+#: θ values of ``--sweep threshold`` without ``--thresholds``.
+DEFAULT_THRESHOLDS = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0)
+
+
 def _check_args(args: argparse.Namespace, err: TextIO) -> int | None:
     if not 1 <= args.max_ngram_order <= MAX_ORDER_LIMIT:
         return _usage(err, f"argument --max-ngram-order: must be from 1 to {MAX_ORDER_LIMIT}; "
                            f"got {args.max_ngram_order}")
+    given_orders = args.orders is not None
     orders = args.orders or list(range(1, args.max_ngram_order + 1))
     if any(not 1 <= n <= args.max_ngram_order for n in orders):
         return _usage(err, f"argument --orders: each must be from 1 to --max-ngram-order ({args.max_ngram_order}); "
                            f"got {orders}")
     args.orders = orders
+    # options of a part of the study that was not asked for would be dropped without a word: refuse them
+    sweeps = set(args.sweep or ())
+    needs = [("--thresholds", args.thresholds is not None, "threshold" in sweeps, "--sweep threshold"),
+             ("--orders", given_orders, "max_ngram_order" in sweeps, "--sweep max_ngram_order"),
+             ("--sweep-assignments", args.sweep_assignments is not None, bool(sweeps), "--sweep"),
+             ("--compare-bootstrap", args.compare_bootstrap is not None, bool(args.compare), "--compare"),
+             ("--compare-resampling", args.compare_resampling is not None, bool(args.compare), "--compare")]
+    for flag, given, used, needed in needs:
+        if given and not used:
+            return _usage(err, f"argument {flag}: applies only with {needed}, which was not given; add it or "
+                               f"drop {flag}")
+    if args.thresholds is None:
+        args.thresholds = list(DEFAULT_THRESHOLDS)
+    if args.compare_resampling is None:
+        args.compare_resampling = "systems"
     if args.compare_bootstrap is not None and args.compare_bootstrap < 2:
         return _usage(err, f"argument --compare-bootstrap: must be >= 2; got {args.compare_bootstrap}")
     return None
