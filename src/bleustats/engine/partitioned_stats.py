@@ -53,7 +53,7 @@ from .._validate import check_count, describe_ids
 from ..errors import InputError
 from . import io
 from .dataset import DEFAULT_BATCH_ROWS, DatasetWriter, LocalExecutor, StatsDataset, retitle, write_part
-from .stats import compute_stats
+from .stats import compute_stats, reference_files
 
 __all__ = [
     "DEFAULT_PARTITION_ROWS",
@@ -470,22 +470,9 @@ def compute_stats_files_dataset(
     >>> ds.part_rows, ds.to_table().column("match_1").tolist()
     ((1, 1), [4, 1])
     """
-    if isinstance(reference_paths, (str, os.PathLike)):
-        reference_paths = [reference_paths]
-    if isinstance(ref_weight_paths, (str, os.PathLike)):
-        ref_weight_paths = [ref_weight_paths]
-    reference_paths = list(reference_paths)
-    if not reference_paths:
-        raise InputError("reference_paths: give at least one reference file.")
-    if ref_weight_paths is not None and len(ref_weight_paths) != len(reference_paths):
-        raise InputError(f"ref_weight_paths: need one weight file per reference file ({len(reference_paths)}); "
-                         f"got {len(ref_weight_paths)}.")
+    reference_paths, weights = reference_files(reference_paths, ref_weight_paths)
     chunk_lines = check_count("chunk_lines", chunk_lines, minimum=1)
     names = [str(p) for p in reference_paths]
-    weights = None
-    if ref_weight_paths is not None:  # small (one number per line): read whole, like compute_stats_files
-        n_lines = [len(io.read_lines(p)) for p in reference_paths]
-        weights = [io.read_weights(w, n=n, ref_path=r) for w, n, r in zip(ref_weight_paths, n_lines, reference_paths)]
     uniform = weights is None or all(bool((w == 1.0).all()) for w in weights)
     meta = {b"bleustats.weights": b"uniform" if uniform else b"custom"}
     with DatasetWriter(output) as writer:

@@ -50,6 +50,7 @@ __all__ = [
     "StatsTable",
     "compute_stats",
     "compute_stats_files",
+    "reference_files",
     "load_stats",
     "reference_tokens",
 ]
@@ -713,6 +714,42 @@ def compute_stats(
     return StatsTable(table, timings)
 
 
+def reference_files(
+    reference_paths: str | os.PathLike | Sequence[str | os.PathLike],
+    ref_weight_paths: str | os.PathLike | Sequence[str | os.PathLike] | None,
+) -> tuple[list[str | os.PathLike], list[np.ndarray] | None]:
+    """Reference files (one stream each) and their ΔBLEU weights, checked and read.
+
+    Weights are small (one number per line), so they are read whole and each
+    file's count is checked against its reference file's lines.
+
+    Examples
+    --------
+    >>> reference_files("ref.txt", None)
+    (['ref.txt'], None)
+    >>> reference_files([], None)
+    Traceback (most recent call last):
+    ...
+    bleustats.errors.InputError: reference_paths: give at least one reference file.
+    """
+    if isinstance(reference_paths, (str, os.PathLike)):
+        reference_paths = [reference_paths]
+    if isinstance(ref_weight_paths, (str, os.PathLike)):
+        ref_weight_paths = [ref_weight_paths]
+    reference_paths = list(reference_paths)
+    if not reference_paths:
+        raise InputError("reference_paths: give at least one reference file.")
+    if ref_weight_paths is None:
+        return reference_paths, None
+    ref_weight_paths = list(ref_weight_paths)
+    if len(ref_weight_paths) != len(reference_paths):
+        raise InputError(f"ref_weight_paths: need one weight file per reference file ({len(reference_paths)}); "
+                         f"got {len(ref_weight_paths)}.")
+    n_lines = [len(io.read_lines(p)) for p in reference_paths]
+    return reference_paths, [io.read_weights(w, n=n, ref_path=r)
+                             for w, n, r in zip(ref_weight_paths, n_lines, reference_paths)]
+
+
 def compute_stats_files(
     hypotheses_path: str | os.PathLike,
     reference_paths: Sequence[str | os.PathLike],
@@ -741,27 +778,11 @@ def compute_stats_files(
     >>> st.column("seg_id").tolist(), st.column("match_1").tolist()
     ([0, 1], [4, 1])
     """
-    if isinstance(reference_paths, (str, os.PathLike)):
-        reference_paths = [reference_paths]
-    if isinstance(ref_weight_paths, (str, os.PathLike)):
-        ref_weight_paths = [ref_weight_paths]
-    reference_paths = list(reference_paths)
-    if not reference_paths:
-        raise InputError("reference_paths: give at least one reference file.")
-    if ref_weight_paths is not None and len(ref_weight_paths) != len(reference_paths):
-        raise InputError(
-            f"ref_weight_paths: need one weight file per reference file ({len(reference_paths)}); "
-            f"got {len(ref_weight_paths)}."
-        )
+    reference_paths, weights = reference_files(reference_paths, ref_weight_paths)
     if not isinstance(chunk_lines, (int, np.integer)) or chunk_lines < 1:
         raise ValueError(f"chunk_lines must be a positive integer; got {chunk_lines!r}.")
     paths = [hypotheses_path, *reference_paths]
     names = [str(p) for p in reference_paths]
-    weights = None
-    if ref_weight_paths is not None:
-        # weights are small (one number per line): read whole, checked against each file's length
-        n_lines = [len(io.read_lines(p)) for p in reference_paths]
-        weights = [io.read_weights(w, n=n, ref_path=r) for w, n, r in zip(ref_weight_paths, n_lines, reference_paths)]
     if set(options) <= _FILE_OPTIONS and not small.prefer_plain(_text_size(paths),
                                                                   kernels_loaded=small.kernels_loaded()):
         return _files_statistics(paths, weights, chunk_lines, **options)
