@@ -182,9 +182,10 @@ def test_a_worker_killed_mid_run_is_retried_and_the_result_is_exact(executor, co
 
 def test_a_worker_that_keeps_dying_fails_clearly_and_writes_nothing(executor, corpus, tmp_path):
     ex = _Killing(executor.client, _die_always)
-    # usually "lost the worker running _die_always of partition 1 more often than it retries"; when the dying
-    # worker also held the shared references the scheduler may cancel the run instead: a ClusterError too
-    with pytest.raises(ClusterError, match=r"the Dask cluster (lost the worker running _die_always of partition 1 "
+    # usually "lost the worker running _die_always of partition 1 more often than it retries"; a partition that
+    # shared the dying worker may be the one named first (seen: partition 0), and when the dying worker also held
+    # the shared references the scheduler may cancel the run instead: a ClusterError in every case
+    with pytest.raises(ClusterError, match=r"the Dask cluster (lost the worker running _die_always of partition \d+ "
                                            r"more often than it retries|cancelled).*Nothing was written") as info:
         compute_stats_dataset(corpus["hyps_dir"], corpus["refs"], tmp_path / "st", executor=ex)
     assert "\n" not in str(info.value)
