@@ -224,3 +224,13 @@ def test_a_closed_output_pipe_stops_quietly(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdout", _ClosedPipe())
     assert main(["score", str(tmp_path / "r.txt"), "-i", str(tmp_path / "h.txt")]) == 141
     assert capsys.readouterr().err == ""
+
+
+def test_plain_text_hypotheses_against_a_table_numbered_from_1_say_why(capsys, tmp_path):
+    (tmp_path / "h.txt").write_text("the cat sat\na dog ran\n", encoding="utf-8")
+    (tmp_path / "r.tsv").write_text("seg_id\tref_id\tweight\ttext\n1\t0\t1\tthe cat sat\n2\t0\t1\ta dog ran\n",
+                                    encoding="utf-8")
+    assert main(["score", str(tmp_path / "r.tsv"), "-i", str(tmp_path / "h.txt")]) == 1
+    err = capsys.readouterr().err
+    assert "no reference: seg_id 0" in err and "plain-text file are numbered from 0" in err
+    assert len(err.strip().splitlines()) == 1

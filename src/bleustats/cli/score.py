@@ -273,6 +273,10 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
         files = {"hypotheses": args.input if _is_table_path(args.input) else None,
                  "references": args.refs[0] if len(args.refs) == 1 and _is_table_path(args.refs[0]) else None}
         role, _, rest = str(exc).partition(":")
+        if (role == "references" and files["references"] and not files["hypotheses"]
+                and "have hypotheses but no reference" in rest):
+            rest += (" The hypotheses of a plain-text file are numbered from 0 (line 1 is seg_id 0); give the "
+                     "references table the same numbering, or the hypotheses as a table with seg_id.")
         if files.get(role):
             raise type(exc)(f"{role} {files[role]}:{rest}") from None
         raise
