@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,27 @@ def shared_path(*parts: str) -> Path:
         pytest.skip(f"{path} not found: this test needs ../shared/ beside the checkout "
                     "(real data and fixtures are not part of the package)")
     return path
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    """Rows of a shared-data TSV (header line, no quoting) as dicts."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def wmt_corpus(pair: str) -> tuple[list[int], list[list[str | None]], dict[str, dict[int, str]]]:
+    """WMT21 ``pair``: segment ids, reference streams (every reference, sorted by name) and system outputs."""
+    root = shared_path("data", "wmt21_news", pair)
+    refs: dict[str, dict[int, str]] = defaultdict(dict)
+    for name in ("references.tsv", "references_unverified.tsv"):
+        for row in read_tsv(root / name):
+            refs[row["ref"]][int(row["seg_id"])] = row["text"]
+    systems: dict[str, dict[int, str]] = defaultdict(dict)
+    for row in read_tsv(root / "system_outputs.tsv"):
+        systems[row["system"]][int(row["seg_id"])] = row["text"]
+    seg_ids = sorted(refs["ref-A"])
+    streams = [[refs[r].get(s) for s in seg_ids] for r in sorted(refs)]
+    return seg_ids, streams, systems
 
 
 @pytest.fixture(scope="module")

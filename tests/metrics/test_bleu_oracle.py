@@ -8,7 +8,6 @@ All expected numbers come from running sacreBLEU on the same input.
 
 from __future__ import annotations
 
-import csv
 import itertools
 import os
 from collections import defaultdict
@@ -24,7 +23,7 @@ import bleustats
 from bleustats.metrics import bleu as scoring
 from bleustats.engine.stats import compute_stats
 
-from ..conftest import shared_path
+from ..conftest import read_tsv, shared_path, wmt_corpus
 
 # every test twice: on the plain-Python path and on the numba kernels (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("either_path")
@@ -146,25 +145,6 @@ def test_other_max_orders(order):
 
 
 # --------------------------------------------------------------------------- real data
-
-
-def read_tsv(path):
-    with open(path, encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
-def wmt_corpus(pair):
-    root = shared_path("data", "wmt21_news", pair)
-    refs = defaultdict(dict)
-    for name in ("references.tsv", "references_unverified.tsv"):
-        for row in read_tsv(root / name):
-            refs[row["ref"]][int(row["seg_id"])] = row["text"]
-    systems = defaultdict(dict)
-    for row in read_tsv(root / "system_outputs.tsv"):
-        systems[row["system"]][int(row["seg_id"])] = row["text"]
-    seg_ids = sorted(refs["ref-A"])
-    streams = [[refs[r].get(s) for s in seg_ids] for r in sorted(refs)]
-    return seg_ids, streams, systems
 
 
 #: Set BLEUSTATS_FULL_ORACLE=1 to check every system of WMT21 under every tokenizer × lowercase

@@ -16,9 +16,7 @@ sacreBLEU is the slow side).
 
 from __future__ import annotations
 
-import csv
 import itertools
-from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -33,7 +31,7 @@ from bleustats.engine.ter_stats import ter_statistics
 from bleustats.metrics.ter import corpus_ter, sentence_ter, ter_from_sums
 from bleustats.tokenizers import TercomTokenizer
 
-from ..conftest import shared_path
+from ..conftest import wmt_corpus
 from ..twins import ter as twin
 
 assert sacrebleu.__version__ == "2.6.0", "the oracle is pinned; expected numbers assume 2.6.0"
@@ -265,26 +263,6 @@ def test_signature_matches_sacrebleu_apart_from_version():
 
 
 # --------------------------------------------------------------------------- real data
-
-
-def read_tsv(path):
-    with open(path, encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
-def wmt_corpus(pair):
-    """Segment ids, reference streams (every reference of the pair, sorted by name) and system outputs."""
-    root = shared_path("data", "wmt21_news", pair)
-    refs = defaultdict(dict)
-    for name in ("references.tsv", "references_unverified.tsv"):
-        for row in read_tsv(root / name):
-            refs[row["ref"]][int(row["seg_id"])] = row["text"]
-    systems = defaultdict(dict)
-    for row in read_tsv(root / "system_outputs.tsv"):
-        systems[row["system"]][int(row["seg_id"])] = row["text"]
-    seg_ids = sorted(refs["ref-A"])
-    streams = [[refs[r].get(s) for s in seg_ids] for r in sorted(refs)]
-    return seg_ids, streams, systems
 
 
 def check_wmt(pair, system_names, opts, rows=slice(None)):
