@@ -145,6 +145,22 @@ def naive_sample(hyps, refs, weights, pairs, n_units, seed, unit_size, n_assignm
             "seconds_per_unit_bleu_sbleu": per_unit_measured, "first_scores": scores[:3]}
 
 
+def study_metrics(hyp_df, ref_df):
+    """Statistics per reference view and the study's metrics over them, with the time of each step."""
+    from bleustats.engine.stats import compute_stats
+    from bleustats.meta import study
+
+    t = time.perf_counter()
+    stats = {v: compute_stats(hyp_df, ref_df, **o) for v, o in VIEWS.items()}
+    t_stats = time.perf_counter() - t
+    t = time.perf_counter()
+    metrics = []
+    for view, st in stats.items():
+        metrics += [study.corpus_metric(st, refs=view), study.sentence_mean_metric(st, refs=view),
+                    study.corpus_metric(st, metric="delta_bleu", refs=view)]
+    return stats, metrics, t_stats, time.perf_counter() - t
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assignments", type=int, default=1000)
@@ -177,15 +193,7 @@ def main(argv=None) -> int:
     t = time.perf_counter()
     compute_stats(["a b c"], [["a b c"]])  # numba JIT (cached) warm-up
     t_jit = time.perf_counter() - t
-    t = time.perf_counter()
-    stats = {v: compute_stats(hyp_df, ref_df, **o) for v, o in VIEWS.items()}
-    t_stats = time.perf_counter() - t
-    t = time.perf_counter()
-    metrics = []
-    for view, st in stats.items():
-        metrics += [study.corpus_metric(st, refs=view), study.sentence_mean_metric(st, refs=view),
-                    study.corpus_metric(st, metric="delta_bleu", refs=view)]
-    t_metrics = time.perf_counter() - t
+    stats, metrics, t_stats, t_metrics = study_metrics(hyp_df, ref_df)
     print(f"statistics {t_stats:.2f}s (JIT warm-up {t_jit:.2f}s), metrics {t_metrics:.2f}s", file=sys.stderr)
 
     study.correlation_study(metrics[:1], human_df, unit_size=args.unit_size, n_assignments=2, pairs=pairs,
@@ -293,15 +301,7 @@ def ted(args) -> int:
                                 tiny, unit_size=m, n_assignments=3, n_bootstrap=3,
                                 compare=[("ΔBLEU [all]", "BLEU [all]")], n_compare_bootstrap=3)
     t_jit = time.perf_counter() - t
-    t = time.perf_counter()
-    stats = {v: compute_stats(hyp_df, ref_df, **o) for v, o in VIEWS.items()}
-    t_stats = time.perf_counter() - t
-    t = time.perf_counter()
-    metrics = []
-    for view, st in stats.items():
-        metrics += [study.corpus_metric(st, refs=view), study.sentence_mean_metric(st, refs=view),
-                    study.corpus_metric(st, metric="delta_bleu", refs=view)]
-    t_metrics = time.perf_counter() - t
+    stats, metrics, t_stats, t_metrics = study_metrics(hyp_df, ref_df)
     print(f"data {t_data:.1f}s, JIT warm-up {t_jit:.1f}s, statistics {t_stats:.2f}s, metrics {t_metrics:.2f}s",
           file=sys.stderr)
     sizes = (1, 10, 100)
