@@ -12,14 +12,22 @@ point, the few properties that sacreBLEU's BLEU preprocessing asks about:
   context-dependent mapping, GREEK CAPITAL LETTER SIGMA (final sigma):
   "case-ignorable" and "cased".
 
-Nothing is hard-coded: every table is derived here, at first use, from the
-running interpreter and the installed ``regex``, so the kernels agree with the
-Python reference (:func:`bleustats.tokenizers.tokenize_lines`) and with sacreBLEU
-for whatever Unicode version those two use.  Each property comes from one
+Nothing is hard-coded: every table is derived here from the running
+interpreter and the installed ``regex``, so the kernels agree with the Python
+reference (:func:`bleustats.tokenizers.tokenize_lines`) and with sacreBLEU for
+whatever Unicode version those two use.  Each property comes from one
 vectorized call over a string holding every code point (the case properties:
-every code point of the planes that have case), about 0.1 s on one core
-(``benchmarks/bench_tokenize.py --first-call`` measures it); the result is kept
-for the life of the process.
+every code point of the planes that have case): about 0.06 s on one core
+(:func:`build_code_point_tables`), which would be a tenth of a small job's
+whole process.  :func:`code_point_tables` therefore keeps the result in a file
+of the per-user cache folder (:func:`bleustats._numba_cache.cache_dir`, beside
+the compiled kernels) whose name is a hash of everything the tables depend on:
+this module's source, the ``zh`` ranges, the Python version and its Unicode
+database, and ``regex``'s version.  Another Python, ``regex`` or bleustats
+therefore never reads them; a file that does not read back as valid tables is
+built again and replaced (written to a temporary file and renamed, so
+concurrent processes never see half a file); a folder that cannot be written
+only costs the build.  Within a process the tables are built or read once.
 
 Layout
 ------
@@ -38,12 +46,20 @@ all instead of 4.4 MB).
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
+import sys
+import tempfile
+import unicodedata
+import zipfile
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import regex
 
+from .._numba_cache import cache_dir
 from ..tokenizers.tokenizer_zh import CHINESE_RANGES
 
 __all__ = [
@@ -56,6 +72,7 @@ __all__ = [
     "FLAG_SPACE",
     "FLAG_SYMBOL",
     "CodePointTables",
+    "build_code_point_tables",
     "code_point_tables",
     "entry_of",
 ]
@@ -194,9 +211,8 @@ def _check_bounds(cps: np.ndarray, flags: np.ndarray, delta: np.ndarray,
                            + "; ".join(problems))
 
 
-@functools.lru_cache(maxsize=1)
-def code_point_tables() -> CodePointTables:
-    """Build (once per process) the tables the tokenizer kernels read.
+def build_code_point_tables() -> CodePointTables:
+    """Derive the tables the tokenizer kernels read from this Python and ``regex`` (no cache).
 
     Returns
     -------
@@ -238,6 +254,80 @@ def code_point_tables() -> CodePointTables:
     )
     for array in tables:
         array.setflags(write=False)
+    return tables
+
+def _cache_file() -> Path:
+    """The cache file of this Python, ``regex``, ``zh`` ranges and tables source."""
+    key = hashlib.sha256()
+    for part in (Path(__file__).read_bytes(), repr(CHINESE_RANGES).encode(), sys.version.encode(),
+                 unicodedata.unidata_version.encode(), str(getattr(regex, "__version__", "")).encode()):
+        key.update(part)
+        key.update(b"\0")
+    return Path(cache_dir()) / f"bleustats-tokenizer-tables-{key.hexdigest()[:32]}.npz"
+
+
+def _valid(tables: CodePointTables) -> bool:
+    """Whether arrays read back from a cache file have the shapes and types the kernels assume."""
+    index, blocks, keys, offsets, cps = tables
+    return (index.dtype == np.int32 and index.shape == (N_CODE_POINTS >> _BLOCK_BITS,)
+            and blocks.dtype == np.int32 and blocks.ndim == 1 and len(blocks) > 0
+            and len(blocks) % (1 << _BLOCK_BITS) == 0
+            and int(index.min()) >= 0 and int(index.max()) < len(blocks) >> _BLOCK_BITS
+            and keys.dtype == np.int32 and offsets.dtype == np.int64 and cps.dtype == np.int32
+            and keys.ndim == offsets.ndim == cps.ndim == 1 and len(offsets) == len(keys) + 1
+            and int(offsets[0]) == 0 and int(offsets[-1]) == len(cps) and bool((np.diff(offsets) > 0).all()))
+
+
+def _read(path: Path) -> CodePointTables | None:
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            tables = CodePointTables(*(np.ascontiguousarray(npz[name]) for name in CodePointTables._fields))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # absent, unreadable, damaged (CRC), foreign
+        return None
+    if not _valid(tables):
+        return None
+    for array in tables:
+        array.setflags(write=False)
+    return tables
+
+
+def _write(path: Path, tables: CodePointTables) -> None:
+    """Save ``tables`` under ``path`` atomically; a cache that cannot be written is skipped."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as out:
+            np.savez(out, **tables._asdict())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError:
+        pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+@functools.lru_cache(maxsize=1)
+def code_point_tables() -> CodePointTables:
+    """The tables the tokenizer kernels read: from the cache file, else built and saved (once per process).
+
+    Returns
+    -------
+    CodePointTables
+        Read-only arrays equal to :func:`build_code_point_tables`'s; see the module docstring.
+    """
+    try:
+        path = _cache_file()
+    except (OSError, RuntimeError):  # no cache folder can be named
+        return build_code_point_tables()
+    tables = _read(path)
+    if tables is None:
+        tables = build_code_point_tables()
+        _write(path, tables)
     return tables
 
 
