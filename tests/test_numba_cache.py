@@ -130,3 +130,49 @@ def test_every_kernel_module_caches_per_user():
         if not (start and end and start[0] < kernels[0] and end[-1] > kernels[-1]):
             offenders.append(str(path.relative_to(PACKAGE)))
     assert not offenders, f"kernel modules that cache inside the package: {offenders}"
+
+
+#: loads one cached kernel (numba's CPU target starts), then asks numba for np.correlate / np.dot on floats
+BLAS_PROBE = """
+import sys
+{before}
+import numpy as np, numba
+from bleustats.engine import _encode_kernels as k
+assert k.table_bits(100) == 8
+import numba.np.arraymath as am
+print("linalg_after_kernel", "scipy.linalg" in sys.modules)
+@numba.njit
+def f(a, b):
+    return np.correlate(a, b), np.dot(a, b)
+a, b = np.linspace(0.0, 1.0, 40), np.linspace(2.0, -1.0, 40)
+c, d = f(a, b)
+print("same", bool(np.allclose(c, np.correlate(a, b)) and np.isclose(d, np.dot(a, b))))
+print("have_blas", bool(am._HAVE_BLAS), "linalg_at_end", "scipy.linalg" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("before", ["", "import scipy.linalg"])
+def test_numba_start_up_imports_no_scipy_linalg_and_blas_is_still_found(tmp_path, before):
+    """numba's arraymath probes BLAS by importing scipy.linalg (~0.06 s); bleustats defers the probe to first use.
+
+    With SciPy's linear algebra already imported nothing is changed; either
+    way numba's jitted ``np.correlate`` / ``np.dot`` work and see BLAS.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", BLAS_PROBE.format(before=before)], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    got = dict(zip(out[::2], out[1::2]))
+    assert got == {"linalg_after_kernel": str(bool(before)), "same": "True", "have_blas": "True",
+                   "linalg_at_end": "True"}, out
+
+
+def test_the_deferred_blas_probe_answers_once(monkeypatch):
+    from bleustats._numba_cache import _LazyBlasProbe
+
+    calls = []
+    probe = _LazyBlasProbe(lambda: calls.append(1) or True)
+    assert "not run yet" in repr(probe)
+    assert probe and not (not probe) and calls == [1]
+    assert "True" in repr(probe)
+    assert not _LazyBlasProbe(lambda: False)

@@ -23,6 +23,14 @@ Windows); else, when that cannot be written, ``bleustats-<user>/numba`` in the
 temporary folder. numba keeps one subfolder per source folder inside it, so
 several installs or checkouts never share compiled code.
 
+:func:`use_user_cache` also keeps numba's start-up from importing SciPy's
+linear algebra (:func:`defer_blas_probe`): when numba first loads a kernel it
+imports ``numba.np.arraymath``, which asks at import whether BLAS is there by
+importing ``scipy.linalg`` (~0.06 s, a tenth of a 10,000-segment job's whole
+process), for the sake of ``np.correlate`` / ``np.convolve`` in jitted code,
+which bleustats' kernels never call. The question is put off to the moment
+numba types such a call; the answer, and so numba's behaviour, stays the same.
+
 Examples
 --------
 >>> import os
@@ -38,7 +46,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["UserCache", "cache_dir", "use_user_cache"]
+__all__ = ["UserCache", "cache_dir", "defer_blas_probe", "use_user_cache"]
 
 
 def _platform_cache_root() -> Path:
@@ -80,12 +88,67 @@ def cache_dir() -> str:
     return str(Path(tempfile.gettempdir()) / f"bleustats-{user}" / "numba")
 
 
+class _LazyBlasProbe:
+    """Stands for ``numba.np.arraymath._HAVE_BLAS``: runs numba's own probe the first time it is asked."""
+
+    def __init__(self, probe) -> None:
+        self._probe = probe
+        self._answer: bool | None = None
+
+    def __bool__(self) -> bool:
+        if self._answer is None:
+            self._answer = bool(self._probe())
+        return self._answer
+
+    def __repr__(self) -> str:
+        return f"<BLAS probe put off by bleustats: {'not run yet' if self._answer is None else self._answer}>"
+
+
+class _DeferSciPy:
+    """A ``sys.meta_path`` finder refusing ``scipy.linalg`` while numba's arraymath module is imported."""
+
+    def __init__(self) -> None:
+        self.refused = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "scipy.linalg" or name.startswith("scipy.linalg."):
+            self.refused = True
+            raise ImportError(f"{name}: import put off by bleustats until numba needs BLAS")
+        return None
+
+
+def defer_blas_probe() -> None:
+    """Import ``numba.np.arraymath`` without its import-time BLAS probe (which imports ``scipy.linalg``).
+
+    numba sets ``numba.np.arraymath._HAVE_BLAS = _check_blas()`` at import and
+    reads it only when it types ``np.correlate`` / ``np.convolve`` (``if not
+    _HAVE_BLAS``). Here the module is imported while ``scipy.linalg`` cannot be,
+    and the flag is replaced by an object whose truth value runs
+    ``_check_blas()`` (``scipy.linalg`` importable again) on first use. Nothing
+    happens when arraymath or ``scipy.linalg`` is already imported, or when this
+    numba's module does not look as expected (the flag then stays whatever numba
+    set).
+    """
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    finder = _DeferSciPy()
+    sys.meta_path.insert(0, finder)
+    try:
+        import numba.np.arraymath as arraymath
+    finally:
+        sys.meta_path.remove(finder)
+    probe = getattr(arraymath, "_check_blas", None)
+    if finder.refused and arraymath.__dict__.get("_HAVE_BLAS") is False and callable(probe):
+        arraymath._HAVE_BLAS = _LazyBlasProbe(probe)
+
+
 class UserCache:
     """``numba.config.CACHE_DIR`` pointed at :func:`cache_dir` until :meth:`restore`."""
 
     def __init__(self) -> None:
         from numba.core import config
 
+        defer_blas_probe()
         self._config = config
         self._previous = config.CACHE_DIR
         if not config.CACHE_DIR:  # NUMBA_CACHE_DIR set: numba already uses it
