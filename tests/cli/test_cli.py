@@ -11,7 +11,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 import types
 
 import numpy as np
@@ -709,3 +712,31 @@ def test_help_lists_every_subcommand(capsys):
         assert name in text
     assert main(["nosuchcommand"]) == 2
     assert "invalid choice: 'nosuchcommand'" in capsys.readouterr().err
+
+
+def test_scoring_text_files_loads_no_parquet_pandas_or_linear_algebra(tmp_path):
+    """``bleustats score REF -i HYP`` on text beyond the plain path runs the kernels and loads only what it uses.
+
+    Parquet, Arrow's compute functions, pandas and SciPy's linear algebra cost
+    ~0.1 s of imports together: a sixth of a 10,000-segment job's whole process
+    (issue 15). The printed score must be the kernels' (the same as the API's).
+    """
+    import random
+
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(300)]
+    lines = [" ".join(rng.choices(words, k=rng.randint(5, 40))) for _ in range(12_000)]
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ref.write_text("\n".join(lines[3:] + lines[:3]) + "\n", encoding="utf-8")
+    assert hyp.stat().st_size > 1_000_000  # above bleustats.engine.small.COLD_MAX_CHARS: the kernels run
+    code = ("import sys; from bleustats.cli.main import main; rc = main(['score', sys.argv[1], '-i', sys.argv[2], "
+            "'-b']); heavy = [m for m in ('pyarrow.compute', 'pyarrow.parquet', 'pandas', 'scipy.linalg', "
+            "'bleustats.engine.dataset') if m in sys.modules]; "
+            "kernels = 'bleustats.engine._stats_kernels' in sys.modules; print(rc, heavy, kernels)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    out = subprocess.run([sys.executable, "-c", code, str(ref), str(hyp)], env=env, capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    want = bleustats.corpus_bleu(lines, [lines[3:] + lines[:3]]).score
+    assert out[-1] == "0 [] True", out
+    assert float(out[0]) == pytest.approx(round(want, 2), abs=1e-9), out

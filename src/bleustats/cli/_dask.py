@@ -14,7 +14,6 @@ import contextlib
 import sys
 from typing import Any, Iterator
 
-from ..engine.dataset import LocalExecutor
 from ..errors import InputError, MissingExtraError
 
 __all__ = ["add_dask_option", "executor_for"]
@@ -32,6 +31,8 @@ def executor_for(args: argparse.Namespace) -> Iterator[Any]:
     """The executor of ``args.dask``: a :class:`LocalExecutor`, or a Dask cluster's (closed after the block)."""
     address = getattr(args, "dask", None)
     if not address:
+        from ..engine.dataset import LocalExecutor  # here: scoring text files needs no Parquet
+
         yield LocalExecutor()
         return
     try:

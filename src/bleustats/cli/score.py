@@ -15,12 +15,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from ..engine import io
-from ..engine.dataset import StatsDataset, open_stats
 from ..engine.stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
                             compute_stats_files)
 from ..errors import InputError, UsageError
@@ -29,6 +28,9 @@ from ..metrics.partitioned import corpus_score, corpus_scores, n_systems
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import sacrebleu_cli
 from ._dask import add_dask_option, executor_for
+
+if TYPE_CHECKING:
+    from ..engine.dataset import StatsDataset
 
 __all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
            "print_scores", "run", "statistics_options"]
@@ -157,6 +159,8 @@ def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
         raise UsageError("--ref-weights: the weights are already in the saved statistics; drop --ref-weights.")
     if args.save_stats:
         raise UsageError(f"--save-stats: the statistics are already saved in {args.from_stats}; drop --save-stats.")
+    from ..engine.dataset import open_stats  # here: Parquet is only read with --from-stats
+
     stats = open_stats(args.from_stats)  # a file is loaded; a dataset folder is opened (footers only)
     check_not_empty(stats, args.from_stats)
     saved = {"tokenize": stats.tokenize, "lowercase": stats.lowercase, "ref_view": stats.ref_view,
@@ -189,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
                          "output mode (add -f text or -f json), or give one hypotheses table.")
     _check_score_options(args)
     if args.from_stats:
+        from ..engine.dataset import StatsDataset  # loaded by _from_stats
+
         stats = _from_stats(args)
         if isinstance(stats, StatsDataset):  # scored part by part (--dask: on the cluster)
             with executor_for(args) as executor:

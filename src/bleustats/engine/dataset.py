@@ -63,6 +63,7 @@ from .._interrupts import deferred
 from .._version import __version__
 from ..errors import InputError
 from . import io, schemas
+from .options import DEFAULT_BATCH_ROWS
 from .stats import STAT_METRICS, StatsTable, load_stats
 
 __all__ = [
@@ -89,8 +90,6 @@ __all__ = [
 #: File that marks a folder as a complete statistics dataset and lists its parts.
 MANIFEST = "_bleustats_manifest.json"
 _FORMAT = "bleustats-statistics-dataset/1"
-#: Rows read (and computed) per step; bounds the memory of streaming.
-DEFAULT_BATCH_ROWS = 1 << 18
 _META = b"bleustats."
 
 

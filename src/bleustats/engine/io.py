@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._interrupts import deferred
 from ..errors import InputError
@@ -465,6 +464,8 @@ def _bytes_to_lines(data: bytes, where: str, first_line: int) -> pa.Array:
     # one large_binary value viewing the bytes (no copy), split on '\n' by Arrow
     whole = pa.Array.from_buffers(pa.large_binary(), 1, [None, pa.py_buffer(np.array([0, end], np.int64)),
                                                          pa.py_buffer(data)])
+    import pyarrow.compute as pc  # here: ~20 ms of import that reading text files by other means never needs
+
     lines = pc.split_pattern(whole, b"\n").flatten()
     try:
         lines = lines.cast(pa.large_string())  # validates UTF-8

@@ -23,13 +23,16 @@ from typing import Any
 
 from ..tokenizers import SACREBLEU_TOKENIZERS
 
-__all__ = ["CHRF_DEFAULTS", "DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "check_options", "is_integer",
-           "is_real"]
+__all__ = ["CHRF_DEFAULTS", "DEFAULT_BATCH_ROWS", "DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "check_options",
+           "is_integer", "is_real"]
 
 #: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
 REF_VIEWS = ("all", "threshold", "first")
 #: ΔBLEU weighted-match definitions: the paper's, or the first author's 2019 implementation.
 DELTA_DEFINITIONS = ("paper", "galley2019")
+#: Rows of a statistics dataset read (and computed) per step; bounds the memory of streaming. Here, not in
+#: :mod:`bleustats.engine.dataset`, so that code scoring in-memory tables names it without loading Parquet.
+DEFAULT_BATCH_ROWS = 1 << 18
 #: Largest supported n-gram order (the kernel has no intrinsic limit; this bounds table width).
 MAX_ORDER_LIMIT = 32
 #: sacreBLEU 2.6's ``CHRF`` defaults (chrF2; ``word_order=2`` is chrF++); here so that a command line

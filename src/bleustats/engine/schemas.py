@@ -44,7 +44,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import SchemaError
 from . import columns
@@ -220,6 +219,8 @@ def _key_problem(table: pa.Table, name: str, had: set[str]) -> str | None:
     key = load_schema(name).get("key")
     if not key or table.num_rows < 2:
         return None
+    import pyarrow.compute as pc  # here: ~20 ms of import a scoring job without tables never needs
+
     cols = key["columns"]
     codes = []
     for c in cols:
@@ -382,6 +383,8 @@ def _position_in_group(keys: np.ndarray) -> pa.Array:
     pos_sorted = np.arange(len(keys)) - np.repeat(starts, np.diff(np.r_[starts, len(keys)]))
     pos = np.empty(len(keys), np.int64)
     pos[order] = pos_sorted
+    import pyarrow.compute as pc
+
     return pc.cast(columns.numeric(pos), pa.string())
 
 
@@ -455,11 +458,11 @@ def validate(
             problems.append(f"{cname}: want {col['type']}, got {column.type}")
             continue
         if not col.get("nullable", True) and cast.null_count:
-            first = int(np.flatnonzero(columns.to_numpy(pc.is_null(cast)))[0])
+            first = int(np.flatnonzero(columns.to_numpy(cast.is_null()))[0])
             problems.append(f"{cname}: {cast.null_count} null value(s), first at row {first}")
             continue
         if pa.types.is_floating(want):
-            nan = columns.to_numpy(pc.is_nan(cast))
+            nan = columns.to_numpy(cast.is_nan())
             if nan.any():
                 problems.append(
                     f"{cname}: {int(nan.sum())} NaN value(s), first at row {int(np.flatnonzero(nan)[0])}"

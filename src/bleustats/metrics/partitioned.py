@@ -44,10 +44,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._validate import check_choice
-from ..engine.dataset import DEFAULT_BATCH_ROWS, StatsDataset, iter_stats_part
+from ..engine.options import DEFAULT_BATCH_ROWS
 from ..engine.stats import StatsTable
 from ..engine.sums import PartialSums, merge_partial_sums, partial_sums
 from ..errors import InputError
@@ -56,6 +55,8 @@ from .base import Metric
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ..engine.dataset import StatsDataset
 
 __all__ = [
     "column_totals",
@@ -72,12 +73,24 @@ __all__ = [
 # --------------------------------------------------------------------------- per-part tasks (run on workers)
 
 
+def _stats_part(path: str, columns: Sequence[str] | None, **kwargs: Any) -> Any:
+    """:func:`bleustats.engine.dataset.iter_stats_part`, imported on first use.
+
+    Scoring an in-memory table (every ``bleustats score`` of text files) never
+    reads a dataset; loading Parquet and Arrow's compute functions for it would
+    add ~30 ms to every such process.
+    """
+    from ..engine.dataset import iter_stats_part as iterate
+
+    return iterate(path, columns, **kwargs)
+
+
 def sums_task(path: str, *, columns: Sequence[str], by: str | None = None,
               batch_rows: int = DEFAULT_BATCH_ROWS) -> PartialSums:
     """The partial sums of ``columns`` over one part file (per value of column ``by``), streamed."""
     read = list(columns) + ([by] if by is not None and by not in columns else [])
     parts = []
-    for t in iter_stats_part(path, read, batch_rows=batch_rows):
+    for t in _stats_part(path, read, batch_rows=batch_rows):
         keys = None if by is None else t.column(by)
         parts.append(partial_sums({c: t.column(c) for c in columns}, keys=keys))
     return merge_partial_sums(parts) if len(parts) > 1 else parts[0]
@@ -86,7 +99,7 @@ def sums_task(path: str, *, columns: Sequence[str], by: str | None = None,
 def _bad_weight_task(path: str, *, batch_rows: int = DEFAULT_BATCH_ROWS) -> np.ndarray:
     """seg_ids of one part's rows whose references all have weight <= 0 (ΔBLEU undefined)."""
     bad = [t.column("seg_id")[t.column("ref_weight_max") <= 0]
-           for t in iter_stats_part(path, ["seg_id", "ref_weight_max"], batch_rows=batch_rows)]
+           for t in _stats_part(path, ["seg_id", "ref_weight_max"], batch_rows=batch_rows)]
     return np.unique(np.concatenate(bad)) if bad else np.zeros(0, np.int64)
 
 
@@ -94,15 +107,17 @@ def _rows_task(path: str, *, batch_fn: Any, columns: Sequence[str] | None, kwarg
                batch_rows: int = DEFAULT_BATCH_ROWS, max_ngram_order: int | None = None) -> Any:
     """``batch_fn(batch, **kwargs)`` for every batch of one part; arrays concatenated (dicts of arrays per key)."""
     out = [batch_fn(t, **kwargs)
-           for t in iter_stats_part(path, columns, batch_rows=batch_rows, max_ngram_order=max_ngram_order)]
+           for t in _stats_part(path, columns, batch_rows=batch_rows, max_ngram_order=max_ngram_order)]
     if isinstance(out[0], dict):
         return {k: np.concatenate([o[k] for o in out]) for k in out[0]}
     return np.concatenate(out)
 
 
 def _systems_task(path: str, *, batch_rows: int = DEFAULT_BATCH_ROWS) -> list[str]:
+    import pyarrow.compute as pc
+
     seen: set[str] = set()
-    for t in iter_stats_part(path, ["system"], batch_rows=batch_rows):
+    for t in _stats_part(path, ["system"], batch_rows=batch_rows):
         seen.update(pc.unique(t.table.column("system")).to_pylist())
     return sorted(seen)
 
