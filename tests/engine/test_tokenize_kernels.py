@@ -280,6 +280,35 @@ def test_punctuation_runs_beside_digits(tokenize: str, lines: list[str]) -> None
     assert_lines_equal(lines, got, sacrebleu_lines(lines, tokenize, False))
 
 
+ascii_piece = st.one_of(
+    st.sampled_from(["1", "23", ".", ",", "..", ".,", "-", " ", "  ", "\t", "\x1c", "\x0b", "\r", "A", "Ab", "x", "$",
+                     "(", "'", '"', "`", "~", "&", "<", "\n", "<skipped>", "&quot;", "-\n", "\x00", "\x7f", "é"]),
+    st.characters(max_codepoint=127),
+)
+ascii_line = st.lists(ascii_piece, max_size=20).map("".join)
+
+
+@pytest.mark.parametrize("lowercase", [False, True])
+@settings(max_examples=4 * EXAMPLES_PER_TEST, deadline=None)
+@given(lines=st.lists(ascii_line, min_size=1, max_size=8))
+def test_13a_fast_path_equals_sacrebleu_and_the_general_path(lowercase: bool, lines: list[str]) -> None:
+    """13a of ASCII lines without '<', '&' or '\\n' is written from the bytes in one pass (_emit_13a_bytes).
+
+    Lines with those, or with any non-ASCII byte, are given up by it (-1) and
+    tokenized by the general path; either way the result is sacreBLEU's.
+    """
+    got = kernel_lines(lines, "13a", lowercase)
+    assert_lines_equal(lines, got, sacrebleu_lines(lines, "13a", lowercase))
+    for line in lines:
+        raw = np.frombuffer(line.encode(), np.uint8)
+        out = np.zeros(3 * len(raw) + 1, np.uint8)
+        end = K._emit_13a_bytes(raw, 0, len(raw), lowercase, out, 0)
+        if any(c in line for c in "<&\n") or not line.isascii():
+            assert end == -1, line
+        else:
+            assert end >= 0 and out[:end].tobytes().decode() == twin_lines([line], "13a", lowercase)[0], line
+
+
 @pytest.mark.parametrize(("tokenize", "lowercase"), SETTINGS, ids=SETTING_IDS)
 def test_published_examples(tokenize: str, lowercase: bool) -> None:
     lines = EXAMPLES + ["\x00", "a\x00b. 5", "\x00\x00 ,\x00", "In 2015. ", "x" * 300 + "." * 301 + "5"]

