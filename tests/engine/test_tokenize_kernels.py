@@ -286,13 +286,14 @@ ascii_piece = st.one_of(
     st.characters(max_codepoint=127),
 )
 ascii_line = st.lists(ascii_piece, max_size=20).map("".join)
+ASCII_SPACE = "".join(c for c in map(chr, range(128)) if c.isspace())
 
 
 @pytest.mark.parametrize("lowercase", [False, True])
 @settings(max_examples=4 * EXAMPLES_PER_TEST, deadline=None)
-@given(lines=st.lists(ascii_line, min_size=1, max_size=8))
+@given(lines=st.lists(ascii_line | ascii_line.map(lambda line: line + "\n"), min_size=1, max_size=8))
 def test_13a_fast_path_equals_sacrebleu_and_the_general_path(lowercase: bool, lines: list[str]) -> None:
-    """13a of ASCII lines without '<', '&' or '\\n' is written from the bytes in one pass (_emit_13a_bytes).
+    """13a of ASCII lines without '<', '&' or an inner '\\n' is written from the bytes in one pass (_emit_13a_bytes).
 
     Lines with those, or with any non-ASCII byte, are given up by it (-1) and
     tokenized by the general path; either way the result is sacreBLEU's.
@@ -303,7 +304,8 @@ def test_13a_fast_path_equals_sacrebleu_and_the_general_path(lowercase: bool, li
         raw = np.frombuffer(line.encode(), np.uint8)
         out = np.zeros(3 * len(raw) + 1, np.uint8)
         end = K._emit_13a_bytes(raw, 0, len(raw), lowercase, out, 0)
-        if any(c in line for c in "<&\n") or not line.isascii():
+        body = line.rstrip(ASCII_SPACE)  # a file's lines end in their '\n'
+        if any(c in body for c in "<&\n") or not body.isascii():
             assert end == -1, line
         else:
             assert end >= 0 and out[:end].tobytes().decode() == twin_lines([line], "13a", lowercase)[0], line
@@ -369,7 +371,10 @@ def test_parallel_blocks_equal_serial(tokenize: str, lowercase: bool, lines: lis
                              len(lines)]).astype(np.int64)
     tmp, out_len = K.tokenize_blocks(data, offsets, bounds, tok, lowercase, tables)
     out_offsets = np.r_[0, np.cumsum(out_len)].astype(np.int64)
-    packed = K.gather_blocks(tmp, offsets, bounds, out_offsets)
+    packed = np.full(out_offsets[-1] + 3, 7, np.uint8)
+    K.gather_blocks(tmp, offsets, bounds, out_offsets, packed)
+    assert packed[out_offsets[-1]:].tolist() == [7, 7, 7]  # nothing written beyond the lines
+    packed = packed[: out_offsets[-1]]
     assert np.array_equal(out_len, serial_len) and packed.tobytes() == serial.tobytes()
 
 
@@ -384,6 +389,24 @@ def test_wrapper_takes_the_parallel_path(monkeypatch: pytest.MonkeyPatch) -> Non
     for tokenize, lowercase in SETTINGS:
         assert kernel_lines(lines, tokenize, lowercase) == twin_lines(lines, tokenize, lowercase)
     assert len(calls) == len(SETTINGS) and min(calls) > 8
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_padded_output_is_the_same_lines_then_zeroed_words(monkeypatch: pytest.MonkeyPatch, parallel: bool) -> None:
+    lines = list(EXAMPLES) * 7
+    if parallel:
+        monkeypatch.setattr(tb, "_TOKENIZE_PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(tb, "_TOKENIZE_BLOCK_BYTES", 16)
+        monkeypatch.setattr(tb.numba, "get_num_threads", lambda: 2)
+    raw = pa.array(lines, pa.string())
+    data, offsets = tb.string_buffers(raw)
+    for tokenize in ("13a", "intl"):
+        plain, plain_off = tokenize_buffer(data, offsets, tokenize, lowercase=True)
+        padded, padded_off = tokenize_buffer(data, offsets, tokenize, lowercase=True, padded=True)
+        n = int(plain_off[-1])
+        assert np.array_equal(plain_off, padded_off) and len(plain) == n
+        assert padded[:n].tobytes() == plain.tobytes() and not padded[n:].any()
+        assert len(padded) % 8 == 0 and len(padded) >= n + 16 and padded.view(np.uint64).size == len(padded) // 8
 
 
 def test_block_bounds_cover_every_line() -> None:

@@ -96,11 +96,12 @@ for _c in range(128):
         _ASCII_13A[_c] = C_SPACE
 del _c
 
-# The 13a fast path (:func:`_emit_13a_bytes`) reads bytes through this 256-entry
-# table: _ASCII_13A's classes, with the marks as C_RUN and, as C_SLOW, every
-# byte that needs the general path: non-ASCII (>= 0x80), and the first
-# characters of 13a's replacements ('<' of '<skipped>', '&' of the entities,
-# '\n' of '-\n').  Both are >= C_RUN, so the common bytes take one branch.
+# The 13a fast path (:func:`_emit_13a_bytes`) reads bytes through 256-entry
+# tables.  _BYTES_13A: _ASCII_13A's classes, with the marks as C_RUN and, as
+# C_SLOW, every byte that needs the general path: non-ASCII (>= 0x80), and the
+# first characters of 13a's replacements ('<' of '<skipped>', '&' of the
+# entities, '\n' of '-\n' inside a line).  _FLAGS_13A: the same packed as the
+# bits the writing loop uses, so that a common byte costs one load and no branch.
 C_RUN = 8
 C_SLOW = 9
 _BYTES_13A = np.full(256, C_SLOW, np.int8)
@@ -109,6 +110,9 @@ _BYTES_13A[:128][_ASCII_13A == C_MARK] = C_RUN
 for _c in "<&\n":
     _BYTES_13A[ord(_c)] = C_SLOW
 del _c
+_KEEP, _ALONE, _DASH, _DIGIT, _RARE = 1, 2, 4, 8, 16  # bits of _FLAGS_13A
+_FLAGS_13A = ((_BYTES_13A != C_SPACE) * _KEEP + (_BYTES_13A == C_SEPARATE) * _ALONE + (_BYTES_13A == C_DASH) * _DASH
+              + (_BYTES_13A == C_DIGIT) * _DIGIT + (_BYTES_13A >= C_RUN) * _RARE).astype(np.uint8)
 _SAME_BYTE = np.arange(256, dtype=np.uint8)
 _LOWER_BYTE = np.arange(256, dtype=np.uint8)
 _LOWER_BYTE[ord("A") : ord("Z") + 1] += 32
@@ -450,16 +454,18 @@ def _emit_13a_bytes(data, start, end, lowercase, out, pos):
     """13a of the line ``data[start:end]`` straight from its bytes, or -1 when it needs the general path.
 
     The general path decodes, lowercases, strips, replaces, classifies and
-    writes in five passes; a line of ASCII without '<', '&' or '\n' (most
-    lines of English or German text) needs none of the first four: ASCII
-    lowercases to ASCII (A-Z only), none of 13a's replacements can match, and
-    trailing whitespace is never written (a space is only written before a kept
-    character).  So the classes, the period/comma rule (each run of marks
+    writes in five passes.  A line that is ASCII without '<', '&' or '\\n' once
+    its trailing ASCII whitespace is stripped (a file line's own '\\n'
+    included; most lines of English or German text) needs none of the first
+    four: ASCII lowercases to ASCII (A-Z only) and none of 13a's replacements
+    can match.  So the classes, the period/comma rule (each run of marks
     resolved, as by :func:`_resolve_run`, when its first mark is met) and
     :func:`_emit_separated`'s writing are done in one pass: about 1.4 times
     faster on whole lines.  At the first byte of class ``C_SLOW`` the line is
     given up (what was written is overwritten by the general path).
     """
+    while end > start and data[end - 1] < 128 and _ASCII_13A[data[end - 1]] == C_SPACE:
+        end -= 1  # rstrip; whitespace before a non-ASCII character is left to the general path
     case = _LOWER_BYTE if lowercase else _SAME_BYTE
     gap = np.int64(0)
     started = np.int64(0)
@@ -468,9 +474,9 @@ def _emit_13a_bytes(data, start, end, lowercase, out, pos):
     run_end = start  # marks before here belong to runs already resolved
     for i in range(start, end):
         b = data[i]
-        cls = np.int64(_BYTES_13A[b])
-        if cls >= C_RUN:
-            if cls == C_SLOW:
+        f = np.int64(_FLAGS_13A[b])
+        if f >= _RARE:
+            if _BYTES_13A[b] == C_SLOW:
                 return -1
             if i >= run_end:  # first mark of a run: 13a pads the line, so its ends count as "not a digit"
                 j = i + 1
@@ -479,16 +485,16 @@ def _emit_13a_bytes(data, start, end, lowercase, out, pos):
                 right_digit = j < end and _BYTES_13A[data[j]] == C_DIGIT
                 glued = j - 1 if right_digit and ((prev_digit == 1) == ((j - i) % 2 == 1)) else -1
                 run_end = j
-            cls = C_OTHER if i == glued else C_SEPARATE
-        keep = np.int64(cls != C_SPACE)
-        alone = np.int64(cls == C_SEPARATE) | (np.int64(cls == C_DASH) & prev_digit)
+            f = _KEEP if i == glued else _KEEP | _ALONE  # C_OTHER or C_SEPARATE
+        keep = f & _KEEP
+        alone = np.int64((f & _ALONE) != 0) | (np.int64((f & _DASH) != 0) & prev_digit)
         out[pos] = 32
         pos += (gap | alone) & started & keep
         out[pos] = case[b]
         pos += keep
         started |= keep
         gap = (1 - keep) | alone
-        prev_digit = np.int64(cls == C_DIGIT)
+        prev_digit = np.int64((f & _DIGIT) != 0)
     return pos
 
 
@@ -571,9 +577,8 @@ def tokenize_blocks(data, offsets, bounds, tok, lowercase, tables):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def gather_blocks(tmp, offsets, bounds, out_offsets):
-    """Pack the blocks' regions of ``tmp`` (see :func:`tokenize_blocks`) at ``out_offsets``."""
-    out = np.empty(out_offsets[out_offsets.shape[0] - 1], np.uint8)
+def gather_blocks(tmp, offsets, bounds, out_offsets, out):
+    """Pack the blocks' regions of ``tmp`` (see :func:`tokenize_blocks`) at ``out_offsets`` of ``out``."""
     base = np.int64(offsets[0])
     for b in prange(bounds.shape[0] - 1):
         l0 = bounds[b]
@@ -581,7 +586,6 @@ def gather_blocks(tmp, offsets, bounds, out_offsets):
         dst = out_offsets[l0]
         size = out_offsets[bounds[b + 1]] - dst
         out[dst:dst + size] = tmp[src:src + size]
-    return out
 
 
 _USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

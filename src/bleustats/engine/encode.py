@@ -163,6 +163,7 @@ def tokenize_buffer(
     tokenizer: str,
     *,
     lowercase: bool = False,
+    padded: bool = False,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     """Lowercase (optionally) and tokenize every line of a UTF-8 buffer as sacreBLEU does.
 
@@ -189,11 +190,15 @@ def tokenize_buffer(
         sacreBLEU's tokenizer name.
     lowercase : bool, default False
         Lowercase with :meth:`str.lower` semantics (final sigma, 'İ' -> 'i̇').
+    padded : bool, default False
+        Return ``out_data`` as a :func:`padded_buffer` (the lines, then zeroed
+        padding), so that the encoder can read it as uint64 words
+        (``words=out_data.view(np.uint64)``) without copying it once more.
 
     Returns
     -------
     out_data : numpy.ndarray of uint8
-        The preprocessed lines, concatenated.
+        The preprocessed lines, concatenated (then the padding, if ``padded``).
     out_offsets : numpy.ndarray of int64
         ``n_lines + 1`` offsets into ``out_data``, starting at 0.
 
@@ -237,11 +242,18 @@ def tokenize_buffer(
     if n_threads == 1 or offsets[-1] - offsets[0] < _TOKENIZE_PARALLEL_MIN_BYTES:
         out, out_len = _tokenize_kernels.tokenize_serial(data, offsets, tok, lowercase, tables)
         np.cumsum(out_len, out=out_offsets[1:])
+        if padded:
+            buf = padded_buffer(len(out))
+            buf[: len(out)] = out
+            out = buf
         return out, out_offsets
     bounds = _byte_block_bounds(offsets, n_threads)
     tmp, out_len = _tokenize_kernels.tokenize_blocks(data, offsets, bounds, tok, lowercase, tables)
     np.cumsum(out_len, out=out_offsets[1:])
-    return _tokenize_kernels.gather_blocks(tmp, offsets, bounds, out_offsets), out_offsets
+    n_out = int(out_offsets[-1])
+    out = padded_buffer(n_out) if padded else np.empty(n_out, np.uint8)
+    _tokenize_kernels.gather_blocks(tmp, offsets, bounds, out_offsets, out)
+    return out, out_offsets
 
 
 def tokenize_array(texts: pa.Array | pa.ChunkedArray, tokenizer: str, *, lowercase: bool = False) -> pa.Array:

@@ -864,8 +864,8 @@ def _files_statistics(paths: Sequence[str | os.PathLike], weights: list[np.ndarr
         first, n, data, offsets = item
         words = data.view(np.uint64)
         if tokenize != "none" or lowercase:  # 'none' is the encoder's own split
-            data, offsets = tokenize_buffer(data, offsets, tokenize, lowercase=lowercase)
-            words = None
+            data, offsets = tokenize_buffer(data, offsets, tokenize, lowercase=lowercase, padded=True)
+            words = data.view(np.uint64)
         t2 = time.perf_counter()
         timings["tokenize"] += t2 - t1
         # blocks of segments: line s of every file (hypotheses, then each reference stream)
