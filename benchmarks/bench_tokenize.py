@@ -21,9 +21,10 @@ English-like text), and ``wmt21``: every distinct text of ``../shared/data/wmt21
 (system outputs, references, sources: zh, ja, ru, de, ... so most of it is not ASCII).
 
 First-call costs, each in a fresh subprocess (medians of ``--repeats``): importing the
-module, building the code-point tables (``code_point_tables``), the first serial and the
-first parallel call on a few lines with the on-disk numba cache warm (cache load), and
-the same with an empty ``NUMBA_CACHE_DIR`` (JIT compilation).
+module, the code-point tables (``code_point_tables``: read from their cache file beside
+numba's when warm, built and saved when cold), the first serial and the first parallel
+call on a few lines with the on-disk numba cache warm (cache load), and the same with an
+empty ``NUMBA_CACHE_DIR`` (JIT compilation).
 
 ``--corpus S`` also times corpus BLEU end to end the way ``bench_core.py`` does (its
 ``--worker bleustats`` subprocess: import, first call, then ``corpus_bleu_files`` on

@@ -26,6 +26,10 @@ Per line the kernels
    ``' '.join(line.split())``.  ``char`` writes every code point followed by
    a space (but the last); ``none`` writes the code points back.
 
+For ``13a``, a line that is plain ASCII without '<', '&' or an inner newline
+needs none of steps 1-4 and is written straight from its bytes in one pass
+(:func:`_emit_13a_bytes`); any other line takes the steps above.
+
 Input assumptions
 -----------------
 Arrow string arrays hold valid UTF-8, so neither invalid sequences nor
