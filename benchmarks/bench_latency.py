@@ -17,6 +17,11 @@ Tasks, every one on the corpora of ``benchmarks/generate.py`` (``hyp.10000.txt``
                 none, by the command line (``sacrebleu REF -i HYP``, ``bleustats score REF -i HYP``) and
                 by the API (read the files, call corpus BLEU; bleustats: ``corpus_bleu_files``).
 
+  numba floor   beside the 10k rows: a fresh process that imports numpy and numba and calls one cached
+                ``@njit`` kernel (``x.sum()``) and nothing else, as is and with numba's import-time BLAS
+                probe put off as bleustats does (``bleustats._numba_cache.defer_blas_probe``): what any
+                tool built on numba kernels pays before its first byte of work (timing only).
+
 bleustats runs *warm* (a fresh process whose numba cache is populated: ``NUMBA_CACHE_DIR`` points at a
 folder filled by one unmeasured run before the measured ones) and, for the 10k task, also *cold* (a
 fresh process and an empty ``NUMBA_CACHE_DIR``: the first run after installing, kernels compiled). The
@@ -129,6 +134,23 @@ PER_CORPUS_TOOLS = {
 }
 _FEW = f"H = [H[i:i + {FEW}] for i in range(0, len(H), {FEW})]\nR = [R[i:i + {FEW}] for i in range(0, len(R), {FEW})]\n"
 TIMING_ONLY = {"bleuscore": "bleuscore smooths sentence BLEU add-one (a different definition): timing only"}
+#: the numba floor: a file (numba caches only functions defined in files), run as ``python FILE [--defer]``
+NUMBA_FLOOR = """import sys
+if "--defer" in sys.argv:
+    from bleustats._numba_cache import defer_blas_probe
+    defer_blas_probe()
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def total(x):
+    return x.sum()
+
+
+total(np.arange(10))
+"""
+FLOOR_TOOLS = {"numba floor": [], "numba floor, BLAS probe put off": ["--defer"]}
 
 
 def _python(tool: str, mojo_py: str) -> str:
@@ -218,6 +240,8 @@ def plan(a) -> list[dict]:
         cli = [ours_cli, "score", ref, "-i", hyp, "-tok", tok, "-b", "-w", "12"]
         jobs.append(dict(task=task, label=label, tool="bleustats-cli", cmd=cli))
         jobs.append(dict(task=task, label=label, tool="bleustats-cli-cold", cmd=cli, cold=True))
+        for tool, extra in FLOOR_TOOLS.items():
+            jobs.append(dict(task=task, label=label, tool=tool, cmd=[sys.executable, a.floor_file, *extra]))
     return [j for j in jobs if a.tasks is None or j["task"].split("_")[0] in a.tasks]
 
 
@@ -245,6 +269,9 @@ def check(task_runs: dict[str, list[dict]], task: str) -> tuple[dict[str, str], 
             continue
         if tool in TIMING_ONLY and task in ("per_call", "sentences100"):
             agree[tool] = TIMING_ONLY[tool]
+            continue
+        if tool in FLOOR_TOOLS:
+            agree[tool] = "timing only (scores nothing)"
             continue
         if ref is None:
             agree[tool] = "no sacreBLEU scores to compare with"
@@ -299,6 +326,10 @@ def main(argv=None) -> int:
     for name in ("hyp.10000.txt", "ref0.10000.txt"):
         if not os.path.exists(os.path.join(a.data, name)):
             ap.error(f"{os.path.join(a.data, name)} missing: python benchmarks/generate.py --out {a.data}")
+    floor_dir = tempfile.mkdtemp(prefix="bleustats-latency-floor-")
+    a.floor_file = os.path.join(floor_dir, "numba_floor.py")
+    with open(a.floor_file, "w") as fh:
+        fh.write(NUMBA_FLOOR)
     jobs = plan(a)
     # bytecode of bleustats, as installing a wheel writes it: an editable checkout run with
     # PYTHONDONTWRITEBYTECODE=1 would otherwise compile every imported module in every process
@@ -325,7 +356,7 @@ def main(argv=None) -> int:
           flush=True)
     # populate the warm cache (unmeasured): one run of each bleustats job that can load kernels
     for j in jobs:
-        if j["tool"] in ("bleustats", "bleustats-cli") and j["task"].startswith("corpus10k"):
+        if j["tool"] in ("bleustats", "bleustats-cli", *FLOOR_TOOLS) and j["task"].startswith("corpus10k"):
             _run_cpu(j["cmd"], dict(base_env, NUMBA_CACHE_DIR=warm_dir), a.timeout)
     runs: dict[tuple[str, str], list[dict]] = {}
     tasks = list(dict.fromkeys(j["task"] for j in jobs))
@@ -348,6 +379,7 @@ def main(argv=None) -> int:
                     f" per call {r['per_call_wall'] * 1e6:.1f} us" if "per_call_wall" in r else "")
                 print(f"[{task}] rep {rep} {j['tool']:20s} {msg}", flush=True)
     shutil.rmtree(warm_dir, ignore_errors=True)
+    shutil.rmtree(floor_dir, ignore_errors=True)
     out_tasks, fails = [], []
     for task in tasks:
         tjobs = [j for j in jobs if j["task"] == task]

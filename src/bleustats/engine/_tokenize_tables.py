@@ -256,6 +256,7 @@ def build_code_point_tables() -> CodePointTables:
         array.setflags(write=False)
     return tables
 
+
 def _cache_file() -> Path:
     """The cache file of this Python, ``regex``, ``zh`` ranges and tables source."""
     key = hashlib.sha256()
