@@ -176,3 +176,33 @@ def test_the_deferred_blas_probe_answers_once(monkeypatch):
     assert probe and not (not probe) and calls == [1]
     assert "True" in repr(probe)
     assert not _LazyBlasProbe(lambda: False)
+
+
+def test_the_scipy_refusal_applies_to_the_importing_thread_only():
+    import threading
+
+    from bleustats._numba_cache import _DeferSciPy
+
+    finder = _DeferSciPy()
+    seen = []
+    other = threading.Thread(target=lambda: seen.append(finder.find_spec("scipy.linalg")))
+    other.start()
+    other.join()
+    assert seen == [None] and not finder.refused  # another thread imports scipy.linalg as usual
+    assert finder.find_spec("scipy") is None and finder.find_spec("numpy.linalg") is None
+    with pytest.raises(ImportError, match="put off by bleustats"):
+        finder.find_spec("scipy.linalg.cython_blas")
+    assert finder.refused
+
+
+def test_the_probe_is_put_off_only_for_the_numba_source_it_was_written_for(tmp_path):
+    from bleustats._numba_cache import _probe_as_expected
+
+    assert _probe_as_expected()  # the installed numba: the subprocess test above checks the effect
+    code = ("import sys; from bleustats import _numba_cache as n; n._probe_as_expected = lambda: False; "
+            "n.defer_blas_probe(); import numba.np.arraymath as am; "
+            "print(type(am._HAVE_BLAS).__name__, 'scipy.linalg' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["bool", "True"]  # numba's own import-time probe, untouched

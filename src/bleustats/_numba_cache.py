@@ -29,7 +29,7 @@ imports ``numba.np.arraymath``, which asks at import whether BLAS is there by
 importing ``scipy.linalg`` (~0.06 s, a tenth of a 10,000-segment job's whole
 process), for the sake of ``np.correlate`` / ``np.convolve`` in jitted code,
 which bleustats' kernels never call. The question is put off to the moment
-numba types such a call; the answer, and so numba's behaviour, stays the same.
+numba types such a call; the answer stays the same.
 
 Examples
 --------
@@ -44,6 +44,7 @@ import getpass
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 __all__ = ["UserCache", "cache_dir", "defer_blas_probe", "use_user_cache"]
@@ -105,16 +106,37 @@ class _LazyBlasProbe:
 
 
 class _DeferSciPy:
-    """A ``sys.meta_path`` finder refusing ``scipy.linalg`` while numba's arraymath module is imported."""
+    """A ``sys.meta_path`` finder refusing ``scipy.linalg`` to one thread while it imports numba's arraymath.
+
+    Other threads importing ``scipy.linalg`` meanwhile are not refused.
+    """
 
     def __init__(self) -> None:
+        self.thread = threading.get_ident()
         self.refused = False
 
     def find_spec(self, name, path=None, target=None):
-        if name == "scipy.linalg" or name.startswith("scipy.linalg."):
+        if threading.get_ident() == self.thread and (name == "scipy.linalg" or name.startswith("scipy.linalg.")):
             self.refused = True
             raise ImportError(f"{name}: import put off by bleustats until numba needs BLAS")
         return None
+
+
+#: the import-time probe of numba.np.arraymath that :func:`defer_blas_probe` puts off, as its source spells it
+_PROBE_LINES = ("def _check_blas():", "_HAVE_BLAS = _check_blas()")
+
+
+def _probe_as_expected() -> bool:
+    """Whether this numba's arraymath source sets ``_HAVE_BLAS`` from ``_check_blas()`` at import, as expected."""
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("numba.np.arraymath")
+        source = Path(spec.origin).read_text(encoding="utf-8") if spec and spec.origin else ""
+    except (ImportError, OSError, ValueError):
+        return False
+    lines = {line.strip() for line in source.splitlines()}
+    return all(line in lines for line in _PROBE_LINES) and source.count("_HAVE_BLAS") == 2
 
 
 def defer_blas_probe() -> None:
@@ -122,14 +144,21 @@ def defer_blas_probe() -> None:
 
     numba sets ``numba.np.arraymath._HAVE_BLAS = _check_blas()`` at import and
     reads it only when it types ``np.correlate`` / ``np.convolve`` (``if not
-    _HAVE_BLAS``). Here the module is imported while ``scipy.linalg`` cannot be,
-    and the flag is replaced by an object whose truth value runs
-    ``_check_blas()`` (``scipy.linalg`` importable again) on first use. Nothing
-    happens when arraymath or ``scipy.linalg`` is already imported, or when this
-    numba's module does not look as expected (the flag then stays whatever numba
-    set).
+    _HAVE_BLAS``). Here the module is imported while ``scipy.linalg`` cannot be
+    (by this thread), and the flag is replaced by an object whose truth value
+    runs ``_check_blas()`` (``scipy.linalg`` importable again) on first use: the
+    same answer, asked later (so a BLAS that numba cannot use is reported when
+    ``np.correlate`` is first compiled rather than at import). Nothing is done
+    when arraymath or ``scipy.linalg`` is already imported, under
+    ``NUMBA_DISABLE_JIT``, or unless this numba's arraymath source has exactly
+    the expected probe (a one-time read of its text, ~1 ms), so that another
+    numba never keeps an answer computed while SciPy was refused.
     """
     if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    from numba.core import config
+
+    if config.DISABLE_JIT or not _probe_as_expected():
         return
     finder = _DeferSciPy()
     sys.meta_path.insert(0, finder)
@@ -137,9 +166,12 @@ def defer_blas_probe() -> None:
         import numba.np.arraymath as arraymath
     finally:
         sys.meta_path.remove(finder)
-    probe = getattr(arraymath, "_check_blas", None)
-    if finder.refused and arraymath.__dict__.get("_HAVE_BLAS") is False and callable(probe):
-        arraymath._HAVE_BLAS = _LazyBlasProbe(probe)
+    if finder.refused:
+        probe = arraymath.__dict__.get("_check_blas")
+        if arraymath.__dict__.get("_HAVE_BLAS") is False and callable(probe):
+            arraymath._HAVE_BLAS = _LazyBlasProbe(probe)
+        else:  # pragma: no cover - the source check above rules this out
+            raise RuntimeError("bleustats could not restore numba's BLAS probe; please report this numba version")
 
 
 class UserCache:

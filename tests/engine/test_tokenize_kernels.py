@@ -311,6 +311,19 @@ def test_13a_fast_path_equals_sacrebleu_and_the_general_path(lowercase: bool, li
             assert end >= 0 and out[:end].tobytes().decode() == twin_lines([line], "13a", lowercase)[0], line
 
 
+@pytest.mark.skipif(NO_JIT, reason="every short string: tens of thousands of lines, for the compiled kernel")
+def test_13a_every_short_string_of_marks_digits_dashes_and_spaces() -> None:
+    """All strings of up to 5 characters over the characters the period/comma and dash rules look at.
+
+    Each with and without a file's '\\n' ending; the kernel (its fast path for all of them) against sacreBLEU.
+    """
+    alphabet = ["1", ".", ",", "-", "a", " ", "\x1c"]
+    lines = ["".join(p) for n in range(6) for p in itertools.product(alphabet, repeat=n)]
+    lines += [line + "\n" for line in lines[:: 3]]
+    for lowercase in (False, True):
+        assert_lines_equal(lines, kernel_lines(lines, "13a", lowercase), sacrebleu_lines(lines, "13a", lowercase))
+
+
 @pytest.mark.parametrize(("tokenize", "lowercase"), SETTINGS, ids=SETTING_IDS)
 def test_published_examples(tokenize: str, lowercase: bool) -> None:
     lines = EXAMPLES + ["\x00", "a\x00b. 5", "\x00\x00 ,\x00", "In 2015. ", "x" * 300 + "." * 301 + "5"]

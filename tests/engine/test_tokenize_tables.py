@@ -45,6 +45,7 @@ def test_first_use_builds_and_saves_then_reads_the_same_tables(cache_folder, bui
     assert _same(first, built)
     (saved,) = _files(cache_folder)
     assert saved.startswith("bleustats-tokenizer-tables-") and saved.endswith(".npz")
+    assert (cache_folder / saved).stat().st_mode & 0o777 == 0o644  # other users of a shared cache can read it
     T.code_point_tables.cache_clear()
     read = T._read(cache_folder / saved)
     assert read is not None and _same(read, built)
@@ -62,7 +63,17 @@ def test_the_file_is_named_by_python_unicode_regex_and_source(cache_folder, monk
     assert T._cache_file().name != name
 
 
-@pytest.mark.parametrize("damage", ["truncated", "not a zip", "bit flipped", "wrong shape", "pickled"])
+def _zip_header_patch(raw: bytes, offset_in_central: int, value: bytes) -> bytes:
+    """``raw`` with the first central-directory entry's bytes at ``offset_in_central`` replaced."""
+    at = raw.index(b"PK\x01\x02") + offset_in_central
+    return raw[:at] + value + raw[at + len(value):]
+
+
+DAMAGES = ["truncated", "not a zip", "bit flipped", "wrong shape", "pickled", "unknown compression", "encrypted",
+           "a bare .npy", "expansions disagree with flags"]
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_cache_file_is_rebuilt_and_replaced(cache_folder, built, damage) -> None:
     path = T._cache_file()
     T._write(path, built)
@@ -78,8 +89,16 @@ def test_a_damaged_cache_file_is_rebuilt_and_replaced(cache_folder, built, damag
         path.write_bytes(raw[:at] + bytes([raw[at] ^ 0x10]) + raw[at + 1 :])
     elif damage == "wrong shape":
         np.savez(path.open("wb"), **{**built._asdict(), "index": built.index[:-1]})
-    else:
+    elif damage == "pickled":
         np.savez(path.open("wb"), **{**built._asdict(), "blocks": np.array([object()])})
+    elif damage == "unknown compression":  # zipfile: NotImplementedError
+        path.write_bytes(_zip_header_patch(raw, 10, (99).to_bytes(2, "little")))
+    elif damage == "encrypted":  # zipfile: RuntimeError (a password is required)
+        path.write_bytes(_zip_header_patch(raw, 8, b"\x01\x00"))
+    elif damage == "a bare .npy":  # np.load returns an array, not an archive
+        np.save(path.open("wb"), built.blocks)
+    else:  # a valid archive whose expansion keys are not the code points flagged as expanding
+        np.savez(path.open("wb"), **{**built._asdict(), "expand_keys": built.expand_keys + 1})
     assert T._read(path) is None
     assert _same(T.code_point_tables(), built)
     assert _same(T._read(path), built)  # replaced by the rebuilt tables

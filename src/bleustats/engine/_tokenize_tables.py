@@ -52,7 +52,6 @@ import re
 import sys
 import tempfile
 import unicodedata
-import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -276,16 +275,28 @@ def _valid(tables: CodePointTables) -> bool:
             and int(index.min()) >= 0 and int(index.max()) < len(blocks) >> _BLOCK_BITS
             and keys.dtype == np.int32 and offsets.dtype == np.int64 and cps.dtype == np.int32
             and keys.ndim == offsets.ndim == cps.ndim == 1 and len(offsets) == len(keys) + 1
-            and int(offsets[0]) == 0 and int(offsets[-1]) == len(cps) and bool((np.diff(offsets) > 0).all()))
+            and int(offsets[0]) == 0 and int(offsets[-1]) == len(cps) and bool((np.diff(offsets) > 0).all())
+            and _expansions_consistent(index, blocks, keys, cps))
+
+
+def _expansions_consistent(index: np.ndarray, blocks: np.ndarray, keys: np.ndarray, cps: np.ndarray) -> bool:
+    """The kernels binary-search ``keys`` for every code point flagged FLAG_LOWER_EXPANDS: both must agree."""
+    if len(keys) and (int(keys.min()) < 0 or int(keys.max()) >= N_CODE_POINTS or (np.diff(keys) <= 0).any()):
+        return False
+    if len(cps) and (int(cps.min()) < 0 or int(cps.max()) >= N_CODE_POINTS):
+        return False
+    flagged = (blocks.reshape(-1, 1 << _BLOCK_BITS)[index] & FLAG_LOWER_EXPANDS).reshape(-1) != 0
+    return bool(np.array_equal(np.flatnonzero(flagged), keys))
 
 
 def _read(path: Path) -> CodePointTables | None:
+    """The tables saved at ``path``, or None when it is absent or does not read back as valid tables."""
     try:
         with np.load(path, allow_pickle=False) as npz:
             tables = CodePointTables(*(np.ascontiguousarray(npz[name]) for name in CodePointTables._fields))
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # absent, unreadable, damaged (CRC), foreign
-        return None
-    if not _valid(tables):
+        if not _valid(tables):
+            return None
+    except Exception:  # noqa: BLE001 - only a cache: absent, unreadable, damaged (CRC), foreign or not a zip at all
         return None
     for array in tables:
         array.setflags(write=False)
@@ -300,6 +311,7 @@ def _write(path: Path, tables: CodePointTables) -> None:
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as out:
             np.savez(out, **tables._asdict())
+        os.chmod(tmp, 0o644)  # readable by the other users of a shared NUMBA_CACHE_DIR (mkstemp makes it 0600)
         os.replace(tmp, path)
         tmp = None
     except OSError:

@@ -458,11 +458,15 @@ def validate(
             problems.append(f"{cname}: want {col['type']}, got {column.type}")
             continue
         if not col.get("nullable", True) and cast.null_count:
-            first = int(np.flatnonzero(columns.to_numpy(cast.is_null()))[0])
+            import pyarrow.compute as pc
+
+            first = int(np.flatnonzero(columns.to_numpy(pc.is_null(cast)))[0])
             problems.append(f"{cname}: {cast.null_count} null value(s), first at row {first}")
             continue
         if pa.types.is_floating(want):
-            nan = columns.to_numpy(cast.is_nan())
+            import pyarrow.compute as pc
+
+            nan = columns.to_numpy(pc.is_nan(cast))
             if nan.any():
                 problems.append(
                     f"{cname}: {int(nan.sum())} NaN value(s), first at row {int(np.flatnonzero(nan)[0])}"
