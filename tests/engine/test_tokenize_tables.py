@@ -41,7 +41,11 @@ def _files(folder):
 
 
 def test_first_use_builds_and_saves_then_reads_the_same_tables(cache_folder, built) -> None:
-    first = T.code_point_tables()
+    umask = os.umask(0o022)  # the file's permissions follow the umask, as every file bleustats writes
+    try:
+        first = T.code_point_tables()
+    finally:
+        os.umask(umask)
     assert _same(first, built)
     (saved,) = _files(cache_folder)
     assert saved.startswith("bleustats-tokenizer-tables-") and saved.endswith(".npz")

@@ -26,8 +26,8 @@ this module's source, the ``zh`` ranges, the Python version and its Unicode
 database, and ``regex``'s version.  Another Python, ``regex`` or bleustats
 therefore never reads them; a file that does not read back as valid tables is
 built again and replaced (written to a temporary file and renamed, so
-concurrent processes never see half a file); a folder that cannot be written
-only costs the build.  Within a process the tables are built or read once.
+concurrent processes never see half a file; the umask gives its permissions);
+a folder that cannot be written only costs the build.  Within a process the tables are built or read once.
 
 Layout
 ------
@@ -47,10 +47,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 import sys
-import tempfile
 import unicodedata
 from pathlib import Path
 from typing import NamedTuple
@@ -304,24 +302,22 @@ def _read(path: Path) -> CodePointTables | None:
 
 
 def _write(path: Path, tables: CodePointTables) -> None:
-    """Save ``tables`` under ``path`` atomically; a cache that cannot be written is skipped."""
-    tmp = None
+    """Save ``tables`` under ``path`` whole or not at all (:func:`bleustats.engine.io.write_atomic`).
+
+    The file gets the permissions the umask gives, so the users of a shared
+    ``NUMBA_CACHE_DIR`` read one another's; a cache that cannot be written is skipped.
+    """
+    from . import io  # here: only a cache miss writes
+
+    def save(tmp: str) -> None:
+        with open(tmp, "wb") as out:  # a file object: given a name, np.savez would append '.npz' to it
+            np.savez(out, **tables._asdict())
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as out:
-            np.savez(out, **tables._asdict())
-        os.chmod(tmp, 0o644)  # readable by the other users of a shared NUMBA_CACHE_DIR (mkstemp makes it 0600)
-        os.replace(tmp, path)
-        tmp = None
+        io.write_atomic(path, save)
     except OSError:
         pass
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 @functools.lru_cache(maxsize=1)
