@@ -142,6 +142,21 @@ def _check_delta(stats: StatsDataset) -> None:
         bleu.check_delta_defined(StatsTable(table))
 
 
+def _bleu_totals(stats: StatsDataset, metric: str, ref_length: str, *,
+                 by: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """BLEU / ΔBLEU counts summed per value of ``by`` (one group, key 0, without it).
+
+    Returns ``(keys, correct, total, hyp_len, ref_len)``: ``correct`` and
+    ``total`` are groups × n-gram orders, the lengths one per group.
+    """
+    nums, dens = bleu.count_columns(metric, stats.max_ngram_order)
+    len_col = f"ref_len_{ref_length}"
+    keys, sums = column_totals(stats, [*nums, *dens, "hyp_len", len_col], by=by)
+    correct = np.column_stack([sums[c] for c in nums]) if len(keys) else np.zeros((0, len(nums)))
+    total = np.column_stack([sums[c] for c in dens]) if len(keys) else np.zeros((0, len(dens)))
+    return keys, correct, total, sums["hyp_len"], sums[len_col]
+
+
 def table_metric_of(stats: StatsDataset, metric: str) -> Metric:
     """The chrF / TER object of a dataset's columns (as :func:`bleustats.metrics.bleu.table_metric`'s)."""
     obj, _ = bleu.table_metric(stats.settings, metric)
@@ -192,12 +207,8 @@ def corpus_score(
                                ref_length=ref_length)
     if metric == "delta_bleu":
         _check_delta(stats)
-    nums, dens = bleu.count_columns(metric, stats.max_ngram_order)
-    len_col = f"ref_len_{ref_length}"
-    _, sums = column_totals(stats, [*nums, *dens, "hyp_len", len_col])
-    return bleu.corpus_score_from_sums(stats, np.array([sums[c][0] for c in nums]),
-                                       np.array([sums[c][0] for c in dens]), sums["hyp_len"][0], sums[len_col][0],
-                                       **opts)
+    _, correct, total, hyp_len, ref_len = _bleu_totals(stats, metric, ref_length)
+    return bleu.corpus_score_from_sums(stats, correct[0], total[0], hyp_len[0], ref_len[0], **opts)
 
 
 def _other_matrix(sums: dict, cols: Sequence[str], metric: str) -> np.ndarray:
@@ -241,12 +252,8 @@ def corpus_scores(
         keys, sums = column_totals(stats, cols, by=by)
         return bleu.other_group_scores(table_metric_of(stats, metric), cols, by, keys,
                                        _other_matrix(sums, cols, metric))
-    nums, dens = bleu.count_columns(metric, stats.max_ngram_order)
-    len_col = f"ref_len_{ref_length}"
-    keys, sums = column_totals(stats, [*nums, *dens, "hyp_len", len_col], by=by)
-    correct = np.column_stack([sums[c] for c in nums]) if len(keys) else np.zeros((0, len(nums)))
-    total = np.column_stack([sums[c] for c in dens]) if len(keys) else np.zeros((0, len(dens)))
-    return bleu.group_scores_from_sums(stats, by, keys, correct, total, sums["hyp_len"], sums[len_col], **opts)
+    keys, correct, total, hyp_len, ref_len = _bleu_totals(stats, metric, ref_length, by=by)
+    return bleu.group_scores_from_sums(stats, by, keys, correct, total, hyp_len, ref_len, **opts)
 
 
 def _sentence_batch(table: StatsTable, **kwargs: Any) -> np.ndarray:
