@@ -15,11 +15,9 @@ import re
 import shlex
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 import bleustats
-from bleustats import sample_data
 from bleustats.cli import main
 
 from ..conftest import SHARED
@@ -59,26 +57,8 @@ def readme_commands(text: str) -> list[str]:
 
 
 def build_files(d: Path) -> None:
-    """The files the README's command lines name, from the bundled sample."""
-    paths = sample_data.paths()
-    hyps = pd.read_csv(paths["hypotheses"], sep="\t", quoting=3, keep_default_na=False)
-    refs = pd.read_csv(paths["references"], sep="\t", quoting=3, keep_default_na=False)
-    segs = sorted(hyps["seg_id"].unique())
-    first = hyps[hyps["system"] == hyps["system"].iloc[0]].set_index("seg_id").loc[segs, "text"]
-    (d / "hyp.txt").write_text("".join(t + "\n" for t in first), encoding="utf-8")
-    for k, rid in enumerate(["ref-A", "ref-C"]):
-        rows = refs[refs["ref_id"] == rid].set_index("seg_id").loc[segs]
-        (d / f"ref{k}.txt").write_text("".join(t + "\n" for t in rows["text"]), encoding="utf-8")
-        (d / f"w{k}.txt").write_text("".join(f"{w!r}\n" for w in rows["weight"]), encoding="utf-8")
-    second = hyps[hyps["system"] == sorted(set(hyps["system"]) - {hyps["system"].iloc[0]})[0]]
-    (d / "sys2.txt").write_text("".join(t + "\n" for t in second.set_index("seg_id").loc[segs, "text"]),
-                                encoding="utf-8")
-    for name, key in (("hyps.tsv", "hypotheses"), ("refs.tsv", "references"), ("mqm.tsv", "human_scores")):
-        (d / name).write_bytes(paths[key].read_bytes())
-    index = {s: i for i, s in enumerate(segs)}  # Moses source ids: 0-based line numbers of ref0.txt
-    (d / "nbest.txt").write_text("".join(
-        f"{index[s]} ||| {t} ||| F0= {-j} ||| {-j}.0\n"
-        for s, group in hyps.groupby("seg_id", sort=True) for j, t in enumerate(group["text"])), encoding="utf-8")
+    """The files the README's command lines name: what ``bleustats demo --write-files`` writes."""
+    assert main(["demo", "--write-files", str(d)]) == 0
 
 
 def test_the_readme_names_the_commands_this_test_expects():

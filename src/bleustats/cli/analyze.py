@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from .main import COMMANDS
 from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import InputError
@@ -58,7 +59,7 @@ def add_parser(subparsers: Any) -> None:
     """Add the ``analyze`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
         "analyze",
-        help="BLEU's blind spots: same-scoring chunk permutations per sentence (Callison-Burch et al. 2006)",
+        help=COMMANDS["analyze"],
         description="Cut every hypothesis at the bigrams that match no reference; report log10 of the "
                     "number of chunk permutations that score at least as high, per sentence and in "
                     "summary, and check random permutations against the originals.",

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from .main import COMMANDS
 from ..engine.io import write_atomic
 from ..errors import InputError
 from ..meta import report, study
@@ -51,7 +52,7 @@ _KEYS = ("system", "seg_id")
 def add_parser(subparsers: Any) -> None:
     """Add the ``correlate`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
-        "correlate", help="system- and segment-level correlations of metrics with human scores, and comparisons",
+        "correlate", help=COMMANDS["correlate"],
         description="Pearson / Spearman / Kendall correlations of metric scores with human scores, at system "
                     "level and at segment level (flat, by item, by system), and Williams / paired bootstrap / "
                     "permutation comparisons of two metrics (mt-metrics-eval's meta-evaluation).")

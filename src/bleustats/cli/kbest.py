@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from .main import COMMANDS
 from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import UsageError
 from ..metrics.bleu import METRICS, REF_LENGTHS
@@ -42,7 +43,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers: Any) -> None:
     """Add the ``kbest`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
-        "kbest", help="statistics and sentence-level scores of every entry of a k-best list",
+        "kbest", help=COMMANDS["kbest"],
         description="Per-entry BLEU statistics and sentence-level variants of a Moses n-best list "
                     "(id ||| hypothesis ||| features ||| total) or a long-form hypotheses table, "
                     "streamed; prints 1-best and oracle corpus BLEU.")

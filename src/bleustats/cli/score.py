@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from .main import COMMANDS
 from ..engine import io
 from ..engine.stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
                             compute_stats_files)
@@ -98,7 +99,7 @@ def add_score_options(p: argparse.ArgumentParser) -> None:
 
 def add_parser(subparsers: Any) -> None:
     """Add the ``score`` subcommand."""
-    p = subparsers.add_parser("score", help="corpus BLEU / ΔBLEU (and chrF, TER) of hypotheses against references",
+    p = subparsers.add_parser("score", help=COMMANDS["score"],
                               description="Corpus BLEU / ΔBLEU with sacreBLEU's arguments; with -m, -f, -ci, "
                                           "-sl or --paired-*, sacreBLEU's whole command line and output "
                                           "(bleustats.cli.sacrebleu_cli).", allow_abbrev=False)

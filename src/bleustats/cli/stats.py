@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._interrupts import deferred
+from .main import COMMANDS
 from ..engine import io
 from ..engine.dataset import DEFAULT_BATCH_ROWS, MANIFEST, DatasetWriter, StatsDataset, save_as_file, write_part
 from ..engine.partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
@@ -42,7 +43,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(subparsers: Any) -> None:
     """Add the ``stats`` subcommand."""
-    p = subparsers.add_parser("stats", help="compute the per-hypothesis statistics table and save it",
+    p = subparsers.add_parser("stats", help=COMMANDS["stats"],
                               description="Compute per-hypothesis sufficient statistics and save them "
                                           "to Parquet for later rescoring: one file or a partitioned dataset "
                                           "folder (-o DIR/), streamed with bounded memory.")

@@ -53,6 +53,7 @@ import pandas as pd
 
 from .._interrupts import deferred
 from .._version import __version__
+from .main import COMMANDS
 from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import InputError
@@ -91,7 +92,7 @@ def _floats(text: str) -> list[float]:
 def add_parser(subparsers: Any) -> None:
     """Add the ``study`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
-        "study", help="the ΔBLEU paper's correlation study (Table 2, Figure 2, metric comparisons) into a folder",
+        "study", help=COMMANDS["study"],
         description="Correlation of BLEU, sBLEU and ΔBLEU score differences with human score differences "
                     "on random units of M segments (Galley et al. 2015, section 5), from cached statistics.")
     p.add_argument("--hypotheses", required=True, metavar="TABLE",

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from .main import COMMANDS
 from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT
 from ..errors import InputError
@@ -40,7 +41,7 @@ __all__ = ["add_parser", "run", "write_best"]
 def add_parser(subparsers: Any) -> None:
     """Add the ``tune`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
-        "tune", help="tune feature weights on k-best lists (PRO or batch k-best MIRA)",
+        "tune", help=COMMANDS["tune"],
         description="Offline tuning on Moses n-best lists with dense features: PRO (Hopkins & May 2011) or "
                     "batch k-best MIRA (Cherry & Foster 2012), driven by any sentence-level variant.")
     p.add_argument("nbest", nargs="+", metavar="NBEST",

@@ -32,12 +32,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 
-from .tokenizer_13a import Tokenizer13a, tokenize_13a
-from .tokenizer_base import BaseTokenizer
-from .tokenizer_char import TokenizerChar, tokenize_char
-from .tokenizer_intl import TokenizerV14International, tokenize_intl
-from .tokenizer_none import NoneTokenizer
-from .tokenizer_zh import TokenizerZh, tokenize_zh
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .tokenizer_base import BaseTokenizer
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -80,21 +78,25 @@ DEFAULT_TOKENIZER = "13a"
 # in correctness, since every chunk is tokenized independently.
 _CHUNK_LINES = 8192
 
-_CLASSES: dict[str, type[BaseTokenizer]] = {
-    "none": NoneTokenizer,
-    "13a": Tokenizer13a,
-    "intl": TokenizerV14International,
-    "char": TokenizerChar,
-    "zh": TokenizerZh,
+#: Where each public name of the tokenizer modules lives; imported on first use (``__getattr__``), so that
+#: the names above cost no regular-expression compilation (a command's ``--help`` lists them).
+_LAZY: dict[str, str] = {
+    "BaseTokenizer": "tokenizer_base", "NoneTokenizer": "tokenizer_none",
+    "Tokenizer13a": "tokenizer_13a", "tokenize_13a": "tokenizer_13a",
+    "TokenizerV14International": "tokenizer_intl", "tokenize_intl": "tokenizer_intl",
+    "TokenizerChar": "tokenizer_char", "tokenize_char": "tokenizer_char",
+    "TokenizerZh": "tokenizer_zh", "tokenize_zh": "tokenizer_zh",
+    "TercomTokenizer": "tokenizer_ter",
 }
 
-_CHUNK_TOKENIZERS: dict[str, Callable[[list[str]], list[str]]] = {
-    "none": lambda lines: lines,
-    "13a": tokenize_13a,
-    "intl": tokenize_intl,
-    "char": tokenize_char,
-    "zh": tokenize_zh,
-}
+_CLASS_NAMES = {"none": "NoneTokenizer", "13a": "Tokenizer13a", "intl": "TokenizerV14International",
+                "char": "TokenizerChar", "zh": "TokenizerZh"}
+_CHUNK_NAMES = {"13a": "tokenize_13a", "intl": "tokenize_intl", "char": "tokenize_char", "zh": "tokenize_zh"}
+
+
+def _chunk_tokenizer(name: str) -> Callable[[list[str]], list[str]]:
+    """The batched tokenizer of ``name`` (one of :data:`TOKENIZERS`)."""
+    return (lambda lines: lines) if name == "none" else __getattr__(_CHUNK_NAMES[name])
 
 
 def _check_tokenize(tokenize: object) -> str:
@@ -209,13 +211,13 @@ def tokenize_lines(
         # Cheap per line (C-level maps only): deduplicating would cost more.
         if lowercase:
             items = list(map(str.lower, items))
-        return _CHUNK_TOKENIZERS[name](list(map(str.rstrip, items)))
+        return _chunk_tokenizer(name)(list(map(str.rstrip, items)))
 
     # 13a / intl / zh: tokenize each distinct line once.
     unique = list(dict.fromkeys(items))
     prepared = list(map(str.lower, unique)) if lowercase else unique
     prepared = list(map(str.rstrip, prepared))
-    chunk_tokenizer = _CHUNK_TOKENIZERS[name]
+    chunk_tokenizer = _chunk_tokenizer(name)
     tokenized: list[str] = []
     for start in range(0, len(prepared), _CHUNK_LINES):
         tokenized.extend(chunk_tokenizer(prepared[start : start + _CHUNK_LINES]))
@@ -233,7 +235,7 @@ def get_tokenizer(tokenize: str) -> BaseTokenizer:
     'Hello , world !'
     """
     name = _check_tokenize(tokenize)
-    return _optional(name) if name in OPTIONAL_TOKENIZERS else _CLASSES[name]()
+    return _optional(name) if name in OPTIONAL_TOKENIZERS else __getattr__(_CLASS_NAMES[name])()
 
 
 def tokenizer_signature(tokenize: str) -> str:
@@ -266,9 +268,9 @@ def tokenizer_signature(tokenize: str) -> str:
 
 
 def __getattr__(name: str) -> object:
-    """``TercomTokenizer`` (TER's tokenizer) is loaded on first use: its regexes cost ms at import."""
-    if name == "TercomTokenizer":
-        from .tokenizer_ter import TercomTokenizer
-
-        return TercomTokenizer
+    """The tokenizer classes and functions, loaded on first use: their regexes cost ms at import."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
