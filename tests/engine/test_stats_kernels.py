@@ -1,4 +1,4 @@
-"""The fast engine against the plain-Python twin (tests/reference.py), row by row.
+"""The fast engine against the plain-Python twin (tests/twins/engine.py), row by row.
 
 Random corpora (hypothesis) and hand-picked edge cases are scored by
 ``bleustats.compute_stats`` and by ``reference_segment_stats``; every integer

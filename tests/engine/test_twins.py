@@ -1,4 +1,4 @@
-"""Checks that the plain-Python twin (tests/reference.py) is itself right.
+"""Checks that the plain-Python twin (tests/twins/engine.py) is itself right.
 
 1. Against sacreBLEU 2.6 (tokenize='none') on random token corpora: segment
    counts / totals / lengths, and the corpus formula for every smoothing method
