@@ -15,7 +15,7 @@ VENDORED = Path(__file__).resolve().parent / "data" / "shared"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse to run against a leftover folder instead of failing every test (issue 13).
+    """Refuse to run against a leftover folder instead of failing every test.
 
     A folder ``site-packages/bleustats`` left behind by an earlier install (e.g.
     numba cache files written there by bleustats <= 0.1, which pip does not

@@ -58,10 +58,11 @@ def main() -> None:
         dst = OUT / "data" / "wmt21_news" / pair
         wanted = {str(s) for s in segs}
         for name in ("references.tsv", "references_unverified.tsv"):
-            n = copy_rows(src / name, dst / name, lambda r: r["seg_id"] in wanted)
+            n = copy_rows(src / name, dst / name, lambda r, wanted=wanted: r["seg_id"] in wanted)
             print(f"{pair}/{name}: {n} rows")
         n = copy_rows(src / "system_outputs.tsv", dst / "system_outputs.tsv",
-                      lambda r: r["seg_id"] in wanted and (systems is None or r["system"] in systems))
+                      lambda r, wanted=wanted, systems=systems:
+                      r["seg_id"] in wanted and (systems is None or r["system"] in systems))
         print(f"{pair}/system_outputs.tsv: {n} rows")
     licences = OUT / "licenses"
     licences.mkdir(exist_ok=True)
