@@ -593,8 +593,8 @@ DEFINITION_NOTES = {
              "tokens from str.split (none) / sacreBLEU's Tokenizer13a (13a), tokenisation "
              "timed as prep; score x100"),
     "bleustats": ("bleustats.corpus_bleu_files (reads the files itself, so its read time "
-                  "is inside compute); first call = corpus_bleu on the toy corpus, which since "
-                  "issue 15 takes the plain-Python path and loads no numba: loading the cached "
+                  "is inside compute); first call = corpus_bleu on the toy corpus, which "
+                  "takes the plain-Python path and loads no numba: loading the cached "
                   "kernels (or compiling them) is inside compute"),
     "bleustats-cli": ("`bleustats score REF... -i HYP -tok TOK --json -w 16`; the whole CLI "
                       "process is `compute`, its peak RSS is the CLI process's"),

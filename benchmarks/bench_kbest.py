@@ -28,7 +28,7 @@ Agreement gate: the scores of the first ``--check-rows`` entries of every peer r
 compared with bleustats' variant of the same definition (sacreBLEU: ``sacrebleu:exp``;
 fast-bleu and NLTK: ``chen-cherry:1``, Chen & Cherry method 1 with NLTK's max(1, t)
 denominators). A difference above 1e-9 (0-100 scale) fails the run (exit status 1, after
-the results are written). NLTK: ``tests/test_sentence.py::nltk_known_wrong`` lists the
+the results are written). NLTK: ``tests/metrics/test_sentence.py::nltk_known_wrong`` lists the
 entries where bleustats deliberately differs from NLTK (methods 2, 4, 6 and 7 only); the
 comparison skips exactly those entries, which for method 1 is none, so every checked entry
 is compared (the count is reported).
@@ -203,7 +203,7 @@ def w_bleuscore(nbest, refs):
 
 
 def nltk_known_wrong(method, hyp_len, match, total):
-    """Entries where bleustats deliberately differs from NLTK (mirrors tests/test_sentence.py)."""
+    """Entries where bleustats deliberately differs from NLTK (mirrors tests/metrics/test_sentence.py)."""
     if method == 2 and hyp_len < 4 and match[0] > 0:
         return True  # NLTK adds one to max(1, t_n) for hypotheses shorter than N
     if method == 6 and match[0] > 0 and (total[2] == 0 or match[2] == 0):
@@ -234,7 +234,7 @@ def w_nltk(nbest, refs):
                 ref_sid, ref_tok = sid, [r.split() for r in ref_seg[sid]]
             scores.append(100 * sentence_bleu(ref_tok, hyp.split(), smoothing_function=smooth))
     score = time.perf_counter() - t
-    # entries of the check prefix where the definitions differ (tests/test_sentence.py); the
+    # entries of the check prefix where the definitions differ (tests/metrics/test_sentence.py); the
     # rule names methods 2, 4, 6 and 7 only, so for method 1 nothing is left out
     skip = set()
     if NLTK_METHOD in (2, 4, 6, 7):
@@ -401,7 +401,7 @@ def render_md(info, runs, n_prefix):
     md += ["", f"max abs diff: scores of the first {info.get('check_rows', CHECK_ROWS):,} entries vs bleustats' "
            "same-definition variant (sacrebleu:exp for sacreBLEU, chen-cherry:1 for fast-bleu and NLTK "
            f"method 1); a difference above {TOL:g} fails the run. NLTK: the entries where "
-           "tests/test_sentence.py::nltk_known_wrong says bleustats deliberately differs are left out of "
+           "tests/metrics/test_sentence.py::nltk_known_wrong says bleustats deliberately differs are left out of "
            "the comparison; for method 1 that rule excludes none (excluded: "
            + ", ".join(f"{r['check_excluded']}" for r in runs if r.get("tool") == "nltk" and "check_excluded" in r)
            + "). bleuscore always tokenizes 13a and has no sentence smoothing matching these: timing only."]

@@ -1,9 +1,10 @@
-"""numba's cache of the kernels goes to a per-user folder, never into the installed package (issue 13).
+"""numba's cache of the kernels goes to a per-user folder, never into the installed package.
 
 Each test runs a fresh Python on a copy of the package (as pip would install it)
 with its own cache folders, compiles one small kernel, and looks where the
-files went. Before the fix numba wrote ``__pycache__/*.nbi`` beside the kernel
-sources, and a later ``pip install -e .`` was shadowed by the leftover folder.
+files went. Cache files written beside the kernel sources (numba's default,
+``__pycache__/*.nbi``) would outlive an uninstall, and the leftover folder
+would shadow a later ``pip install -e .``.
 """
 
 from __future__ import annotations

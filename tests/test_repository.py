@@ -6,6 +6,7 @@ that still imports or renders, so nothing else catches it.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,46 @@ def test_ruff_finds_nothing() -> None:
     proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "."],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+
+
+#: A path into the repository named in text: a top-level folder of the checkout, then a path.
+_PATH = re.compile(r"(?<![\w./-])((?:tests|src|docs|benchmarks|data_schemas|examples|tools|\.ci)/[\w./-]*[\w/])"
+                   r"(?![\w*<{\\]|\.[*<{\\])")  # not a pattern (``test_*.py``, ``x.{md,json}``, ``x\.json``)
+#: A relative Markdown link target (not a URL, not an anchor).
+_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:)([^)#\s]+)")
+#: Named paths that are local, git-ignored folders, not files of the checkout.
+_NOT_FILES = ("benchmarks/data", "benchmarks/.venv")
+#: In code, a path under benchmarks/results/ is where a script writes its report (an output).
+_OUTPUTS = "benchmarks/results/"
+_OUTPUT_FLAG = re.compile(r"(?:--out|--name|--render-only|-o)[ =]$")
+
+
+def _named_paths(text: str, markdown: bool) -> set[str]:
+    found = {m.group(1) for m in _PATH.finditer(text)
+             if not _OUTPUT_FLAG.search(text[max(0, m.start() - 16):m.start()])}
+    found = {p for p in found if not p.startswith(_NOT_FILES) and (markdown or not p.startswith(_OUTPUTS))}
+    if markdown:
+        found |= {m.group(1) for m in _LINK.finditer(text)}
+    return found
+
+
+def test_every_path_named_in_docs_code_and_tests_exists() -> None:
+    """Every repository path that README, docs/, benchmarks/, src/, tests/, examples/ and tools/ name exists.
+
+    A path is looked up from the checkout's root, from the naming file's folder
+    (relative Markdown links) and from ``src/bleustats`` (module paths such as
+    ``engine/small.py``), so a renamed or deleted test file, page or module
+    cannot leave a reference to nothing behind.
+    """
+    missing = []
+    for path in _tracked_text_files():
+        rel = path.relative_to(ROOT)
+        if rel.suffix not in {".py", ".md", ".toml"} or rel.parts[0] not in {
+                "README.md", "docs", "benchmarks", "src", "tests", "examples", "tools", "pyproject.toml"}:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name in sorted(_named_paths(text, markdown=rel.suffix == ".md")):
+            name = name.rstrip(".")
+            if not any(base.joinpath(name).exists() for base in (ROOT, path.parent, ROOT / "src" / "bleustats")):
+                missing.append(f"{rel}: {name}")
+    assert not missing, "paths named but not in the repository:\n" + "\n".join(missing)

@@ -354,7 +354,7 @@ def test_from_stats_errors(capsys, files):
     rc, _, err = run(capsys, "score", "--from-stats", plain)
     assert rc == 1 and "was not written by bleustats" in err
     rc, _, err = run(capsys, "score", "--from-stats", plain, files.refs[0])
-    # a combination of options: a usage error (exit 2) since issue 13
+    # a combination of options that cannot go together: a usage error (exit 2)
     assert rc == 2 and "--from-stats: scores a saved table; drop REF and -i" in err
 
 
@@ -556,7 +556,7 @@ def test_table_and_text_mixed(capsys, files, tables):
     (["-b", "--json"], "-b/--score-only and --json: choose one"),
 ])
 def test_options_that_cannot_go_together_are_usage_errors(capsys, files, argv, message):
-    # issue 13: each of these was silently dropped (or named a Python keyword, not the flag)
+    # each of these refused by its flag's name (dropping one silently would give a number for other settings)
     rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], *argv)
     assert rc == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("bleustats score: error: " + message)
@@ -572,7 +572,7 @@ def test_table_schema_error(capsys, files):
         bad,
         write_tsv(files.dir / "refs.tsv", pd.DataFrame({"seg_id": [0], "text": ["a"]})),
     )
-    assert rc == 1 and err.count("\n") == 1  # one line on the command line (issue 13)
+    assert rc == 1 and err.count("\n") == 1  # one line on the command line
     want = ("hyps.tsv does not match the 'hypotheses' schema (2 problems): unknown columns 'segment', 'sys': a "
             "hypotheses table has seg_id, system, text (and optionally model_score); rename or drop them; "
             "seg_id: required column is missing")
@@ -686,7 +686,7 @@ def test_kbest_subcommand_is_wired(capsys):
 
 
 def test_a_subcommand_loads_only_its_own_module(tmp_path):
-    """`bleustats score` on text files imports no study / analysis code, no pandas or scipy (issue 15)."""
+    """`bleustats score` on text files imports no study / analysis code, no pandas or scipy (start-up time)."""
     import subprocess
     import sys
 
@@ -719,7 +719,7 @@ def test_scoring_text_files_loads_no_parquet_pandas_or_linear_algebra(tmp_path):
 
     Parquet, Arrow's compute functions, pandas and SciPy's linear algebra cost
     ~0.1 s of imports together: a sixth of a 10,000-segment job's whole process
-    (issue 15). The printed score must be the kernels' (the same as the API's).
+    (``benchmarks/results/latency.md``). The printed score must be the kernels' (the same as the API's).
     """
     import random
 

@@ -1,6 +1,6 @@
 """Every command-line error path: exit 1 with ONE line on stderr naming the input and the fix (usage: 2).
 
-Two parts (issue 13). A list of the known error paths of every subcommand,
+Two parts. A list of the known error paths of every subcommand,
 each with the exit code and the words its one line must hold (the input it
 names and the fix it offers). And hypothesis-generated broken input files fed
 to ``score``, ``stats -o``, ``kbest -o`` and ``study -o``: whatever the bytes,

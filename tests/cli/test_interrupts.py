@@ -1,13 +1,12 @@
-"""Issue 13, case 4: SIGINT / SIGTERM end a real ``bleustats`` process cleanly, and case 5: outputs follow the umask.
+"""SIGINT / SIGTERM end a real ``bleustats`` process cleanly, and outputs follow the umask.
 
 A subprocess runs ``bleustats kbest`` (or ``score``) on a generated n-best list
 large enough to take a few seconds; the signal is sent once its temporary
 output file exists (the run is then inside the stream: parsing on the reader
 thread, numba kernels, Parquet writes). It must exit 130 (SIGINT) or 143
 (SIGTERM) with exactly one line on stderr and no traceback, and leave neither
-the output nor a temporary file behind. Before the fix SIGINT printed a
-traceback (or numba's ``SystemError``) and SIGTERM left
-``.out.parquet.XXXX.tmp`` files.
+the output nor a temporary file behind: not a traceback (or numba's
+``SystemError``) for SIGINT, not ``.out.parquet.XXXX.tmp`` files for SIGTERM.
 """
 
 from __future__ import annotations
@@ -118,7 +117,7 @@ def test_score_interrupted_while_saving_statistics(big_nbest, tmp_path, sig, cod
 
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
 def test_outputs_follow_the_umask(tmp_path, umask, capsys):
-    # issue 13 case 5: write_atomic made 0600 files (mkstemp) and the study 0700 folders (mkdtemp)
+    # mkstemp / mkdtemp alone would make 0600 files and 0700 folders whatever the umask; outputs get the umask's
     from bleustats import sample_data
 
     paths = sample_data.paths()

@@ -112,7 +112,7 @@ def test_sacrebleu_flags_are_handled_or_rejected_by_name(argv, message, files, c
     (["--by", "seg_id"], "--by"), (["--json"], "--json"), (["--ref-view", "first"], "--ref-view"),
 ])
 def test_bleustats_options_are_refused_not_dropped_in_sacrebleu_mode(extra, flag, files, capsys, monkeypatch):
-    # each was silently ignored: plain BLEU-4 printed for a ΔBLEU / order-2 request, no --save-stats file
+    # each refused by name: ignored, it would print plain BLEU-4 for a ΔBLEU / order-2 request, or no --save-stats file
     monkeypatch.chdir(files)
     assert main(["score", "R1", "-i", "S1", "-f", "text", *extra]) == 2
     err = capsys.readouterr().err

@@ -1,9 +1,9 @@
-"""Issue 13, cases 6 and 7 for ``bleustats study``: the bundled sample runs, and a nan says why.
+"""``bleustats study`` on the bundled sample runs from the command line, and a nan says why.
 
 The bundled sample names its human score column ``mqm`` and has 9 segments
 whose references all weigh <= 0 (ΔBLEU undefined there): ``--human-column``
-and ``--undefined exclude`` make it run from the command line (before, the fix
-offered was Python-only). Constant human scores give ρ = τ = nan, and the
+and ``--undefined exclude`` make it run from the command line, with no Python
+needed. Constant human scores give ρ = τ = nan, and the
 output says why instead of a bare ``nan (nan, nan)``.
 """
 

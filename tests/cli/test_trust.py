@@ -1,9 +1,9 @@
-"""Issue 13, case 2: every input that used to give a plausible wrong number (exit 0) is now refused.
+"""Inputs that would give a plausible wrong number (exit 0) are refused.
 
-Each test is a case of the issue, run through the command line in process
+Each test is one such input, run through the command line in process
 (``bleustats.cli.main``): the refusal exits 1 (2 for options that cannot go
 together) with one line on stderr that names the input and the fix, and
-writes no output file. Where an option now does what it says
+writes no output file. Where an option does what it says
 (``--from-stats --max-ngram-order``), the expected numbers come from the same
 library on the same texts, computed directly at that order.
 """

@@ -72,7 +72,8 @@ def test_empty_files_give_an_empty_table(tmp_path):
     ref.write_bytes(b"")
     st = compute_stats_files(hyp, [ref])
     assert len(st) == 0 and st.max_order == 4
-    # scoring no segment is refused (issue 13; it was BLEU 0.00), as sacreBLEU refuses an empty test set
+    # scoring no segment is refused (BLEU 0.00 would be a plausible wrong number), as sacreBLEU refuses an
+    # empty test set
     with pytest.raises(bleustats.InputError, match="no segments to score"):
         bleustats.corpus_score(st)
 

@@ -1,4 +1,4 @@
-"""Fuzzing every reader (issue 13): a clear refusal or the correct answer, never a traceback.
+"""Fuzzing every reader: a clear refusal or the correct answer, never a traceback.
 
 Each reader gets generated files, valid and broken: arbitrary bytes (bad
 UTF-8, NUL, CR, no final newline), gzip (good, truncated, not gzip at all),

@@ -207,8 +207,8 @@ def test_arrow_long_form_safe_casts_and_column_order(base):
         }
     )
     assert_same_stats(compute_stats(hyps, refs), base)
-    # an unknown column is an error naming it and the expected columns (issue 13: it used to be
-    # ignored, so a misnamed column silently fell back to its default)
+    # an unknown column is an error naming it and the expected columns: ignored, a misnamed column
+    # would silently fall back to its default
     with pytest.raises(SchemaError, match=r"unknown column 'note': a hypotheses table has seg_id, system, text"):
         compute_stats(hyps.append_column("note", pa.array(["x"] * len(h))), refs)
     with pytest.raises(SchemaError, match=r"unknown column 'extra': a references table has seg_id, ref_id \(or ref\)"):
@@ -1023,7 +1023,7 @@ def test_unknown_table_suffix_and_bad_gzip(tmp_path):
 def test_broken_jsonl(tmp_path):
     p = tmp_path / "hyps.jsonl"
     p.write_text('{"seg_id": 0, "text": "a"}\n{"seg_id": 1, "text": \n', encoding="utf-8")
-    # the line is named (issue 13: JSONL is read line by line; a line that is not an object is refused too)
+    # the line is named (JSONL is read line by line; a line that is not an object is refused too)
     with pytest.raises(InputError, match=r"hyps\.jsonl: line 2 is not valid JSON \(Expecting value\)"):
         bio.read_table(p, "hypotheses")
 

@@ -79,7 +79,7 @@ def test_safe_casts_only():
         schemas.validate(lossy, "hypotheses")
 
 
-# --------------------------------------------------------------------------- issue 13: nothing is guessed
+# --------------------------------------------------------------------------- nothing is guessed
 
 
 def test_unknown_columns_are_errors_listing_the_expected_names():
@@ -95,7 +95,7 @@ def test_declared_extra_columns_and_pandas_index_columns_are_accepted_and_not_ca
 
 
 def test_ref_is_a_documented_alias_of_ref_id_and_both_is_an_error():
-    # the WMT21 files of the shared data call the column `ref`; it was silently ignored before
+    # the WMT21 files of the shared data call the column `ref`: read as ref_id, never ignored
     t = pa.table({"ref": ["ref-B", "ref-A"], "seg_id": [1, 1], "text": ["b", "a"]})
     assert schemas.validate(t, "references").column("ref_id").to_pylist() == ["ref-B", "ref-A"]
     both = t.append_column("ref_id", pa.array(["x", "y"]))

@@ -1,4 +1,4 @@
-"""The fast engine against the plain-Python twin (tests/reference.py), row by row.
+"""The fast engine against the plain-Python twin (tests/twins/engine.py), row by row.
 
 Random corpora (hypothesis) and hand-picked edge cases are scored by
 ``bleustats.compute_stats`` and by ``reference_segment_stats``; every integer
@@ -496,10 +496,10 @@ def test_to_pandas_matches_arrow():
 
 
 # --------------------------------------------------------------------------
-# Long lines with a hub token (issue 13): a token followed by many distinct
-# tokens made the trie's child lists long and one long line quadratic; a
-# hypothesis over TRIE_MAX_TOKENS (256) tokens now takes the reference-indexed
-# path, and both sides of that edge must give the twin's counts.
+# Long lines with a hub token: a token followed by many distinct tokens makes
+# the trie's child lists long (a trie would make one long line quadratic), so a
+# hypothesis over TRIE_MAX_TOKENS (256) tokens takes the reference-indexed
+# path; both sides of that edge must give the twin's counts.
 # --------------------------------------------------------------------------
 
 

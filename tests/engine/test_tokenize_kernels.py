@@ -1,7 +1,7 @@
 """The byte-level tokenizer kernels against their plain-Python twin and sacreBLEU.
 
 The twin is :func:`bleustats.tokenizers.tokenize_lines` (itself checked against
-sacreBLEU 2.6 in ``tests/test_tokenize.py``); the oracle is
+sacreBLEU 2.6 in ``tests/tokenizers/test_tokenizers.py``); the oracle is
 ``sacrebleu.metrics.BLEU(tokenize=..., lowercase=...)._preprocess_segment``,
 which lowercases, rstrips and calls sacreBLEU's tokenizer object.  The output
 of :func:`tokenize_buffer` must equal both byte for byte.
@@ -361,7 +361,7 @@ def test_every_line_of_shared_data(tokenize: str, lowercase: bool) -> None:
     got = kernel_lines(lines, tokenize, lowercase)
     assert_lines_equal(lines, got, twin_lines(lines, tokenize, lowercase))
     # and sacreBLEU itself on a spread-out sample (the twin is checked on all of them
-    # against sacreBLEU in tests/test_tokenize.py)
+    # against sacreBLEU in tests/tokenizers/test_tokenizers.py)
     step = max(1, len(lines) // 3000)
     assert_lines_equal(lines[::step], got[::step], sacrebleu_lines(lines[::step], tokenize, lowercase))
 

@@ -1,4 +1,4 @@
-"""The tokenizer kernels' code-point tables are read from a per-user cache file when one is there (issue 15).
+"""The tokenizer kernels' code-point tables are read from a per-user cache file when one is there.
 
 Building them costs ~0.06 s per process (a tenth of a 10,000-segment job), so
 :func:`bleustats.engine._tokenize_tables.code_point_tables` keeps them in a

@@ -1,4 +1,4 @@
-"""Checks that the plain-Python twin (tests/reference.py) is itself right.
+"""Checks that the plain-Python twin (tests/twins/engine.py) is itself right.
 
 1. Against sacreBLEU 2.6 (tokenize='none') on random token corpora: segment
    counts / totals / lengths, and the corpus formula for every smoothing method
@@ -20,7 +20,7 @@ import sacrebleu
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from ..conftest import SHARED
+from ..conftest import SHARED, VENDORED
 from ..twins.engine import (
     DEFINITIONS,
     closest_ref_len,
@@ -33,8 +33,9 @@ from ..twins.engine import (
 
 assert sacrebleu.__version__ == "2.6.0", sacrebleu.__version__
 
-FIXTURES = SHARED / "fixtures"
-GALLEY_FIXTURE = FIXTURES / "deltableu_galley2019.json"
+# ../shared's copy, or the one vendored in tests/data where ../shared is absent
+GALLEY_FIXTURE = next((p for p in (root / "fixtures" / "deltableu_galley2019.json" for root in (SHARED, VENDORED))
+                       if p.is_file()), SHARED / "fixtures" / "deltableu_galley2019.json")
 
 SMOOTH_METHODS = ("none", "floor", "add-k", "exp")
 

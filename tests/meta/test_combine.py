@@ -307,8 +307,8 @@ def test_tie_breaking_errors():
 
 
 def test_tie_break_epsilon_stays_finite_for_a_subnormal_offset_range():
-    # regression: a range of system totals of one subnormal made ε = g / (4R) overflow to inf,
-    # and break_ties halved inf forever (found by the property test above)
+    # a range of system totals of one subnormal would make ε = g / (4R) overflow to inf, and halving
+    # inf never ends: ε is capped at the largest finite float (a case the property test above found)
     assert combine.tie_break_epsilon([0.0, 1.0], [0.0, 5e-324]) == np.finfo(np.float64).max
     out = combine.break_ties([0.0, 1.0, 1.0], ["A", "B", "C"], system_totals=[0.0, 5e-324, 0.0])
     assert np.isfinite(out).all() and out[0] < out[1] and out[0] < out[2]

@@ -1,4 +1,4 @@
-"""Issue 13, case 7: a study whose correlations are undefined says why (note column and RuntimeWarning)."""
+"""A study whose correlations are undefined says why (note column and RuntimeWarning)."""
 
 from __future__ import annotations
 

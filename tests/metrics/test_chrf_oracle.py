@@ -30,7 +30,7 @@ from sacrebleu.metrics import CHRF
 
 from bleustats.engine.chrf_stats import chrf_statistics
 from bleustats.metrics.chrf import CHRFScore, chrf_from_sums, corpus_chrf, sentence_chrf
-from ..conftest import shared_path
+from ..conftest import data_path
 
 # The test extra pins the oracle; a missing or other sacreBLEU is a failure, not a skip.
 assert sacrebleu.__version__ == "2.6.0", "the oracle is pinned; expected numbers assume 2.6.0"
@@ -281,7 +281,7 @@ def test_published_sentence_level(hyp, refs, expected):
     assert abs(sentence_chrf(hyp, refs, eps_smoothing=True).score - expected) < 1e-4
 
 
-# --------------------------------------------------------------------------- WMT21 (../shared)
+# --------------------------------------------------------------------------- WMT21 (../shared, or its vendored slice)
 
 
 def _read_tsv(path):
@@ -292,7 +292,7 @@ def _read_tsv(path):
 
 
 def wmt21(pair: str, system: str, ref_files: list[tuple[str, str]]):
-    base = shared_path("data", "wmt21_news", pair)
+    base = data_path("data", "wmt21_news", pair)  # the whole test set, or the slice in tests/data
     outputs = [r for r in _read_tsv(base / "system_outputs.tsv") if r[0] == system]
     hyps = [r[2] for r in outputs]
     streams = []
@@ -307,12 +307,13 @@ def wmt21(pair: str, system: str, ref_files: list[tuple[str, str]]):
 def test_wmt21_zh_en(opts):
     hyps, streams = wmt21("zh-en", "Online-W", [("references.tsv", "ref-A"),
                                                 ("references_unverified.tsv", "ref-B")])
-    assert len(hyps) == 1948 and sum(h == "" for h in hyps) == 2  # Online-W has two empty lines
+    # Online-W's empty hypotheses: 515 and 1488 of the 1,948 segments; the vendored slice (491-550) holds 515
+    assert sum(h == "" for h in hyps) == (2 if len(hyps) == 1948 else 1)
     compare(hyps, streams, n_sentences=300, **opts)
 
 
 def test_wmt21_en_de_three_references():
     hyps, streams = wmt21("en-de", "Facebook-AI", [("references.tsv", "ref-A"), ("references.tsv", "ref-C"),
                                                    ("references.tsv", "ref-D")])
-    assert len(hyps) == 1002
+    assert len(hyps) in (1002, 60)  # the whole test set, or the vendored slice (segments 1-60)
     compare(hyps, streams, n_sentences=300, word_order=2, beta=3, lowercase=True)

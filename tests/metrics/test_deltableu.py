@@ -15,7 +15,7 @@ import bleustats
 from bleustats.metrics import bleu as scoring
 from bleustats.engine.stats import compute_stats
 
-from ..conftest import shared_path
+from ..conftest import data_path
 
 # every test twice: on the plain-Python path and on the numba kernels (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("either_path")
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("either_path")
 
 @pytest.fixture(scope="module")
 def fixture():
-    return json.loads(shared_path("fixtures", "deltableu_galley2019.json").read_text("utf-8"))
+    return json.loads(data_path("fixtures", "deltableu_galley2019.json").read_text("utf-8"))
 
 
 def fixture_refs(fx):

@@ -102,7 +102,8 @@ def test_corpus_score_rows_checked():
 
 def test_corpus_score_empty_rows_list():
     # rows=[] (numpy makes it float64) selects no rows, as an empty integer array does: a corpus
-    # score of no segment is refused (issue 13: it was BLEU 0.00), as sacreBLEU refuses an empty test set
+    # score of no segment is refused (a BLEU of 0.00 would be a plausible wrong number), as sacreBLEU refuses
+    # an empty test set
     st = compute_stats(H2, [["a b", "c"]])
     for rows in ([], np.array([], np.int64), np.zeros(0)):
         with pytest.raises(InputError, match=r"^stats: no segments to score \(0 rows selected\)"):
@@ -115,7 +116,7 @@ def test_corpus_score_empty_rows_list():
 @pytest.mark.parametrize("refs", [[], [[]], [[], []]])
 def test_no_hypotheses_no_references(refs):
     # sacreBLEU 2.6 refuses: corpus_bleu([], [[]]) raises IndexError, and its command line says
-    # "Test set ... contains no sentence" (exit 1); bleustats refuses with an InputError (issue 13)
+    # "Test set ... contains no sentence" (exit 1); bleustats refuses with an InputError
     with pytest.raises(IndexError):
         sacrebleu.corpus_bleu([], refs)
     with pytest.raises(InputError, match=r"no segments to score \(0 rows\)"):

@@ -337,9 +337,9 @@ def test_sacrebleu_sentence_bleu_directly():
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", ["en-de", "zh-en"])
 def test_sacrebleu_smoothing_every_wmt21_segment(pair):
+    """Every segment of WMT21 ``pair`` (of its vendored slice where ../shared is absent)."""
     from .test_bleu_oracle import wmt_corpus
 
-    shared_path("data", "wmt21_news", pair)
     seg_ids, streams, systems = wmt_corpus(pair)
     name = sorted(systems)[0]
     hyps = [systems[name].get(s, "") for s in seg_ids]

@@ -1,6 +1,6 @@
 """Subset-tree kernel and DiscoTK representations (bleustats.trees).
 
-The numba kernel is compared with its plain-Python twin (tests/reference_trees.py)
+The numba kernel is compared with its plain-Python twin (tests/twins/trees.py)
 on hypothesis-generated trees, and both with fragment counts done by hand and by
 explicit enumeration.
 """

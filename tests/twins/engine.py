@@ -3,7 +3,7 @@
 Everything here is written for clarity, not speed: no numpy, no numba, only
 ``collections.Counter`` and ``math``.  The test-suite checks this twin against
 sacreBLEU 2.6 and against the published ΔBLEU fixture, and then uses it as the
-oracle for the fast engine (``tests/test_kernel_twin.py``).
+oracle for the fast engine (``tests/engine/test_stats_kernels.py``).
 
 Notation used in the comments below
 -----------------------------------

@@ -1,15 +1,42 @@
 """The engine: texts → exact token ids → per-hypothesis sufficient statistics, and the tables around them.
 
+Tables and inputs:
+
 - :mod:`~bleustats.engine.schemas`: every table's Arrow schema, read from
   ``data_schemas/``, and validation that reports every problem at once.
 - :mod:`~bleustats.engine.io`: inputs in every form (lists, DataFrames, Arrow
   tables, text / TSV / JSONL / Parquet files) → validated long-form tables;
   whole-or-nothing writes.
+- :mod:`~bleustats.engine.columns`: numpy arrays and Python strings → Arrow
+  arrays without pyarrow's pandas shim.
+- :mod:`~bleustats.engine.lines`: line-aligned text files read a chunk of
+  lines at a time into one buffer the encoder reads in place.
+- :mod:`~bleustats.engine.options`: the statistics options and their one
+  check (importable without numpy, Arrow or numba).
+
+Encoding and statistics:
+
 - :mod:`~bleustats.engine.encode`: tokenization and exact integer encoding
-  (numba kernels in ``_encode_kernels``).
+  (numba kernels in ``_encode_kernels`` and ``_tokenize_kernels``, code-point
+  tables in ``_tokenize_tables``).
 - :mod:`~bleustats.engine.stats`: :class:`~bleustats.engine.stats.StatsTable`
   and :func:`~bleustats.engine.stats.compute_stats` (numba kernels in
   ``_stats_kernels``).
+- :mod:`~bleustats.engine.small`: the same BLEU rows for a few segments in
+  plain Python (no numba, Arrow or numpy).
 - :mod:`~bleustats.engine.chrf_stats`: chrF / chrF++ statistics (numba kernels
   in ``_chrf_kernels``).
+- :mod:`~bleustats.engine.ter_stats`: TER statistics, the fewest edits per
+  segment (numba kernels in ``_ter_kernels``).
+- :mod:`~bleustats.engine.references`: references validated and prepared once
+  for many systems (:class:`~bleustats.engine.references.ReferenceSet`).
+
+Sums and partitioned tables:
+
+- :mod:`~bleustats.engine.sums`: exact sums of statistics columns, whole, per
+  group or merged from partial sums (numba kernels in ``_sum_kernels``).
+- :mod:`~bleustats.engine.dataset`: a statistics table stored as a folder of
+  Parquet parts, read with bounded memory, written whole or not at all.
+- :mod:`~bleustats.engine.partitioned_stats`: statistics computed partition
+  by partition (streamed, or on an executor) into a dataset.
 """

@@ -3,10 +3,12 @@
 - :mod:`~bleustats.meta.resample`: seeded partitions into units, bootstrap draws, unit sums.
 - :mod:`~bleustats.meta.correlation`: batched Pearson, Spearman, Kendall τ variants,
   mt-metrics-eval's groupings, Fisher z intervals.
-- :mod:`~bleustats.meta.paired`: paired bootstrap / approximate randomization of two systems.
-- :mod:`~bleustats.meta.compare`: one metric against another on the same human scores.
 - :mod:`~bleustats.meta.rank_stats`: Spearman and Kendall of many rows with integer weights
-  (bootstrap replicates as draw counts over rows sorted once; kernels in ``_rank_kernels``).
+  (bootstrap replicates as draw counts over rows sorted once; numba kernels in ``_rank_kernels``).
+- :mod:`~bleustats.meta.paired`: paired bootstrap / approximate randomization of two systems.
+- :mod:`~bleustats.meta.paired_systems`: sacreBLEU's ``PairedTest`` / ``Result``: many systems
+  against a baseline, any metric object.
+- :mod:`~bleustats.meta.compare`: one metric against another on the same human scores.
 - :mod:`~bleustats.meta.metric_correlations`: system- and segment-level correlations of a table of
   metrics, with Williams and resampling comparisons.
 - :mod:`~bleustats.meta.units`: the study's metrics of units and the cells they share;
@@ -15,4 +17,6 @@
   :mod:`~bleustats.meta.ref_weights`: reference weights from human scores of the references;
   :mod:`~bleustats.meta.report` formats its tables and figures.
 - :mod:`~bleustats.meta.combine`: DiscoTK-style metric combination.
+- :mod:`~bleustats.meta.partitioned`: paired tests and study metrics of a partitioned statistics
+  table, reading only the rows they resample.
 """

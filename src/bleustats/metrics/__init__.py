@@ -10,6 +10,9 @@ again.
 - :mod:`~bleustats.metrics.bleu`: the BLEU / ΔBLEU formula from summed
   statistics, corpus and grouped scores, the :class:`BLEU` object and
   sacreBLEU's ``corpus_bleu`` / ``sentence_bleu`` / ``raw_corpus_bleu``.
+- :mod:`~bleustats.metrics.plain`: BLEU of a few segments on plain Python
+  numbers (the statistics of :mod:`bleustats.engine.small`), equal to the
+  table path to the bit.
 - :mod:`~bleustats.metrics.chrf`: chrF / chrF++ from summed statistics, the
   :class:`CHRF` object, ``corpus_chrf`` / ``sentence_chrf``.
 - :mod:`~bleustats.metrics.ter`: TER from summed statistics, the :class:`TER`
@@ -17,6 +20,8 @@ again.
 - :mod:`~bleustats.metrics.sentence`: the registry of sentence-level variants
   (BLEU+1, Nakov et al.'s fixes, pseudo-document BLEU, Chen & Cherry, ...).
 - :mod:`~bleustats.metrics.results`: :class:`BLEUScore` and :class:`Signature`.
+- :mod:`~bleustats.metrics.partitioned`: the same scores of a partitioned
+  statistics table (per-part partial sums merged exactly).
 
 The metric classes load on first use (``import bleustats.metrics`` stays light).
 """

@@ -36,7 +36,7 @@ weighted ``wmatch_n`` / ``wtotal_n`` columns, numerators clamped at 0 per row
 as :func:`bleustats.metrics.bleu.sentence_scores` does).
 
 Deliberate differences from NLTK 3.x (``chen-cherry:*``), each tested in
-``tests/test_sentence.py``:
+``tests/metrics/test_sentence.py``:
 
 * method 2 adds one to the true total :math:`t_n`; NLTK adds one to
   :math:`\max(1, t_n)`, so for a hypothesis shorter than :math:`n` it counts

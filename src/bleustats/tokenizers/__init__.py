@@ -25,6 +25,13 @@ first use: ``tokenizer_re`` (:class:`~bleustats.tokenizers.tokenizer_re.Tokenize
 ``tokenizer_spm`` (``spm``, ``flores101``, ``flores200``, ``spBLEU-1K``; extra
 ``spm``, models read from sacreBLEU's cache folder, never downloaded). They run
 per line in Python (:data:`OPTIONAL_TOKENIZERS`).
+
+Modules: ``tokenizer_base`` (the shared base class), ``tokenizer_none``,
+``tokenizer_13a``, ``tokenizer_intl``, ``tokenizer_char``, ``tokenizer_zh``,
+``tokenizer_ter`` (TER's own normalization), ``tokenizer_re``,
+``tokenizer_ja_mecab``, ``tokenizer_ko_mecab``, ``tokenizer_spm``; private:
+``_marks`` (the period/comma rule of 13a and intl) and ``_mecab`` (the MeCab
+tokenizers' shared shell).
 """
 
 from __future__ import annotations

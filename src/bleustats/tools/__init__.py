@@ -1,8 +1,15 @@
-"""Tools built on statistics and scores: k-best lists, BLEU's blind spots, system outliers, tree kernels.
+"""Tools built on statistics and scores: k-best lists, tuning, BLEU's blind spots, system outliers, tree kernels.
 
-- :mod:`~bleustats.tools.kbest` / :mod:`~bleustats.tools.nbest_io`: Moses
-  n-best lists streamed, every entry scored under sentence-level variants,
-  oracles and 1-best selections, SCORES_TXT.
+- :mod:`~bleustats.tools.kbest`: k-best (n-best) lists streamed, every entry
+  scored under sentence-level variants, oracles and 1-best selections.
+- :mod:`~bleustats.tools.nbest_io`: the source-aligned n-best reader and
+  Moses' SCORES_TXT writer.
+- :mod:`~bleustats.tools.nbest_features`: Moses dense features, FEATURES_TXT
+  and weight files.
+- :mod:`~bleustats.tools.kbest_partitioned`: k-best lists and their oracles
+  on partitioned data.
+- :mod:`~bleustats.tools.tune`: offline tuning on k-best lists (PRO, batch
+  k-best MIRA) driven by any sentence-level variant.
 - :mod:`~bleustats.tools.blind_spots`: Callison-Burch, Osborne & Koehn's
   (2006) permutations and reference draws that keep BLEU unchanged.
 - :mod:`~bleustats.tools.outliers`: R² of a metric against human scores and

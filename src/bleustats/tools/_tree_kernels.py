@@ -28,7 +28,7 @@ each weighted by :math:`\lambda^{\text{size}}`, is
 
 (a pre-terminal has no internal children: :math:`\Delta = \lambda`), and
 :math:`K(a, b) = \sum_{n_1 \in a} \sum_{n_2 \in b} \Delta(n_1, n_2)`.
-Post-order makes one pass over the node pairs enough. ``tests/reference_trees.py``
+Post-order makes one pass over the node pairs enough. ``tests/twins/trees.py``
 is the plain-Python twin.
 """
 
