@@ -30,12 +30,11 @@ from setuptools.command.build_py import build_py
 class build_py_with_kernels(build_py):
     def run(self) -> None:
         super().run()
+        build_lib = str(Path(self.build_lib).resolve())
+        target = Path(build_lib) / "bleustats" / "_kernel_cache"
+        shutil.rmtree(target, ignore_errors=True)  # never ship kernels left in build/ by an earlier build
         if getattr(self, "editable_mode", False) or os.environ.get("BLEUSTATS_BUILD_KERNELS", "1") == "0":
             return
-        build_lib = str(Path(self.build_lib).resolve())
-        package = Path(build_lib) / "bleustats"
-        target = package / "_kernel_cache"
-        shutil.rmtree(target, ignore_errors=True)
         with tempfile.TemporaryDirectory(prefix="bleustats-build-kernels-") as scratch:
             env = dict(os.environ, NUMBA_CACHE_DIR=scratch, PYTHONDONTWRITEBYTECODE="1",
                        PYTHONPATH=os.pathsep.join(filter(None, [build_lib, os.environ.get("PYTHONPATH")])))
