@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from bleustats.cli import main
-from bleustats.cli.study import read_human
+from bleustats.cli._study_inputs import read_human
 from bleustats.errors import InputError
 
 from ..meta.test_study import _corpus

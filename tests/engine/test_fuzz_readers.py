@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bleustats.cli.study import read_human
+from bleustats.cli._study_inputs import read_human
 from bleustats.engine import io
 from bleustats.engine.stats import compute_stats, load_stats
 from bleustats.errors import InputError

@@ -25,13 +25,13 @@ from ..engine.partitioned_stats import compute_stats_dataset
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..meta import ref_weights, study
+from ..meta.options import UNDEFINED
 from ..meta.ref_weights import parse_weight_transform
 
 __all__ = ["StudyInputs", "StudyMetrics", "UNDEFINED", "VIEW_NAMES", "pair_of_names", "read_human", "read_scores_table",
            "read_study_inputs", "weight_transform_arg"]
 
 #: What to do with segments where ΔBLEU is undefined (no reference of positive weight).
-UNDEFINED = ("error", "exclude")
 #: Reference views of a study, in Table 2's column order.
 VIEW_NAMES = ("single", "threshold", "all")
 

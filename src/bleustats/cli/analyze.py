@@ -25,15 +25,16 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .main import COMMANDS
-from ..engine import io
-from ..engine.stats import MAX_ORDER_LIMIT
+from ..engine.options import MAX_ORDER_LIMIT
 from ..errors import InputError
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from ..tools import blind_spots
 from ._progress import one_line
+
+if TYPE_CHECKING:
+    from ..tools import blind_spots
 
 __all__ = ["add_parser", "run"]
 
@@ -88,6 +89,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _read_inputs(args: argparse.Namespace) -> tuple[list[str], list[list[str]]]:
+    from ..engine import io
+
     if not args.refs:
         raise InputError("no references: give reference files as positional arguments.")
     for path in [args.input, *args.refs]:
@@ -147,6 +150,8 @@ def _print_text(report: blind_spots.CorpusReport, args: argparse.Namespace, out:
 
 def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     """Run ``bleustats analyze`` with parsed arguments; return the exit code (0 ok, 1 error)."""
+    from ..tools import blind_spots
+
     out = out if out is not None else sys.stdout
     try:
         if args.bin_width < 1:

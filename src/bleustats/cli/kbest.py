@@ -27,13 +27,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .main import COMMANDS
-from ..engine.stats import MAX_ORDER_LIMIT
+from ..engine.options import BLEU_METRICS as METRICS
+from ..engine.options import MAX_ORDER_LIMIT, REF_LENGTHS, SENTENCE_VARIANT_NAMES
 from ..errors import UsageError
-from ..metrics.bleu import METRICS, REF_LENGTHS
-from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from ..tools.kbest import score_nbest
-from ..tools.kbest_partitioned import score_nbest_dataset
 from ._dask import add_dask_option, executor_for
 from ._progress import one_line, progress_bar
 
@@ -58,7 +55,7 @@ def add_parser(subparsers: Any) -> None:
                    help=f"largest n-gram order of the scores, 1..{MAX_ORDER_LIMIT - 1} (default: %(default)s)")
     p.add_argument("-m", "--variant", action="append", metavar="NAME",
                    help="sentence-level variant, repeatable (default: bleu+1): "
-                        + ", ".join(SENTENCE_VARIANTS) + "; or nakov: with any comma-separated fixes")
+                        + ", ".join(SENTENCE_VARIANT_NAMES) + "; or nakov: with any comma-separated fixes")
     p.add_argument("--ilr", type=float, default=None,
                    help="corpus length ratio c'/r' for nakov:...scaled (default 1)")
     p.add_argument("--metric", "--statistic", choices=METRICS, default="bleu",
@@ -82,6 +79,8 @@ def add_parser(subparsers: Any) -> None:
 
 def _partitioned(args: argparse.Namespace, variants: list[str], options: dict, err: TextIO) -> Any:
     """A k-best list given as Parquet parts (-i DIR) or run on Dask: one task per partition."""
+    from ..tools.kbest_partitioned import score_nbest_dataset
+
     for flag, given in (("--scores-txt", args.scores_txt), ("--features-txt", args.features_txt)):
         if given:
             raise UsageError(f"{flag}: written for a Moses n-best list read here; a partitioned list (a folder of "
@@ -103,6 +102,9 @@ def _partitioned(args: argparse.Namespace, variants: list[str], options: dict, e
 
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``bleustats kbest``; returns the exit code (0 ok, 1 error, 2 usage)."""
+    from ..metrics.sentence import get_variant
+    from ..tools.kbest import score_nbest
+
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     if not 1 <= args.max_ngram_order < MAX_ORDER_LIMIT:

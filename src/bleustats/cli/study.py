@@ -47,26 +47,26 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, TextIO
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .._interrupts import deferred
 from .._version import __version__
 from .main import COMMANDS
-from ..engine import io
-from ..engine.stats import MAX_ORDER_LIMIT
+from ..engine.options import MAX_ORDER_LIMIT, SENTENCE_VARIANT_NAMES, SMOOTH_METHODS
 from ..errors import InputError
-from ..meta import report, study
-from ..metrics.bleu import SMOOTH_METHODS
-from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ._dask import add_dask_option, executor_for
-from . import _study_inputs as inputs_
 from ._progress import one_line, progress_bar
-from ._study_inputs import UNDEFINED, read_human
+from ..meta.options import COMPARE_RESAMPLING, SWEEP_PARAMETERS, UNDEFINED, UNMATCHED
 
-__all__ = ["STUDY_METRICS", "add_parser", "read_human", "run"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..meta import study
+    from . import _study_inputs as inputs_
+
+
+__all__ = ["STUDY_METRICS", "add_parser", "run"]
 
 #: Metrics of ``--metric``: corpus BLEU, mean sentence BLEU, corpus ΔBLEU.
 STUDY_METRICS = ("bleu", "sbleu", "delta_bleu")
@@ -89,6 +89,20 @@ def _floats(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers; got {text!r}") from None
 
 
+def weight_transform_arg(text: str) -> str:
+    """A ``--weight-transform`` spec, checked when parsed (argparse type; the check loads the study's inputs)."""
+    from ._study_inputs import weight_transform_arg as check
+
+    return check(text)
+
+
+def pair_of_names(text: str) -> tuple[str, str]:
+    """``A,B`` of ``--compare`` (argparse type)."""
+    from ._study_inputs import pair_of_names as check
+
+    return check(text)
+
+
 def add_parser(subparsers: Any) -> None:
     """Add the ``study`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
@@ -109,7 +123,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--ref-weights-from", metavar="TABLE",
                    help="human scores of the references (ref_id, seg_id, score rows, or a human table whose "
                         "system names are reference ids) that set the references' ΔBLEU weights")
-    p.add_argument("--weight-transform", type=inputs_.weight_transform_arg, metavar="SPEC",
+    p.add_argument("--weight-transform", type=weight_transform_arg, metavar="SPEC",
                    help="scores -> weights in [-1, 1]: linear:SCALE, rank or constant-linear:SCALE")
     p.add_argument("--single-ref", metavar="REF_ID",
                    help="the reference of the single-reference view (default: each segment's first)")
@@ -122,7 +136,7 @@ def add_parser(subparsers: Any) -> None:
                    help="metric to study, repeatable (default: all of %s)" % ", ".join(STUDY_METRICS))
     p.add_argument("--sentence-variant", default="sacrebleu:exp", metavar="NAME",
                    help="sentence-level variant of sBLEU (default: %(default)s; any of "
-                        + ", ".join(SENTENCE_VARIANTS) + ")")
+                        + ", ".join(SENTENCE_VARIANT_NAMES) + ")")
     p.add_argument("-s", "--smooth-method", choices=SMOOTH_METHODS, default="exp",
                    help="smoothing of corpus BLEU / ΔBLEU (default: %(default)s)")
     p.add_argument("--threshold", type=float, default=0.0, metavar="THETA",
@@ -138,21 +152,21 @@ def add_parser(subparsers: Any) -> None:
                    help="bootstrap replicates over observations; 0 skips (default: %(default)s)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
     p.add_argument("--kendall-variant", choices=("b", "c"), default="b", help="Kendall τ variant (default: b)")
-    p.add_argument("--unmatched", choices=study.UNMATCHED, default="error",
+    p.add_argument("--unmatched", choices=UNMATCHED, default="error",
                    help="rated cells without a hypothesis (in some view): error, or exclude and count")
     p.add_argument("--undefined", choices=UNDEFINED, default="error",
                    help="segments where ΔBLEU has no positively weighted reference: error, or exclude them "
                         "for every metric (counted)")
     p.add_argument("--pair", action="append", nargs=2, metavar=("SYS_A", "SYS_B"),
                    help="system pair, repeatable (default: all pairs sharing rated segments)")
-    p.add_argument("--compare", action="append", type=inputs_.pair_of_names, metavar="A,B",
+    p.add_argument("--compare", action="append", type=pair_of_names, metavar="A,B",
                    help="paired comparison of two metrics (e.g. delta_bleu:all,bleu:all): difference of ρ and τ, "
                         "interval, p-value; repeatable")
     p.add_argument("--compare-bootstrap", type=int, default=None, metavar="B",
                    help="replicates of each resampling of --compare (default: --bootstrap, or 1000 with --bootstrap 0)")
-    p.add_argument("--compare-resampling", choices=study.COMPARE_RESAMPLING, default=None,
+    p.add_argument("--compare-resampling", choices=COMPARE_RESAMPLING, default=None,
                    help="how --compare samples system pairs: systems (default) or pairs")
-    p.add_argument("--sweep", action="append", choices=study.SWEEP_PARAMETERS,
+    p.add_argument("--sweep", action="append", choices=SWEEP_PARAMETERS,
                    help="Figure 2 panel, repeatable: threshold, unit_size, max_ngram_order")
     p.add_argument("--thresholds", type=_floats, default=None, metavar="LIST",
                    help="θ values of --sweep threshold, e.g. --thresholds=-1,0,0.5 "
@@ -174,6 +188,8 @@ def _usage(err: TextIO, message: str) -> int:
 
 def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
     """Write every file into a new folder beside ``target``, then rename it into place."""
+    from ..engine import io
+
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise InputError(f"--output: the parent folder {parent} does not exist; create it first.")
@@ -237,6 +253,10 @@ def _check_args(args: argparse.Namespace, err: TextIO) -> int | None:
 
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``bleustats study``; returns the exit code (0 ok, 1 error, 2 usage)."""
+    from ..metrics.sentence import get_variant
+    from . import _study_inputs as inputs_
+    from ..meta import report, study
+
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     code = _check_args(args, err)
@@ -306,6 +326,9 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
 def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: inputs_.StudyMetrics, sizes: list[int],
             results: list, study_opts: dict, err: TextIO) -> dict[str, pd.DataFrame]:
     """Figure 2 panels: θ and N swept at every unit size; the unit-size panel from the studies (or the paper's M)."""
+    import pandas as pd
+    from ..meta import study
+
     sweeps: dict[str, pd.DataFrame] = {}
     opts = dict(study_opts, n_assignments=args.sweep_assignments or args.assignments)
     cache: dict[float, list] = {}
@@ -347,6 +370,8 @@ def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: inpu
 
 
 def _markdown(result: study.StudyResult) -> str:
+    from ..meta import report
+
     text = report.to_markdown(result)
     if result.comparisons is not None and len(result.comparisons):
         text += "\n\n" + report.comparisons_markdown(result.comparisons, confidence=result.confidence)
@@ -361,6 +386,9 @@ def _payload(results: list, inputs: inputs_.StudyInputs) -> dict[str, Any]:
 
 def _result_files(results: list, sweeps: dict, inputs: inputs_.StudyInputs, args: argparse.Namespace,
                   seconds: dict, err: TextIO) -> dict[str, Any]:
+    import pandas as pd
+    from ..meta import report
+
     def text(content: str):
         return lambda p: p.write_text(content, encoding="utf-8")
 

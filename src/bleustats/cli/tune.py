@@ -22,18 +22,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .main import COMMANDS
-from ..engine import io
-from ..engine.stats import MAX_ORDER_LIMIT
+from ..engine.options import BLEU_METRICS as METRICS
+from ..engine.options import MAX_ORDER_LIMIT, REF_LENGTHS, SENTENCE_VARIANT_NAMES
 from ..errors import InputError
-from ..metrics.bleu import METRICS, REF_LENGTHS
-from ..metrics.sentence import SENTENCE_VARIANTS, get_variant
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from ..tools.nbest_features import read_init_weights
-from ..tools.tune import ALGORITHMS, TuneResult, TuningList, read_tuning_list, tune
+from ..tools.options import ALGORITHMS
 from ._progress import progress_bar
+
+if TYPE_CHECKING:
+    from ..tools.tune import TuneResult, TuningList
 
 __all__ = ["add_parser", "run", "write_best"]
 
@@ -51,7 +51,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--algorithm", choices=ALGORITHMS, default="pro", help="tuner (default: %(default)s)")
     p.add_argument("-m", "--variant", default="bleu+1", metavar="VARIANT",
                    help="sentence-level variant driving the tuner (default: %(default)s): "
-                        + ", ".join(SENTENCE_VARIANTS) + "; or nakov: with any comma-separated fixes")
+                        + ", ".join(SENTENCE_VARIANT_NAMES) + "; or nakov: with any comma-separated fixes")
     p.add_argument("--ilr", type=float, default=None, help="ILR of nakov:...scaled (reference length times ILR)")
     p.add_argument("--seed", type=int, default=0, help="seed of pair sampling / epoch order (default: %(default)s)")
     p.add_argument("--init", metavar="FILE",
@@ -91,6 +91,8 @@ def add_parser(subparsers: Any) -> None:
 
 def write_best(data: TuningList, result: TuneResult, path: str) -> None:
     """The 1-best text of every source, line ``i`` = source id ``i`` (empty for ids without entries)."""
+    from ..engine import io
+
     if data.text is None:
         raise InputError("--best: the list has no hypothesis texts.")
     rows = result.one_best
@@ -109,6 +111,11 @@ def _usage(err: TextIO, msg: str) -> int:
 
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``bleustats tune``; returns the exit code (0 ok, 1 error, 2 usage)."""
+    from ..metrics.sentence import get_variant
+    from ..engine import io
+    from ..tools.nbest_features import read_init_weights
+    from ..tools.tune import read_tuning_list, tune
+
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     if not 1 <= args.max_ngram_order < MAX_ORDER_LIMIT:

@@ -23,9 +23,28 @@ from typing import Any
 
 from ..tokenizers import SACREBLEU_TOKENIZERS
 
-__all__ = ["CHRF_DEFAULTS", "DEFAULT_BATCH_ROWS", "DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "check_options",
-           "is_integer", "is_real"]
+__all__ = ["BLEU_METRICS", "CHRF_DEFAULTS", "DEFAULT_BATCH_ROWS", "DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_LENGTHS",
+           "REF_VIEWS", "SENTENCE_VARIANT_NAMES", "SMOOTH_DEFAULTS", "SMOOTH_METHODS", "check_options", "is_integer",
+           "is_real"]
 
+#: BLEU's smoothing methods and their default value (sacreBLEU's ``BLEU.SMOOTH_DEFAULTS``).
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+SMOOTH_METHODS = tuple(SMOOTH_DEFAULTS)
+#: The BLEU family computable from a statistics table's BLEU columns.
+BLEU_METRICS = ("bleu", "delta_bleu")
+#: Reference-length choices for the brevity penalty.
+REF_LENGTHS = ("closest", "shortest", "average")
+#: The registered sentence-level variants, by name (:data:`bleustats.metrics.sentence.SENTENCE_VARIANTS`
+#: is built to these names and checks them); here so that a command's ``--help`` lists them without
+#: loading the metrics.
+SENTENCE_VARIANT_NAMES = (
+    "bleu+1", "lin-och",
+    "nakov:pc-unsmoothed", "nakov:pc-grounded", "nakov:bp-smoothed", "nakov:bp-smoothed,pc-grounded",
+    "nakov:unclipped", "nakov:scaled", "nakov:unclipped,scaled",
+    "pseudo-doc", "chiang-gain",
+    *(f"sacrebleu:{method}" for method in SMOOTH_DEFAULTS),
+    *(f"chen-cherry:{i}" for i in range(1, 8)),
+)
 #: Reference views (ΔBLEU paper, Table 2): all references, those with weight ≥ θ, the first only.
 REF_VIEWS = ("all", "threshold", "first")
 #: ΔBLEU weighted-match definitions: the paper's, or the first author's 2019 implementation.

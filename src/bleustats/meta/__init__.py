@@ -19,4 +19,6 @@
 - :mod:`~bleustats.meta.combine`: DiscoTK-style metric combination.
 - :mod:`~bleustats.meta.partitioned`: paired tests and study metrics of a partitioned statistics
   table, reading only the rows they resample.
+- :mod:`~bleustats.meta.options`: the named choices of the study's options (what a command's
+  ``--help`` lists without loading the meta-evaluation).
 """

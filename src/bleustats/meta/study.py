@@ -126,6 +126,7 @@ from .rank_stats import dense_ranks, rank_rows, tau_from_counts
 from .report import INTERVALS, records, table2
 from .resample import unit_partitions
 from .study_compare import paired_difference, protocol_bootstrap
+from .options import COMPARE_RESAMPLING, SWEEP_PARAMETERS
 from .units import (HUMAN_COLUMNS, METRIC_KINDS, REF_VIEW_LABELS, UNMATCHED, UnitMetric, corpus_metric, mean_metric,
                     sentence_mean_metric, study_cells)
 
@@ -151,12 +152,8 @@ __all__ = [
     "sweep",
 ]
 
-#: Parameters :func:`sweep` can vary (the panels of the paper's Figure 2).
-SWEEP_PARAMETERS = ("threshold", "unit_size", "max_ngram_order")
 #: The unit sizes of the paper's Figure 2 (B).
 PAPER_UNIT_SIZES = (1, 2, 5, 10, 20, 50, 100)
-#: How a comparison samples system pairs (:func:`correlation_study`'s ``compare_resampling``).
-COMPARE_RESAMPLING = ("systems", "pairs")
 #: Columns of ``StudyResult.comparisons``.
 COMPARISON_COLUMNS = ("metric_a", "metric_b", "correlation", "estimate_a", "estimate_b", "difference", "se", "low",
                       "high", "p_value", "var_segments", "var_systems", "var_within", "var_partition", "n_valid",

@@ -45,6 +45,7 @@ from ..metrics.bleu import (OTHER_METRICS, bleu_scores, check_scoring_options, c
 from ..metrics.results import Signature
 from ..metrics.sentence import score_variant
 from .rank_stats import sum_units
+from .options import UNMATCHED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,8 +68,6 @@ __all__ = [
 HUMAN_COLUMNS = ("system", "seg_id", "score")
 #: How a unit is scored: a corpus score of summed statistics, or the mean of per-segment scores.
 METRIC_KINDS = ("corpus", "mean")
-#: What to do with rated (system, segment) cells that some metric has no hypothesis for.
-UNMATCHED = ("error", "exclude")
 #: Column labels of the ΔBLEU paper's Table 2 for each ``ref_view`` of a statistics table.
 REF_VIEW_LABELS = {"first": "single", "threshold": "w≥θ", "all": "all"}
 

@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import check_choice, describe_ids
 from ..engine import small
-from ..engine.options import check_options
+from ..engine.options import BLEU_METRICS, REF_LENGTHS, SMOOTH_DEFAULTS, SMOOTH_METHODS, check_options
 from ..engine.sums import column_sums, group_sums
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
@@ -95,17 +95,12 @@ __all__ = [
     "table_metric_columns",
 ]
 
-#: Smoothing methods and their default value (sacreBLEU's ``BLEU.SMOOTH_DEFAULTS``).
-SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
-SMOOTH_METHODS = tuple(SMOOTH_DEFAULTS)
 #: The BLEU family computable from a statistics table's BLEU columns.
-METRICS = ("bleu", "delta_bleu")
+METRICS = BLEU_METRICS
 #: Metrics of the table's other column groups (``compute_stats(..., metrics=(...))``).
 OTHER_METRICS = ("chrf", "chrf++", "ter")
 #: Every metric :func:`corpus_score`, :func:`corpus_scores` and :func:`sentence_scores` accept.
 TABLE_METRICS = METRICS + OTHER_METRICS
-#: Reference-length choices for the brevity penalty.
-REF_LENGTHS = ("closest", "shortest", "average")
 
 # column-name prefixes of each metric's numerators and denominators
 _PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}

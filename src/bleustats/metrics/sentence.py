@@ -95,6 +95,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validate import check_choice, check_number, describe_ids, renamed_keywords
+from ..engine.options import SENTENCE_VARIANT_NAMES
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from .bleu import METRICS, REF_LENGTHS, SMOOTH_METHODS, bleu_from_sums
@@ -627,7 +628,10 @@ def _build_registry() -> dict[str, SentenceVariant]:
         {"background": None, "o_len": 1.0}, lower=None, upper=None))
     reg += [_sacre_variant(m) for m in SMOOTH_METHODS]
     reg += [_cc_variant(i) for i in range(1, 8)]
-    return {m.name: m for m in reg}
+    registry = {m.name: m for m in reg}
+    if tuple(registry) != SENTENCE_VARIANT_NAMES:  # the names a command's --help lists without this module
+        raise RuntimeError("engine.options.SENTENCE_VARIANT_NAMES differs from the registered variants")
+    return registry
 
 
 #: Every registered sentence-level variant, by name (the property tests walk this).

@@ -16,4 +16,6 @@
   the leave-one-system-out R².
 - :mod:`~bleustats.tools.trees`: subset-tree kernels and DiscoTK-light
   (numba kernels in :mod:`~bleustats.tools._tree_kernels`).
+- :mod:`~bleustats.tools.options`: the named choices of the tools' options
+  (what a command's ``--help`` lists without loading the tools).
 """

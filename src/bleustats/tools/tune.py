@@ -91,6 +91,7 @@ from .nbest_features import (
     moses_weight_lines,
     parse_features,
 )
+from .options import ALGORITHMS
 
 __all__ = [
     "ALGORITHMS",
@@ -108,7 +109,6 @@ __all__ = [
 ]
 
 #: Tuners of :func:`tune`.
-ALGORITHMS = ("pro", "mira")
 #: Variants scored inside a pseudo-document; the tuner supplies their ``background``.
 BACKGROUND_METRICS = ("pseudo-doc", "chiang-gain")
 
