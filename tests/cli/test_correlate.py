@@ -66,3 +66,48 @@ def test_errors(tables, capsys):
     assert main(["correlate", "--human", str(d / "human.tsv"), "--human-column", "mqm", "--scores",
                  str(d / "comet.tsv"), "--compare", "comet,chrf"]) == 1
     assert "'chrf' is not a metric" in capsys.readouterr().err
+
+
+def test_pa_spa_tie_calibration_and_chrf_ter(tables, capsys):
+    import pandas as pd
+    import sacrebleu
+
+    d, cells = tables
+    code = main(["correlate", "--human", str(d / "human.tsv"), "--human-column", "mqm", "--scores",
+                 str(d / "comet.tsv"), "--hypotheses", str(d / "hyps.tsv"), "--references", str(d / "refs.tsv"),
+                 "-tok", "none", "-m", "bleu", "-m", "chrf", "-m", "chrf++", "-m", "ter", "--metric-column", "bleu:all",
+                 "--metric-column", "chrf:all", "--metric-column", "chrf++:all", "--metric-column", "ter:all",
+                 "--method", "pa", "--method", "spa", "--method", "kendall", "--variant", "acc23",
+                 "--variant", "b", "--grouping", "item", "--tie-calibration", "--permutations", "200", "--json"])
+    assert code == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    recs = out["correlations"]
+    assert {r["label"] for r in recs} == {"BLEU [all]", "chrF2 [all]", "chrF2++ [all]", "TER [all]"}
+    base = {"label", "level", "method", "variant", "grouping", "value", "n", "n_groups", "n_skipped"}
+    for r in recs:
+        extra = set(r) - base
+        if r["method"] == "spa":
+            assert extra == {"permutations"} and r["permutations"] == 200 and r["level"] == "system"
+        elif r["method"] == "pa":
+            assert extra == {"agreements", "pairs"} and r["pairs"] == 3
+        elif r["variant"] == "acc23":
+            assert extra == {"tie_calibrated", "threshold"} and r["tie_calibrated"] is True and r["threshold"] >= 0
+        else:
+            assert extra == set()
+    # chrF of a system: sacreBLEU's corpus chrF of its rated segments
+    hyps = pd.read_csv(d / "hyps.tsv", sep="\t")
+    refs = pd.read_csv(d / "refs.tsv", sep="\t", dtype={"ref_id": str})
+    assert set(cells["seg_id"]) == set(hyps["seg_id"])
+    from bleustats.engine.stats import compute_stats
+    from bleustats.meta.metric_correlations import metric_correlations
+    from bleustats.meta.units import corpus_metric
+
+    human = pd.read_csv(d / "human.tsv", sep="\t").rename(columns={"mqm": "score"})
+    st = compute_stats(hyps, refs, tokenize="none", metrics=("bleu", "chrf"))
+    res = metric_correlations([corpus_metric(st, metric="chrf")], human, methods=("pearson",), levels=("system",))
+    segs = sorted(hyps["seg_id"].unique())
+    streams = [refs[refs["ref_id"] == r].set_index("seg_id").loc[segs, "text"].tolist()
+               for r in sorted(refs["ref_id"].unique())]
+    for s, got in zip(res.systems, res.system_scores["chrF2 [all]"]):
+        lines = hyps[hyps["system"] == s].set_index("seg_id").loc[segs, "text"].tolist()
+        assert got == pytest.approx(sacrebleu.corpus_chrf(lines, streams).score, abs=1e-9)

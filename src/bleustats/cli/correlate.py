@@ -35,17 +35,24 @@ from ..engine.io import write_atomic
 from ..errors import InputError
 from ..meta import report, study
 from ..meta.compare import CORRELATION_TESTS
-from ..meta.correlation import CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS
-from ..meta.metric_correlations import LEVELS, metric_correlations
+from ..meta.correlation import CORRELATION_METHODS, GROUPINGS
+from ..meta.metric_correlations import LEVELS, METHODS, VARIANTS, metric_correlations
 from ..metrics.bleu import SMOOTH_METHODS
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from . import _study_inputs as inputs_
 from ._study_inputs import UNDEFINED, StudyMetrics, pair_of_names, read_scores_table, weight_transform_arg
 from .study import STUDY_METRICS
 
-__all__ = ["add_parser", "run"]
+__all__ = ["CORRELATE_METRICS", "add_parser", "run"]
 
 _KEYS = ("system", "seg_id")
+#: Metrics ``-m`` computes from the texts: the study's and chrF, chrF++, TER (corpus scores of summed statistics).
+CORRELATE_METRICS = STUDY_METRICS + ("chrf", "chrf++", "ter")
+# JSON keys a record carries only where they apply
+_OPTIONAL = {"tie_calibrated": lambda r: r.get("tie_calibrated") is True,
+             "threshold": lambda r: r.get("tie_calibrated") is True,
+             "permutations": lambda r: r.get("method") == "spa",
+             "agreements": lambda r: r.get("method") == "pa", "pairs": lambda r: r.get("method") == "pa"}
 
 
 def add_parser(subparsers: Any) -> None:
@@ -63,8 +70,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--hypotheses", metavar="TABLE", help="hypotheses (seg_id, system, text): BLEU-family metrics")
     p.add_argument("--references", action="append", metavar="TABLE",
                    help="references (seg_id, ref_id or ref, weight, text); repeatable")
-    p.add_argument("-m", "--metric", action="append", choices=STUDY_METRICS,
-                   help="computed metric, repeatable (default: all of %s)" % ", ".join(STUDY_METRICS))
+    p.add_argument("-m", "--metric", action="append", choices=CORRELATE_METRICS,
+                   help="computed metric, repeatable: %s (default: %s)" % (", ".join(CORRELATE_METRICS),
+                                                                           ", ".join(STUDY_METRICS)))
     p.add_argument("--ref-weights-from", metavar="TABLE", help="human scores of the references (as in study)")
     p.add_argument("--weight-transform", type=weight_transform_arg, metavar="SPEC",
                    help="linear:SCALE, rank or constant-linear:SCALE")
@@ -80,10 +88,15 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--metric-column", action="append", metavar="NAME",
                    help="keep only these metrics (names or labels); repeatable")
     p.add_argument("--level", action="append", choices=LEVELS, help="system and/or segment (default: both)")
-    p.add_argument("--method", action="append", choices=CORRELATION_METHODS,
-                   help="pearson, spearman, kendall; repeatable (default: all)")
-    p.add_argument("--variant", action="append", choices=KENDALL_VARIANTS,
-                   help="Kendall variants b, c, wmt, acc23; repeatable (default: b)")
+    p.add_argument("--method", action="append", choices=METHODS,
+                   help="pearson, spearman, kendall, and at system level pa (pairwise accuracy) and spa (soft "
+                        "pairwise accuracy); repeatable (default: pearson, spearman, kendall)")
+    p.add_argument("--variant", action="append", choices=VARIANTS,
+                   help="Kendall variants b, c, wmt, acc23, tau23; repeatable (default: b)")
+    p.add_argument("--tie-calibration", action="store_true",
+                   help="acc23 / tau23 at the metric tie threshold that maximises them (reported as threshold)")
+    p.add_argument("--permutations", type=int, default=1000, metavar="N",
+                   help="permutations of SPA's paired tests (default: %(default)s)")
     p.add_argument("--grouping", action="append", choices=GROUPINGS,
                    help="segment-level grouping flat, item, system; repeatable (default: flat)")
     p.add_argument("--unmatched", choices=study.UNMATCHED, default="error",
@@ -140,9 +153,16 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
             names = list(dict.fromkeys(args.metric or STUDY_METRICS))
             inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
             options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
-            built = StudyMetrics(inputs, names, args, options, err)
-            metrics += built.build()
-            keys = built.keys
+            bleu_names = [n for n in names if n in STUDY_METRICS]
+            if bleu_names:
+                built = StudyMetrics(inputs, bleu_names, args, options, err)
+                metrics += built.build()
+                keys.update(built.keys)
+            for name in names:
+                if name not in STUDY_METRICS:  # chrF / chrF++ / TER: their own statistics columns
+                    built = StudyMetrics(inputs, [name], args, {**options, "metrics": ("bleu", name)}, err)
+                    metrics += built.build()
+                    keys.update(built.keys)
             human = inputs.human
         else:
             raw = read_scores_table(args.human, "--human")
@@ -162,7 +182,9 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         result = metric_correlations(metrics, human, levels=args.level or LEVELS,
                                      methods=args.method or CORRELATION_METHODS,
                                      kendall_variants=args.variant or ("b",),
-                                     groupings=args.grouping or ("flat",), unmatched=args.unmatched)
+                                     groupings=args.grouping or ("flat",), unmatched=args.unmatched,
+                                     tie_calibration=args.tie_calibration, n_permutations=args.permutations,
+                                     seed=args.seed)
 
         def resolve(name: str) -> str:
             label = keys.get(name, name)
@@ -180,7 +202,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         payload = {"command": "bleustats correlate", "version": __version__,
                    "systems": [str(s) for s in result.systems], "cells": int(len(result.cell_item)),
                    "exclusions": result.cells.exclusions,
-                   "correlations": report.records(result.correlations),
+                   "correlations": _records(result.correlations),
                    "comparisons": report.records(comparisons_df) if comparisons_df is not None else []}
         if args.output:
             write_atomic(args.output, lambda p: open(p, "w", encoding="utf-8").write(
@@ -202,14 +224,28 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     return 0
 
 
+def _records(correlations: pd.DataFrame) -> list[dict[str, Any]]:
+    """JSON records of the correlations; optional keys only where they apply."""
+    return [{k: v for k, v in r.items() if k not in _OPTIONAL or _OPTIONAL[k](r)}
+            for r in report.records(correlations)]
+
+
+def _cell(value: float, threshold: float) -> str:
+    text = "nan" if not np.isfinite(value) else f"{value:.3f}"
+    return text + (f" (ε={threshold:.4g})" if np.isfinite(threshold) else "")
+
+
 def _markdown(correlations: pd.DataFrame, comparisons: pd.DataFrame | None) -> str:
     frame = correlations.copy()
     frame["column"] = [f"{lv} {m}{'-' + v if isinstance(v, str) else ''}{'' if g == 'flat' else ' by ' + g}"
                        for lv, m, v, g in zip(frame["level"], frame["method"], frame["variant"], frame["grouping"])]
-    table = frame.pivot(index="label", columns="column", values="value")
+    frame["shown"] = [_cell(v, t) for v, t in zip(frame["value"], frame["threshold"])]
+    table = frame.pivot(index="label", columns="column", values="shown")
     table = table.loc[list(dict.fromkeys(frame["label"])), list(dict.fromkeys(frame["column"]))]
     table.index.name = "metric"
-    parts = [report.markdown_table(table.map(lambda v: "nan" if not np.isfinite(v) else f"{v:.3f}"))]
+    parts = [report.markdown_table(table)]
+    if frame["tie_calibrated"].any():
+        parts += ["", "ε: the metric tie threshold chosen by tie calibration (differences <= ε are ties)."]
     if comparisons is not None and len(comparisons):
         shown = comparisons.assign(
             variant=comparisons["variant"].map(lambda v: v if isinstance(v, str) else ""),
