@@ -111,3 +111,18 @@ def test_pa_spa_tie_calibration_and_chrf_ter(tables, capsys):
     for s, got in zip(res.systems, res.system_scores["chrF2 [all]"]):
         lines = hyps[hyps["system"] == s].set_index("seg_id").loc[segs, "text"].tolist()
         assert got == pytest.approx(sacrebleu.corpus_chrf(lines, streams).score, abs=1e-9)
+
+
+def test_rank_clusters_in_text_and_json(tables, capsys):
+    d, _ = tables
+    args = ["correlate", "--human", str(d / "human.tsv"), "--human-column", "mqm", "--scores", str(d / "comet.tsv"),
+            "--hypotheses", str(d / "hyps.tsv"), "--references", str(d / "refs.tsv"), "-tok", "none", "-m", "bleu",
+            "-m", "sbleu", "--metric-column", "bleu:all", "--metric-column", "sbleu:all", "--method", "pearson",
+            "--method", "pa", "--level", "segment", "--level", "system", "--rank", "--samples", "100"]
+    assert main(args + ["--json"]) == 0
+    ranks = json.loads(capsys.readouterr().out)["ranks"]
+    seg = [r for r in ranks if r["level"] == "segment"]
+    assert [r["rank"] for r in seg][0] == 1 and len(seg) == 2  # --metric-column keeps bleu:all and sbleu:all
+    assert all(isinstance(r["rank"], int) for r in ranks)
+    assert main(args) == 0
+    assert "Rank clusters (PERM-BOTH, p <= 0.05" in capsys.readouterr().out

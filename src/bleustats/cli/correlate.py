@@ -37,6 +37,7 @@ from ..meta import report, study
 from ..meta.compare import CORRELATION_TESTS
 from ..meta.correlation import CORRELATION_METHODS, GROUPINGS
 from ..meta.metric_correlations import LEVELS, METHODS, VARIANTS, metric_correlations
+from ..meta.rank_clusters import rank_clusters
 from ..metrics.bleu import SMOOTH_METHODS
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from . import _study_inputs as inputs_
@@ -97,6 +98,9 @@ def add_parser(subparsers: Any) -> None:
                    help="acc23 / tau23 at the metric tie threshold that maximises them (reported as threshold)")
     p.add_argument("--permutations", type=int, default=1000, metavar="N",
                    help="permutations of SPA's paired tests (default: %(default)s)")
+    p.add_argument("--rank", action="store_true",
+                   help="rank clusters of the metrics per result column: PERM-BOTH (--samples, --seed) and "
+                        "mt-metrics-eval's rule at p = 0.05")
     p.add_argument("--grouping", action="append", choices=GROUPINGS,
                    help="segment-level grouping flat, item, system; repeatable (default: flat)")
     p.add_argument("--unmatched", choices=study.UNMATCHED, default="error",
@@ -199,11 +203,14 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         comparisons = [result.compare(resolve(a), resolve(b), tests=args.test or ("williams", "bootstrap"),
                                       n_samples=args.samples, seed=args.seed) for a, b in args.compare or []]
         comparisons_df = pd.concat(comparisons, ignore_index=True) if comparisons else None
+        ranks = rank_clusters(result, n_samples=args.samples, seed=args.seed)[0] if args.rank else None
         payload = {"command": "bleustats correlate", "version": __version__,
                    "systems": [str(s) for s in result.systems], "cells": int(len(result.cell_item)),
                    "exclusions": result.cells.exclusions,
                    "correlations": _records(result.correlations),
                    "comparisons": report.records(comparisons_df) if comparisons_df is not None else []}
+        if ranks is not None:
+            payload["ranks"] = report.records(ranks)
         if args.output:
             write_atomic(args.output, lambda p: open(p, "w", encoding="utf-8").write(
                 json.dumps(payload, ensure_ascii=False, indent=1) + "\n"))
@@ -216,7 +223,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     if args.json:
         print(json.dumps(payload, ensure_ascii=False, indent=1), file=out)
     else:
-        print(_markdown(result.correlations, comparisons_df), file=out)
+        print(_markdown(result.correlations, comparisons_df, ranks), file=out)
     ex = result.cells.exclusions
     print(f"bleustats correlate: {len(result.systems)} systems, {len(result.cell_item)} rated cells; excluded: "
           f"{ex['human_nan_rows']} NaN rating(s), {ex['human_without_hypothesis']} rated cell(s) some metric does "
@@ -235,10 +242,15 @@ def _cell(value: float, threshold: float) -> str:
     return text + (f" (ε={threshold:.4g})" if np.isfinite(threshold) else "")
 
 
-def _markdown(correlations: pd.DataFrame, comparisons: pd.DataFrame | None) -> str:
+def _columns(frame: pd.DataFrame) -> list[str]:
+    return [f"{lv} {m}{'-' + v if isinstance(v, str) else ''}{'' if g == 'flat' else ' by ' + g}"
+            for lv, m, v, g in zip(frame["level"], frame["method"], frame["variant"], frame["grouping"])]
+
+
+def _markdown(correlations: pd.DataFrame, comparisons: pd.DataFrame | None, ranks: pd.DataFrame | None = None
+              ) -> str:
     frame = correlations.copy()
-    frame["column"] = [f"{lv} {m}{'-' + v if isinstance(v, str) else ''}{'' if g == 'flat' else ' by ' + g}"
-                       for lv, m, v, g in zip(frame["level"], frame["method"], frame["variant"], frame["grouping"])]
+    frame["column"] = _columns(frame)
     frame["shown"] = [_cell(v, t) for v, t in zip(frame["value"], frame["threshold"])]
     table = frame.pivot(index="label", columns="column", values="shown")
     table = table.loc[list(dict.fromkeys(frame["label"])), list(dict.fromkeys(frame["column"]))]
@@ -246,6 +258,13 @@ def _markdown(correlations: pd.DataFrame, comparisons: pd.DataFrame | None) -> s
     parts = [report.markdown_table(table)]
     if frame["tie_calibrated"].any():
         parts += ["", "ε: the metric tie threshold chosen by tie calibration (differences <= ε are ties)."]
+    if ranks is not None and len(ranks):
+        rk = ranks.assign(column=_columns(ranks),
+                          shown=[("–" if r is None or not np.isfinite(r) else str(int(r))) for r in ranks["rank"]])
+        rtable = rk.pivot(index="label", columns="column", values="shown")
+        rtable = rtable.loc[list(dict.fromkeys(frame["label"])), list(dict.fromkeys(frame["column"]))]
+        rtable.index.name = "metric"
+        parts += ["", "Rank clusters (PERM-BOTH, p <= 0.05; – : not ranked):", "", report.markdown_table(rtable)]
     if comparisons is not None and len(comparisons):
         shown = comparisons.assign(
             variant=comparisons["variant"].map(lambda v: v if isinstance(v, str) else ""),
