@@ -126,3 +126,45 @@ def test_rank_clusters_in_text_and_json(tables, capsys):
     assert all(isinstance(r["rank"], int) for r in ranks)
     assert main(args) == 0
     assert "Rank clusters (PERM-BOTH, p <= 0.05" in capsys.readouterr().out
+
+
+def test_language_pairs_and_global_accuracy(tmp_path, capsys, numba_one_thread):
+    import pandas as pd
+
+    per_lp = {}
+    for lp, seed in (("xx-yy", 3), ("zz-yy", 4)):
+        hyps, refs, human = _corpus(seed=seed)
+        d = tmp_path / lp
+        d.mkdir()
+        for name, frame in (("hyps", hyps), ("refs", refs), ("human", human)):
+            frame.to_csv(d / f"{name}.tsv", sep="\t", index=False)
+        per_lp[lp] = (hyps.assign(lp=lp), refs.assign(lp=lp), human.assign(lp=lp))
+    for k, name in enumerate(("hyps", "refs", "human")):
+        pd.concat([v[k] for v in per_lp.values()]).to_csv(tmp_path / f"{name}.tsv", sep="\t", index=False)
+
+    def run(d):
+        assert main(["correlate", "--human", str(d / "human.tsv"), "--hypotheses", str(d / "hyps.tsv"),
+                     "--references", str(d / "refs.tsv"), "-tok", "none", "-m", "bleu", "-m", "sbleu",
+                     "--method", "pa", "--method", "pearson", "--level", "system", "--rank", "--samples", "50",
+                     "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    both = run(tmp_path)
+    assert both["lps"] == ["xx-yy", "zz-yy"]
+    for lp in per_lp:
+        alone = run(tmp_path / lp)["correlations"]
+        mine = [{k: v for k, v in r.items() if k != "lp"} for r in both["correlations"] if r["lp"] == lp]
+        assert mine == alone
+    glob = [r for r in both["correlations"] if r["lp"] == "global"]
+    assert {r["method"] for r in glob} == {"pa"} and len(glob) == 6  # 2 metrics x 3 reference views
+    for g in glob:
+        parts = [r for r in both["correlations"] if r["label"] == g["label"] and r["method"] == "pa"
+                 and r["lp"] != "global"]
+        assert g["agreements"] == sum(r["agreements"] for r in parts) and g["pairs"] == sum(r["pairs"] for r in parts)
+        assert g["value"] == g["agreements"] / g["pairs"]
+    assert {r["lp"] for r in both["ranks"]} == {"xx-yy", "zz-yy", "global"}
+    # a table without lp beside a human table with one: one clear line
+    assert main(["correlate", "--human", str(tmp_path / "human.tsv"), "--hypotheses",
+                 str(tmp_path / "xx-yy" / "hyps.tsv"), "--references", str(tmp_path / "refs.tsv"), "-tok",
+                 "none"]) == 1
+    assert "every input table needs one too" in capsys.readouterr().err

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
@@ -150,67 +151,15 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     if not args.hypotheses and not args.scores:
         print("bleustats correlate: error: give metrics: --scores TABLE, or --hypotheses with --references", file=err)
         return 2
-    keep = set(args.metric_column) if args.metric_column else None
     try:
-        metrics, keys = [], {}
-        if args.hypotheses:
-            names = list(dict.fromkeys(args.metric or STUDY_METRICS))
-            inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
-            options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
-            bleu_names = [n for n in names if n in STUDY_METRICS]
-            if bleu_names:
-                built = StudyMetrics(inputs, bleu_names, args, options, err)
-                metrics += built.build()
-                keys.update(built.keys)
-            for name in names:
-                if name not in STUDY_METRICS:  # chrF / chrF++ / TER: their own statistics columns
-                    built = StudyMetrics(inputs, [name], args, {**options, "metrics": ("bleu", name)}, err)
-                    metrics += built.build()
-                    keys.update(built.keys)
-            human = inputs.human
+        lps = _language_pairs(args)
+        if lps is None:
+            one = _evaluate(args, err)
+            payload = {"command": "bleustats correlate", "version": __version__, **one["payload"]}
+            text = _markdown(one["result"].correlations, one["comparisons"], one["ranks"])
+            notes = [_note(one["result"])]
         else:
-            raw = read_scores_table(args.human, "--human")
-            if args.human_column not in raw.columns or not set(_KEYS) <= set(raw.columns):
-                raise InputError(f"--human {args.human}: needs system, seg_id and {args.human_column!r} columns; "
-                                 f"got {list(raw.columns)!r}.")
-            human = raw[["system", "seg_id", args.human_column]].rename(columns={args.human_column: "score"})
-            human = human.assign(system=human["system"].astype(str),
-                                 score=pd.to_numeric(human["score"], errors="coerce"))
-        metrics += _external(args.scores or [], keep)
-        labels = {m.label: m for m in metrics}
-        if keep is not None:
-            wanted = {keys.get(k, k) for k in keep}
-            metrics = [m for m in metrics if m.label in wanted or m.refs == "external"]
-        if not metrics:
-            raise InputError("no metric to correlate: check --scores columns and --metric-column.")
-        result = metric_correlations(metrics, human, levels=args.level or LEVELS,
-                                     methods=args.method or CORRELATION_METHODS,
-                                     kendall_variants=args.variant or ("b",),
-                                     groupings=args.grouping or ("flat",), unmatched=args.unmatched,
-                                     tie_calibration=args.tie_calibration, n_permutations=args.permutations,
-                                     seed=args.seed)
-
-        def resolve(name: str) -> str:
-            label = keys.get(name, name)
-            if label not in labels:
-                ext = {m.metric: m.label for m in metrics}
-                if name in ext:
-                    return ext[name]
-                raise InputError(f"--compare: {name!r} is not a metric; metrics are {sorted(keys)} "
-                                 f"{sorted(m.label for m in metrics)}.")
-            return label
-
-        comparisons = [result.compare(resolve(a), resolve(b), tests=args.test or ("williams", "bootstrap"),
-                                      n_samples=args.samples, seed=args.seed) for a, b in args.compare or []]
-        comparisons_df = pd.concat(comparisons, ignore_index=True) if comparisons else None
-        ranks = rank_clusters(result, n_samples=args.samples, seed=args.seed)[0] if args.rank else None
-        payload = {"command": "bleustats correlate", "version": __version__,
-                   "systems": [str(s) for s in result.systems], "cells": int(len(result.cell_item)),
-                   "exclusions": result.cells.exclusions,
-                   "correlations": _records(result.correlations),
-                   "comparisons": report.records(comparisons_df) if comparisons_df is not None else []}
-        if ranks is not None:
-            payload["ranks"] = report.records(ranks)
+            payload, text, notes = _evaluate_lps(args, err, lps)
         if args.output:
             write_atomic(args.output, lambda p: open(p, "w", encoding="utf-8").write(
                 json.dumps(payload, ensure_ascii=False, indent=1) + "\n"))
@@ -220,15 +169,201 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     except OSError as exc:
         print(f"bleustats correlate: error: {exc.strerror or exc}", file=err)
         return 1
-    if args.json:
-        print(json.dumps(payload, ensure_ascii=False, indent=1), file=out)
-    else:
-        print(_markdown(result.correlations, comparisons_df, ranks), file=out)
-    ex = result.cells.exclusions
-    print(f"bleustats correlate: {len(result.systems)} systems, {len(result.cell_item)} rated cells; excluded: "
-          f"{ex['human_nan_rows']} NaN rating(s), {ex['human_without_hypothesis']} rated cell(s) some metric does "
-          "not score", file=err)
+    print(json.dumps(payload, ensure_ascii=False, indent=1) if args.json else text, file=out)
+    for note in notes:
+        print(note, file=err)
     return 0
+
+
+def _note(result: Any, lp: str | None = None) -> str:
+    ex = result.cells.exclusions
+    return (f"bleustats correlate: {lp + ': ' if lp else ''}{len(result.systems)} systems, {len(result.cell_item)} "
+            f"rated cells; excluded: {ex['human_nan_rows']} NaN rating(s), {ex['human_without_hypothesis']} rated "
+            "cell(s) some metric does not score")
+
+
+def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
+    """Metrics, correlations, comparisons and ranks of one language pair's tables."""
+    keep = set(args.metric_column) if args.metric_column else None
+    metrics, keys = [], {}
+    if args.hypotheses:
+        names = list(dict.fromkeys(args.metric or STUDY_METRICS))
+        inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
+        options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
+        bleu_names = [n for n in names if n in STUDY_METRICS]
+        if bleu_names:
+            built = StudyMetrics(inputs, bleu_names, args, options, err)
+            metrics += built.build()
+            keys.update(built.keys)
+        for name in names:
+            if name not in STUDY_METRICS:  # chrF / chrF++ / TER: their own statistics columns
+                built = StudyMetrics(inputs, [name], args, {**options, "metrics": ("bleu", name)}, err)
+                metrics += built.build()
+                keys.update(built.keys)
+        human = inputs.human
+    else:
+        raw = read_scores_table(args.human, "--human")
+        if args.human_column not in raw.columns or not set(_KEYS) <= set(raw.columns):
+            raise InputError(f"--human {args.human}: needs system, seg_id and {args.human_column!r} columns; "
+                             f"got {list(raw.columns)!r}.")
+        human = raw[["system", "seg_id", args.human_column]].rename(columns={args.human_column: "score"})
+        human = human.assign(system=human["system"].astype(str),
+                             score=pd.to_numeric(human["score"], errors="coerce"))
+    metrics += _external(args.scores or [], keep)
+    labels = {m.label: m for m in metrics}
+    if keep is not None:
+        wanted = {keys.get(k, k) for k in keep}
+        metrics = [m for m in metrics if m.label in wanted or m.refs == "external"]
+    if not metrics:
+        raise InputError("no metric to correlate: check --scores columns and --metric-column.")
+    result = metric_correlations(metrics, human, levels=args.level or LEVELS,
+                                 methods=args.method or CORRELATION_METHODS,
+                                 kendall_variants=args.variant or ("b",),
+                                 groupings=args.grouping or ("flat",), unmatched=args.unmatched,
+                                 tie_calibration=args.tie_calibration, n_permutations=args.permutations,
+                                 seed=args.seed)
+
+    def resolve(name: str) -> str:
+        label = keys.get(name, name)
+        if label not in labels:
+            ext = {m.metric: m.label for m in metrics}
+            if name in ext:
+                return ext[name]
+            raise InputError(f"--compare: {name!r} is not a metric; metrics are {sorted(keys)} "
+                             f"{sorted(m.label for m in metrics)}.")
+        return label
+
+    comparisons = [result.compare(resolve(a), resolve(b), tests=args.test or ("williams", "bootstrap"),
+                                  n_samples=args.samples, seed=args.seed) for a, b in args.compare or []]
+    comparisons_df = pd.concat(comparisons, ignore_index=True) if comparisons else None
+    ranks = rank_clusters(result, n_samples=args.samples, seed=args.seed)[0] if args.rank else None
+    payload = {"systems": [str(s) for s in result.systems], "cells": int(len(result.cell_item)),
+               "exclusions": result.cells.exclusions,
+               "correlations": _records(result.correlations),
+               "comparisons": report.records(comparisons_df) if comparisons_df is not None else []}
+    if ranks is not None:
+        payload["ranks"] = report.records(ranks)
+    return {"result": result, "comparisons": comparisons_df, "ranks": ranks, "payload": payload}
+
+
+# --------------------------------------------------------------------------- language pairs
+
+_LP_INPUTS = ("human", "hypotheses", "references", "scores", "ref_weights_from")
+
+
+def _language_pairs(args: argparse.Namespace) -> list[str] | None:
+    """The ``lp`` values of the human table, or None when it has no ``lp`` column."""
+    raw = read_scores_table(args.human, "--human")
+    if "lp" not in raw.columns:
+        return None
+    lps = sorted(set(raw["lp"].astype(str)))
+    if not lps:
+        raise InputError(f"--human {args.human}: the lp column is empty.")
+    return lps
+
+
+def _split_by_lp(args: argparse.Namespace, lps: list[str], folder: Path) -> dict[str, argparse.Namespace]:
+    """Per language pair, ``args`` with every input table cut to that pair's rows (written under ``folder``)."""
+    per_lp = {lp: argparse.Namespace(**vars(args)) for lp in lps}
+    for name in _LP_INPUTS:
+        value = getattr(args, name, None)
+        if not value:
+            continue
+        paths = value if isinstance(value, list) else [value]
+        cut: dict[str, list[str]] = {lp: [] for lp in lps}
+        for k, path in enumerate(paths):
+            frame = read_scores_table(path, f"--{name.replace('_', '-')}")
+            if "lp" not in frame.columns:
+                raise InputError(f"--{name.replace('_', '-')} {path}: the human scores have an lp column, so "
+                                 f"every input table needs one too (seg_id repeats across language pairs); "
+                                 f"columns: {list(frame.columns)!r}.")
+            lp_col = frame["lp"].astype(str)
+            for lp in lps:
+                target = folder / f"{name}.{k}.{lp.replace('/', '_')}.parquet"
+                frame.loc[lp_col == lp].drop(columns="lp").reset_index(drop=True).to_parquet(target)
+                cut[lp].append(str(target))
+        for lp in lps:
+            setattr(per_lp[lp], name, cut[lp] if isinstance(value, list) else cut[lp][0])
+    return per_lp
+
+
+def _evaluate_lps(args: argparse.Namespace, err: TextIO, lps: list[str]) -> tuple[dict, str, list[str]]:
+    """Every language pair on its own, then global pairwise accuracy pooled over them."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bleustats-correlate-") as tmp:
+        per_lp = _split_by_lp(args, lps, Path(tmp))
+        done = {lp: _evaluate(per_lp[lp], err) for lp in lps}
+    frames, rank_frames, comparisons = [], [], []
+    for lp, one in done.items():
+        frames.append(one["result"].correlations.assign(lp=lp))
+        if one["ranks"] is not None:
+            rank_frames.append(one["ranks"].assign(lp=lp))
+        if one["comparisons"] is not None:
+            comparisons.append(one["comparisons"].assign(lp=lp))
+    corr = pd.concat(frames, ignore_index=True)
+    glob, glob_ranks = _global_accuracy(done, args)
+    if glob is not None:
+        corr = pd.concat([corr, glob], ignore_index=True)
+    if glob_ranks is not None:
+        rank_frames.append(glob_ranks)
+    ranks = pd.concat(rank_frames, ignore_index=True) if rank_frames else None
+    comp = pd.concat(comparisons, ignore_index=True) if comparisons else None
+    payload = {"command": "bleustats correlate", "version": __version__, "lps": lps,
+               "systems": {lp: one["payload"]["systems"] for lp, one in done.items()},
+               "cells": {lp: one["payload"]["cells"] for lp, one in done.items()},
+               "exclusions": {lp: one["payload"]["exclusions"] for lp, one in done.items()},
+               "correlations": _records(corr),
+               "comparisons": report.records(comp) if comp is not None else []}
+    if ranks is not None:
+        payload["ranks"] = report.records(ranks)
+    parts = []
+    for lp in lps + (["global"] if glob is not None else []):
+        part_ranks = None if ranks is None else ranks[ranks["lp"] == lp]
+        part_comp = None if comp is None else comp[comp["lp"] == lp]
+        parts += [f"## {lp}", "", _markdown(corr[corr["lp"] == lp], part_comp, part_ranks), ""]
+    if glob is not None:
+        parts.append("global: pairwise accuracy pooled over the language pairs (agreements / system pairs).")
+    return payload, "\n".join(parts).rstrip(), [_note(one["result"], lp) for lp, one in done.items()]
+
+
+def _global_accuracy(done: dict[str, dict], args: argparse.Namespace
+                     ) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """Global accuracy rows (lp 'global') of the metrics every pair has, and their rank clusters."""
+    pa = [one["result"].correlations.query("method == 'pa'").assign(lp=lp) for lp, one in done.items()]
+    pa = [f for f in pa if len(f)]
+    if len(pa) != len(done):
+        return None, None
+    both = pd.concat(pa, ignore_index=True)
+    shared = [lab for lab in dict.fromkeys(both["label"]) if (both["label"] == lab).sum() == len(done)]
+    rows = []
+    for lab in shared:
+        sub = both[both["label"] == lab]
+        agree, pairs = int(sub["agreements"].sum()), int(sub["pairs"].sum())
+        rows.append({"label": lab, "level": "system", "method": "pa", "variant": None, "grouping": "flat",
+                     "value": agree / pairs if pairs else np.nan, "n": int(sub["n"].sum()), "n_groups": len(done),
+                     "n_skipped": 0, "tie_calibrated": False, "threshold": np.nan, "permutations": np.nan,
+                     "agreements": agree, "pairs": pairs, "lp": "global"})
+    glob = pd.DataFrame(rows)
+    if not args.rank or not rows:
+        return glob, None
+    from ..meta.rank_clusters import assign_ranks, pa_permutation_test
+
+    def stacked(label: str) -> np.ndarray:
+        return np.concatenate([one["result"].system_scores[label] for one in done.values()])
+
+    groups = np.concatenate([np.full(len(one["result"].systems), k) for k, one in enumerate(done.values())])
+    order = glob.assign(_nan=glob["value"].isna()).sort_values(["_nan", "value", "label"],
+                                                                ascending=[True, False, True])
+    labels = order["label"].tolist()
+    sig = np.ones((len(labels), len(labels)))
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            sig[a, b] = pa_permutation_test(stacked(labels[a]), stacked(labels[b]), stacked("human"), groups=groups,
+                                            n_samples=args.samples, seed=args.seed)
+    ranks = pd.DataFrame({"level": "system", "method": "pa", "variant": None, "grouping": "flat", "label": labels,
+                          "value": order["value"].tolist(), "rank": assign_ranks(sig), "lp": "global"})
+    return glob, ranks
 
 
 def _records(correlations: pd.DataFrame) -> list[dict[str, Any]]:
