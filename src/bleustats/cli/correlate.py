@@ -42,7 +42,8 @@ from ..meta.rank_clusters import rank_clusters
 from ..metrics.bleu import SMOOTH_METHODS
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from . import _study_inputs as inputs_
-from ._study_inputs import UNDEFINED, StudyMetrics, pair_of_names, read_scores_table, weight_transform_arg
+from ._study_inputs import UNDEFINED, VIEW_NAMES, StudyMetrics, pair_of_names, read_scores_table, \
+    weight_transform_arg
 from .study import STUDY_METRICS
 
 __all__ = ["CORRELATE_METRICS", "add_parser", "run"]
@@ -190,16 +191,17 @@ def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
         names = list(dict.fromkeys(args.metric or STUDY_METRICS))
         inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
         options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
-        bleu_names = [n for n in names if n in STUDY_METRICS]
-        if bleu_names:
-            built = StudyMetrics(inputs, bleu_names, args, options, err)
+        # one statistics table per view for every metric; chrF++'s word columns need a table of their own
+        # when chrF is asked for too (a table holds one chrF setting)
+        apart = ["chrf++"] if "chrf" in names and "chrf++" in names else []
+        groups = [[n for n in names if n not in apart], apart]
+        views = _views(keep, names)
+        for group in (g for g in groups if g):
+            extra = tuple(n for n in group if n not in STUDY_METRICS)
+            built = StudyMetrics(inputs, group, args, {**options, "metrics": ("bleu",) + extra} if extra else options,
+                                 err, views=views)
             metrics += built.build()
             keys.update(built.keys)
-        for name in names:
-            if name not in STUDY_METRICS:  # chrF / chrF++ / TER: their own statistics columns
-                built = StudyMetrics(inputs, [name], args, {**options, "metrics": ("bleu", name)}, err)
-                metrics += built.build()
-                keys.update(built.keys)
         human = inputs.human
     else:
         raw = read_scores_table(args.human, "--human")
@@ -244,6 +246,17 @@ def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     if ranks is not None:
         payload["ranks"] = report.records(ranks)
     return {"result": result, "comparisons": comparisons_df, "ranks": ranks, "payload": payload}
+
+
+def _views(keep: set[str] | None, names: list[str]) -> tuple[str, ...]:
+    """Reference views to compute: those ``--metric-column name:view`` keeps, else all."""
+    if keep is None:
+        return VIEW_NAMES
+    named = {k.split(":", 1)[1] for k in keep if ":" in k and k.split(":", 1)[0] in names}
+    other = [k for k in keep if k.endswith("]")]  # a label such as 'BLEU [all]': keep every view
+    if other or not named:
+        return VIEW_NAMES
+    return tuple(v for v in VIEW_NAMES if v in named)
 
 
 # --------------------------------------------------------------------------- language pairs
