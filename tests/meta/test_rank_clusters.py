@@ -61,6 +61,23 @@ def test_rank_clusters_use_perm_both_and_the_rule():
     assert pa["rank"].notna().all()
 
 
+def test_tie_calibrated_rows_use_the_pair_test():
+    from bleustats.meta.tie_calibration import pair_permutation_test
+
+    metrics, human = _table(n_sys=4, n_seg=15, seed=1)
+    res = metric_correlations(metrics, human, methods=("kendall",), kendall_variants=("acc23",),
+                              groupings=("item",), levels=("segment",), tie_calibration=True)
+    ranks, matrices = rank_clusters(res, n_samples=200, seed=2)
+    labels = ranks["label"].tolist()
+    eps = res.correlations.set_index("label")["threshold"]
+    sig = matrices[("segment", "kendall", "acc23", "item")]
+    assert sig[0, 1] == pair_permutation_test(res.segment_scores[labels[0]], res.segment_scores[labels[1]],
+                                              res.segment_scores["human"], threshold_a=eps[labels[0]],
+                                              threshold_b=eps[labels[1]], groups=res.cell_item, n_samples=200,
+                                              seed=2)
+    assert ranks["rank"].tolist() == assign_ranks(sig) and ranks["rank"].iloc[-1] > 1
+
+
 def test_pa_permutation_test_by_explicit_draws():
     rng = np.random.default_rng(1)
     h = rng.normal(size=8)

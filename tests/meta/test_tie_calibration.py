@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from bleustats.errors import InputError
 from bleustats.meta.correlation import segment_correlation
-from bleustats.meta.tie_calibration import tie_calibrated_kendall
+from bleustats.meta.tie_calibration import pair_permutation_test, tie_calibrated_kendall
 
 METRIC = np.array([[-0.27, -0.6, -0.14, -0.35, 0.22, -0.61, -0.33, -0.8, 0.16, -0.5], [-0.12, -0.02, 0.01, -0.13, -0.68, -0.09, -0.96, 0.08, -0.11, -0.38], [0.09, -0.03, -0.35, -0.58, -0.6, -0.11, 0.29, -0.14, -0.01, 0.17], [-0.08, -0.04, -0.3, -0.15, -0.32, -0.21, -0.42, -0.51, -0.68, -0.52], [-0.86, 0.26, -0.81, -0.16, 0.05, 0.12, -0.34, -0.35, 0.18, 0.13], [-0.56, -0.02, 0.01, -0.56, -0.24, -0.81, -0.06, -0.25, -0.28, -0.45]])
 HUMAN = np.array([[-1.0, -1.0, -0.0, -1.0, -0.0, -3.0, -0.0, -2.0, -0.0, -0.0], [-0.0, -0.0, -1.0, -1.0, -2.0, -0.0, -3.0, -1.0, -0.0, -1.0], [-0.0, -0.0, -1.0, -1.0, -2.0, -0.0, -0.0, -1.0, -0.0, -0.0], [-0.0, -1.0, -1.0, -1.0, -0.0, -1.0, -0.0, -0.0, -2.0, -1.0], [-3.0, -1.0, -2.0, -0.0, -0.0, -0.0, -1.0, -1.0, -0.0, -0.0], [-1.0, -0.0, -0.0, -1.0, -1.0, -2.0, -1.0, -1.0, -1.0, -1.0]])
@@ -143,3 +143,58 @@ def test_errors():
         tie_calibrated_kendall([1, 2], [1, 2], groups=[1])
     with pytest.raises(InputError, match="pairs of entries exceed"):
         tie_calibrated_kendall(np.zeros(20_000), np.zeros(20_000))
+
+
+# A second metric on the same grid, and mt-metrics-eval's PairwisePermutationSigDiff(corr_b, corr_a, 'acc23',
+# average_by, 1000, epsilon1=eps_b, epsilon2=eps_a) (p for a > b) with np.random.seed(0..9), the mean of the 10 runs;
+# eps from KendallWithTiesOpt(..., sample_rate=1.0) (same commit as above).
+METRIC_B = np.array([[-0.32, -0.68, -0.15, -0.32, 0.29, -0.6, -0.36, -0.85, 0.2, -0.4], [-0.1, -0.09, -0.05, -0.03, -0.67, -0.19, -0.97, 0.01, -0.15, -0.41], [0.05, 0.0, -0.35, -0.62, -0.58, -0.06, 0.19, -0.16, -0.07, 0.16], [-0.16, -0.04, -0.3, -0.17, -0.38, -0.23, -0.49, -0.59, -0.67, -0.59], [-0.79, 0.3, -0.93, -0.14, -0.02, 0.12, -0.34, -0.47, 0.17, 0.11], [-0.5, -0.09, 0.05, -0.63, -0.26, -0.86, 0.03, -0.22, -0.13, -0.41]])
+PAIRS_ORACLE = {"none": (0.23, 0.31000000000000005, 0.0001),
+                "item": (0.29, 0.31, 0.13490000000000002)}
+
+
+@pytest.mark.parametrize("average_by", ["none", "item"])
+def test_pair_permutation_test_against_pairwise_permutation_sig_diff(average_by):
+    eps_a, eps_b, p_oracle = PAIRS_ORACLE[average_by]
+    m, h, _, item = _cells("full")
+    groups = None if average_by == "none" else item
+    p = pair_permutation_test(m, METRIC_B.ravel(), h, threshold_a=eps_a, threshold_b=eps_b, groups=groups,
+                              n_samples=20000, seed=0)
+    # The null distribution is discrete (12 pairs differ by item here): draws that tie the observed difference
+    # exactly count as >= here, while mt-metrics-eval's float sums count about half of them. Its p lies between
+    # P(null > observed) and P(null >= observed).
+    if average_by == "none":
+        assert p < 0.002 and p_oracle < 0.002
+    else:
+        assert p == pytest.approx(0.19, abs=0.015)
+        assert 0.072 - 0.015 < p_oracle < p + 0.015
+
+
+def test_pair_permutation_test_by_explicit_pairs():
+    rng = np.random.default_rng(2)
+    h = rng.integers(0, 3, 12).astype(float)
+    a, b = h + rng.normal(0, 0.5, 12), h + rng.normal(0, 1.0, 12)
+    groups = np.repeat([0, 1, 2], 4)
+    p = pair_permutation_test(a, b, h, threshold_a=0.2, threshold_b=0.1, groups=groups, n_samples=500, seed=7)
+
+    def verdicts(m, eps):
+        out = []
+        for g in range(3):
+            idx = np.flatnonzero(groups == g)
+            for x in range(4):
+                for y in range(x + 1, 4):
+                    dm, dh = m[idx[y]] - m[idx[x]], h[idx[y]] - h[idx[x]]
+                    out.append(dh == 0 if abs(dm) <= eps else (dh != 0 and (dm > 0) == (dh > 0)))
+        return np.array(out, float)
+
+    va, vb = verdicts(a, 0.2), verdicts(b, 0.1)  # 18 pairs, 6 per group: accuracy = mean over all pairs
+    observed = va.mean() - vb.mean()
+    differ = va != vb
+    signs = np.random.default_rng(7).integers(2, size=(500, int(differ.sum())), dtype=np.int8) * 2 - 1
+    hits = 0
+    for s in signs:
+        swap = np.zeros(18, bool)
+        swap[np.flatnonzero(differ)] = s < 0
+        ha, hb = np.where(swap, vb, va), np.where(swap, va, vb)
+        hits += ha.mean() - hb.mean() >= observed - 1e-12
+    assert p == hits / 500

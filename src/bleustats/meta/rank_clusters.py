@@ -14,8 +14,12 @@ current cluster. This is mt-metrics-eval's ``ComputeSigMatrix`` +
 
 Segment-level tests use the items every system scores (as
 :meth:`~bleustats.meta.metric_correlations.MetricCorrelations.compare`).
-Not ranked (rank ``None``): SPA and tie-calibrated rows, whose PERM-BOTH
-tests re-run the whole SPA or the calibration at every draw.
+Tie-calibrated rows use mt-metrics-eval's test for them, the pair-swapping
+permutation test at each metric's own ε
+(:func:`bleustats.meta.tie_calibration.pair_permutation_test`,
+``PairwisePermutationSigDiff``), on all cells. SPA rows are not ranked (rank
+``None``): their PERM-BOTH test re-runs the whole SPA at every draw, and
+corpus metrics have no per-segment scores to swap.
 
 References
 ----------
@@ -44,6 +48,7 @@ from ..errors import InputError
 from .compare import correlation_difference_test
 from .correlation import as_scores
 from .resample import SeedLike, as_generator
+from .tie_calibration import pair_permutation_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -185,15 +190,21 @@ def rank_clusters(result: "MetricCorrelations", *, n_samples: int = 1000, seed: 
                                                                ascending=[True, False, True])
         level, method, variant, grouping = key
         variant = variant if isinstance(variant, str) else None
-        ranked = method not in ("spa",) and not col["tie_calibrated"].any()
+        ranked = method != "spa"
+        calibrated = bool(col["tie_calibrated"].any())
+        eps = dict(zip(col["label"], col["threshold"]))
         labels = col["label"].tolist()
         n = len(labels)
         sig = np.full((n, n), np.nan)
         if ranked:
             for a in range(n):
                 for b in range(a + 1, n):
-                    sig[a, b] = _p_value(result, labels[a], labels[b], level, method, variant, grouping,
-                                         complete, n_samples, seed)
+                    if calibrated:
+                        sig[a, b] = _calibrated_p_value(result, labels[a], labels[b], eps, level, grouping,
+                                                        n_samples, seed)
+                    else:
+                        sig[a, b] = _p_value(result, labels[a], labels[b], level, method, variant, grouping,
+                                             complete, n_samples, seed)
             ranks: Sequence[Any] = assign_ranks(np.nan_to_num(sig, nan=1.0), p_value)
         else:
             ranks = [None] * n
@@ -202,6 +213,17 @@ def rank_clusters(result: "MetricCorrelations", *, n_samples: int = 1000, seed: 
             rows.append({"level": level, "method": method, "variant": variant, "grouping": grouping,
                          "label": label, "value": value, "rank": rank})
     return pd.DataFrame(rows, columns=keys + ["label", "value", "rank"]), matrices
+
+
+def _calibrated_p_value(result: "MetricCorrelations", a: str, b: str, eps: dict, level: str, grouping: str,
+                        n_samples: int, seed: SeedLike) -> float:
+    if level == "system":
+        x, y, h, groups = result.system_scores[a], result.system_scores[b], result.system_scores["human"], None
+    else:
+        x, y, h = (result.segment_scores[k] for k in (a, b, "human"))
+        groups = None if grouping == "flat" else (result.cell_item if grouping == "item" else result.cell_system)
+    return pair_permutation_test(x, y, h, threshold_a=eps[a], threshold_b=eps[b], groups=groups,
+                                 n_samples=n_samples, seed=seed)
 
 
 def _p_value(result: "MetricCorrelations", a: str, b: str, level: str, method: str, variant: str | None,

@@ -54,9 +54,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import choices_text
 from ..errors import InputError
+from .._validate import check_count
 from .correlation import as_scores
+from .resample import SeedLike, as_generator
 
-__all__ = ["MAX_PAIRS", "TIE_CALIBRATED_VARIANTS", "TieCalibration", "tie_calibrated_kendall"]
+__all__ = ["MAX_PAIRS", "TIE_CALIBRATED_VARIANTS", "TieCalibration", "pair_permutation_test",
+           "tie_calibrated_kendall"]
 
 #: Kendall variants that support tie calibration.
 TIE_CALIBRATED_VARIANTS = ("acc23", "tau23")
@@ -97,6 +100,15 @@ class TieCalibration:
     def to_dict(self) -> dict[str, Any]:
         """Every field as plain Python (for JSON)."""
         return asdict(self)
+
+
+def _labels(groups: ArrayLike | None, n: int, shape: tuple[int, ...]) -> NDArray[np.intp]:
+    if groups is None:
+        return np.zeros(n, dtype=np.intp)
+    labels = np.asarray(groups)
+    if labels.shape != shape:
+        raise InputError(f"groups must give one label per entry (shape {shape}); got shape {labels.shape}.")
+    return np.unique(labels, return_inverse=True)[1].reshape(-1) if n else np.zeros(0, np.intp)
 
 
 def _group_pairs(m: NDArray[np.float64], h: NDArray[np.float64], inv: NDArray[np.intp]
@@ -174,13 +186,7 @@ def tie_calibrated_kendall(metric: ArrayLike, human: ArrayLike, *, groups: Array
     h = as_scores(human, "human")
     if m.ndim != 1 or h.shape != m.shape:
         raise InputError(f"metric and human must be 1-D and of one length; got shapes {m.shape} and {h.shape}.")
-    if groups is None:
-        inv = np.zeros(len(m), dtype=np.intp)
-    else:
-        labels = np.asarray(groups)
-        if labels.shape != m.shape:
-            raise InputError(f"groups must give one label per entry (shape {m.shape}); got shape {labels.shape}.")
-        inv = np.unique(labels, return_inverse=True)[1].reshape(-1) if len(m) else np.zeros(0, np.intp)
+    inv = _labels(groups, len(m), m.shape)
     sizes = np.bincount(inv) if len(m) else np.zeros(0, np.int64)
     n_pairs = int((sizes * (sizes - 1) // 2).sum())
     if n_pairs > MAX_PAIRS:
@@ -223,3 +229,90 @@ def tie_calibrated_kendall(metric: ArrayLike, human: ArrayLike, *, groups: Array
         acc = best / n_groups
     value = acc if variant == "acc23" else 2.0 * acc - 1.0
     return TieCalibration(value=value, threshold=threshold, **base)
+
+
+def _pair_agreements(m: NDArray[np.float64], h: NDArray[np.float64], inv: NDArray[np.intp], threshold: float
+                     ) -> tuple[NDArray[np.bool_], NDArray[np.intp], NDArray[np.int64]]:
+    """Per within-group pair: agreement at ``threshold``; the pair's group; pairs per group."""
+    order = np.argsort(inv, kind="stable")
+    sizes = np.bincount(inv)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    agree, gids = [], []
+    for size in np.unique(sizes[sizes >= 2]):
+        gid = np.flatnonzero(sizes == size)
+        idx = order[starts[gid][:, None] + np.arange(size)]
+        i, j = np.triu_indices(int(size), 1)
+        dm = m[idx[:, j]] - m[idx[:, i]]
+        dh = h[idx[:, j]] - h[idx[:, i]]
+        tie = np.abs(dm) <= threshold
+        agree.append(np.where(tie, dh == 0, (np.sign(dm) == np.sign(dh)) & (dh != 0)).ravel())
+        gids.append(np.repeat(gid, len(i)))
+    if not agree:
+        return np.zeros(0, bool), np.zeros(0, np.intp), sizes * (sizes - 1) // 2
+    return np.concatenate(agree), np.concatenate(gids), sizes * (sizes - 1) // 2
+
+
+def pair_permutation_test(metric_a: ArrayLike, metric_b: ArrayLike, human: ArrayLike, *, threshold_a: float,
+                          threshold_b: float, groups: ArrayLike | None = None, n_samples: int = 1000,
+                          seed: SeedLike = 12345) -> float:
+    r"""p-value that metric A's ``acc23`` at ``threshold_a`` beats metric B's at ``threshold_b``, pairs swapped.
+
+    mt-metrics-eval's ``PairwisePermutationSigDiff`` (``perm_test='pairs'``),
+    its test for tie-calibrated metrics: each metric keeps its own ε, and a
+    draw swaps, for every pair of entries independently with probability
+    1/2, which metric's verdict on the pair (agree or not) counts for which.
+    With :math:`a_k, b_k \in \{0, 1\}` the two verdicts on pair :math:`k` of
+    group :math:`g(k)` and :math:`d_k = (a_k - b_k) / (G\,P_{g(k)})`, the
+    accuracy difference of a draw is :math:`\sum_k s_k d_k` with random signs
+    :math:`s_k = \pm 1`, so
+
+    .. math::
+
+        p = \frac{1}{K} \sum_{r=1}^{K} \Big[\sum_k s_{rk} d_k \ge \sum_k d_k\Big]
+
+    (the same p for ``tau23``, whose difference is twice as large).
+
+    Parameters
+    ----------
+    metric_a, metric_b, human : array_like, shape (n,)
+    threshold_a, threshold_b : float
+        Each metric's tie threshold (:func:`tie_calibrated_kendall`).
+    groups : array_like, optional
+        As in :func:`tie_calibrated_kendall`.
+    n_samples : int
+    seed : int, SeedSequence or Generator
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> h = np.repeat([0.0, 1.0, 2.0, 3.0], 5)
+    >>> good, bad = h + np.linspace(0, 0.1, 20), np.linspace(0, 1, 20)[::-1]
+    >>> pair_permutation_test(good, bad, h, threshold_a=0.0, threshold_b=0.0, n_samples=200) < 0.05
+    True
+    """
+    a, b, h = as_scores(metric_a, "metric_a"), as_scores(metric_b, "metric_b"), as_scores(human, "human")
+    if a.ndim != 1 or a.shape != b.shape or a.shape != h.shape:
+        raise InputError(f"metric_a, metric_b and human must be 1-D and of one length; got shapes {a.shape}, "
+                         f"{b.shape} and {h.shape}.")
+    n_samples = check_count("n_samples", n_samples, minimum=1)
+    inv = _labels(groups, len(a), a.shape)
+    agree_a, gid, pairs = _pair_agreements(a, h, inv, float(threshold_a))
+    agree_b, _, _ = _pair_agreements(b, h, inv, float(threshold_b))
+    n_groups = int((pairs > 0).sum())
+    if not n_groups:
+        return float("nan")
+    diff = agree_a.astype(np.int8) - agree_b.astype(np.int8)
+    keep = diff != 0
+    d = diff[keep] / (pairs[gid[keep]] * float(n_groups))
+    observed = float(d.sum())
+    rng = as_generator(seed)
+    hits = 0
+    step = max(1, (1 << 24) // max(1, len(d)))
+    for start in range(0, n_samples, step):
+        k = min(step, n_samples - start)
+        signs = rng.integers(2, size=(k, len(d)), dtype=np.int8) * 2 - 1
+        hits += int((signs @ d >= observed - 1e-12).sum())
+    return hits / n_samples
