@@ -9,7 +9,7 @@ Steps, all in this process:
 
 1. write the inputs with an ``lp`` column into ``--work`` (default: a temporary folder);
 2. sentence scores computed the way mt-metrics-eval treats BLEU / chrF / TER (one score per segment:
-   sentence BLEU with sacreBLEU's defaults, sentence chrF / chrF++, minus sentence TER), as an external
+   sentence BLEU with sacreBLEU's defaults, sentence chrF / chrF++, minus sentence TER, column neg-sentTER), as an external
    ``--scores`` table;
 3. ``bleustats correlate`` as a child process (whole process timed): corpus BLEU, ΔBLEU, chrF, chrF++, TER from
    the texts and the sentence scores; ``--method pa --method spa --method kendall --variant acc23
@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 LPS = ("en-de", "zh-en")
-SENTENCE = {"sentBLEU": "bleu", "sent-chrF": "chrf", "sent-chrF++": "chrf++", "-sentTER": "ter"}
+SENTENCE = {"sentBLEU": "bleu", "sent-chrF": "chrf", "sent-chrF++": "chrf++", "neg-sentTER": "ter"}
 
 
 def _read(path: Path) -> pd.DataFrame:
@@ -81,7 +81,7 @@ def prepare(shared: Path, work: Path) -> dict:
         sent["sentBLEU"] = sentence_scores(st)
         sent["sent-chrF"] = sentence_scores(st, metric="chrf")
         sent["sent-chrF++"] = sentence_scores(stp, metric="chrf++")
-        sent["-sentTER"] = -sentence_scores(stp, metric="ter")
+        sent["neg-sentTER"] = -sentence_scores(stp, metric="ter")
         sent_all.append(sent.assign(lp=lp))
         # (systems, segments) grids for the SPA comparison, systems and segments sorted
         h = mqm[mqm["system"].isin(systems)].pivot(index="system", columns="seg_id", values="score")
@@ -151,11 +151,14 @@ def markdown(res: dict) -> str:
              f"{res['spa']['time_mtme_s']:.2f} |",
              f"| the same SPA, bleustats `pairwise_p_values` + `spa` (in process) | "
              f"{res['spa']['time_bleustats_s']:.3f} |", "",
-             "SPA of summed sentence scores, the two implementations (Monte Carlo error about ±0.01):", "",
+             "SPA of summed sentence scores on all rated segments, the two implementations (1,000 permutations "
+             "each, Monte Carlo error about ±0.01):", "",
              "| pair / metric | mt-metrics-eval | bleustats |", "|---|---|---|"]
     for key, v in res["spa"]["mtme"].items():
         lines.append(f"| {key} | {v:.4f} | {res['spa']['bleustats'][key]:.4f} |")
-    lines += ["", "bleustats correlate (value; tie-calibrated ε; rank cluster):", ""]
+    lines += ["", "bleustats correlate (value; tie-calibrated ε; rank cluster). Its cells leave out the segments "
+              "where ΔBLEU is undefined (`--undefined exclude`: no reference of positive weight), for every metric; "
+              "`[external]` rows are the sentence scores above, summed as mt-metrics-eval does.", ""]
     ranks = pd.DataFrame(res["correlate"].get("ranks", []))
     for lp in list(res["correlate"]["lps"]) + ["global"]:
         sub = corr[corr["lp"] == lp]
@@ -167,7 +170,8 @@ def markdown(res: dict) -> str:
                 ("" if r["grouping"] == "flat" else f" by {r['grouping']}")
             rk = ranks[(ranks["lp"] == lp) & (ranks["label"] == r["label"]) & (ranks["level"] == r["level"])
                        & (ranks["method"] == r["method"]) & (ranks["grouping"] == r["grouping"])
-                       & (ranks["variant"].fillna("") == (r["variant"] or ""))] if len(ranks) else ranks
+                       & (ranks["variant"].fillna("") == (r["variant"] if isinstance(r["variant"], str) else ""))] \
+                if len(ranks) else ranks
             rank = "" if not len(rk) or rk["rank"].isna().all() else str(int(rk["rank"].iloc[0]))
             eps = "" if not r.get("tie_calibrated") is True else f"{r['threshold']:.4g}"
             lines.append(f"| {r['label']} | {col} | {r['value']:.4f} | {eps} | {rank} |")
