@@ -9,8 +9,8 @@ Steps, all in this process:
 
 1. write the inputs with an ``lp`` column into ``--work`` (default: a temporary folder);
 2. sentence scores computed the way mt-metrics-eval treats BLEU / chrF / TER (one score per segment:
-   sentence BLEU with sacreBLEU's defaults, sentence chrF / chrF++, minus sentence TER, column neg-sentTER), as an external
-   ``--scores`` table;
+   sentence BLEU with sacreBLEU's defaults, sentence chrF / chrF++, minus sentence TER as column neg-sentTER),
+   as an external ``--scores`` table;
 3. ``bleustats correlate`` as a child process (whole process timed): corpus BLEU, ΔBLEU, chrF, chrF++, TER from
    the texts and the sentence scores; ``--method pa --method spa --method kendall --variant acc23
    --tie-calibration --grouping item --rank``, 1,000 permutations and PERM-BOTH samples;
@@ -141,7 +141,7 @@ def spa_both(grids: dict, mtme: Path, permutations: int) -> dict:
 
 def markdown(res: dict) -> str:
     corr = pd.DataFrame(res["correlate"]["correlations"])
-    lines = [f"# Meta-evaluation on WMT21 news MQM: bleustats correlate and mt-metrics-eval (one run)", "",
+    lines = ["# Meta-evaluation on WMT21 news MQM: bleustats correlate and mt-metrics-eval (one run)", "",
              f"{res['date']}, {res['machine']}; mt-metrics-eval @ {res['mtme_commit']}; "
              f"{res['permutations']} permutations, {res['samples']} PERM-BOTH samples.", "",
              "| step | seconds |", "|---|---|",
@@ -173,7 +173,7 @@ def markdown(res: dict) -> str:
                        & (ranks["variant"].fillna("") == (r["variant"] if isinstance(r["variant"], str) else ""))] \
                 if len(ranks) else ranks
             rank = "" if not len(rk) or rk["rank"].isna().all() else str(int(rk["rank"].iloc[0]))
-            eps = "" if not r.get("tie_calibrated") is True else f"{r['threshold']:.4g}"
+            eps = "" if r.get("tie_calibrated") is not True else f"{r['threshold']:.4g}"
             lines.append(f"| {r['label']} | {col} | {r['value']:.4f} | {eps} | {rank} |")
         lines.append("")
     return "\n".join(lines)

@@ -163,6 +163,7 @@ def test_language_pairs_and_global_accuracy(tmp_path, capsys, numba_one_thread):
         assert g["agreements"] == sum(r["agreements"] for r in parts) and g["pairs"] == sum(r["pairs"] for r in parts)
         assert g["value"] == g["agreements"] / g["pairs"]
     assert {r["lp"] for r in both["ranks"]} == {"xx-yy", "zz-yy", "global"}
+    assert all(isinstance(r["rank"], int) for r in both["ranks"])
     # a table without lp beside a human table with one: one clear line
     assert main(["correlate", "--human", str(tmp_path / "human.tsv"), "--hypotheses",
                  str(tmp_path / "xx-yy" / "hyps.tsv"), "--references", str(tmp_path / "refs.tsv"), "-tok",

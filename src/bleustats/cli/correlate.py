@@ -244,7 +244,7 @@ def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
                "correlations": _records(result.correlations),
                "comparisons": report.records(comparisons_df) if comparisons_df is not None else []}
     if ranks is not None:
-        payload["ranks"] = report.records(ranks)
+        payload["ranks"] = _rank_records(ranks)
     return {"result": result, "comparisons": comparisons_df, "ranks": ranks, "payload": payload}
 
 
@@ -329,7 +329,7 @@ def _evaluate_lps(args: argparse.Namespace, err: TextIO, lps: list[str]) -> tupl
                "correlations": _records(corr),
                "comparisons": report.records(comp) if comp is not None else []}
     if ranks is not None:
-        payload["ranks"] = report.records(ranks)
+        payload["ranks"] = _rank_records(ranks)
     parts = []
     for lp in lps + (["global"] if glob is not None else []):
         part_ranks = None if ranks is None else ranks[ranks["lp"] == lp]
@@ -377,6 +377,11 @@ def _global_accuracy(done: dict[str, dict], args: argparse.Namespace
     ranks = pd.DataFrame({"level": "system", "method": "pa", "variant": None, "grouping": "flat", "label": labels,
                           "value": order["value"].tolist(), "rank": assign_ranks(sig), "lp": "global"})
     return glob, ranks
+
+
+def _rank_records(ranks: pd.DataFrame) -> list[dict[str, Any]]:
+    """JSON records of rank clusters: ranks as ints, None where not ranked."""
+    return [{**r, "rank": None if r["rank"] is None else int(r["rank"])} for r in report.records(ranks)]
 
 
 def _records(correlations: pd.DataFrame) -> list[dict[str, Any]]:

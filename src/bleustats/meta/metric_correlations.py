@@ -135,7 +135,8 @@ class MetricCorrelations:
 
         Williams' test applies to Pearson and Spearman with flat grouping (else
         it is skipped); the resampling tests (``'bootstrap'``, ``'permutation'``)
-        to every row but PA, SPA, ``tau23`` and tie-calibrated rows. At segment level they use the items every system scores
+        to every row but PA, SPA, ``tau23`` and tie-calibrated rows. At segment
+        level they use the items every system scores
         (``n`` says how many pairs that leaves). p-values are one-sided for
         :math:`H_1: r_A > r_B`.
 
