@@ -18,6 +18,11 @@ Steps, all in this process:
    ``stats.PairwiseConfidenceError(gold, metric, num_sys=8, num_permutations=1000)`` per metric and pair,
    against bleustats' ``pairwise_p_values`` + ``spa`` in this process; both timed, both values kept.
 
+5. a WMT-sized synthetic run through the API (``--wmt-sized``, on by default): 15 systems × 1,300 segments
+   (``bench_study.make_data``), 10 metrics (corpus BLEU, chrF, TER from statistics, sBLEU, 6 noisy external
+   scores), PA, SPA with 1,000 permutations per system pair, tie-calibrated acc23 by item, rank clusters;
+   statistics and meta-evaluation timed apart.
+
 mt-metrics-eval runs from a local copy (``--mtme``: the folder holding ``mt_metrics_eval/``, e.g. a checkout of
 google-research/mt-metrics-eval; never ``pip install mt-metrics-eval``, an unrelated PyPI package).
 
@@ -139,6 +144,38 @@ def spa_both(grids: dict, mtme: Path, permutations: int) -> dict:
     return out
 
 
+def wmt_sized(permutations: int, samples: int) -> dict:
+    """15 systems x 1,300 segments x 10 metrics through the API: statistics, then the meta-evaluation."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bench_study import make_data
+
+    from bleustats.engine.stats import compute_stats
+    from bleustats.meta.metric_correlations import metric_correlations
+    from bleustats.meta.rank_clusters import rank_clusters
+    from bleustats.meta.units import corpus_metric, mean_metric, sentence_mean_metric
+
+    hyps, refs, human, *_ = make_data(7, n_seg=1300, n_sys=15, n_pairs=1)
+    t0 = time.perf_counter()
+    st = compute_stats(hyps, refs.drop(columns="weight"), metrics=("bleu", "chrf", "ter"))
+    t_stats = time.perf_counter() - t0
+    metrics = [corpus_metric(st), corpus_metric(st, metric="chrf"), corpus_metric(st, metric="ter"),
+               sentence_mean_metric(st)]
+    rng = np.random.default_rng(0)
+    h = human["score"].to_numpy()
+    for k in range(6):
+        metrics.append(mean_metric(human["system"], human["seg_id"], h + rng.normal(0, 0.5 + 0.3 * k, len(h)),
+                                   metric=f"ext{k}"))
+    t0 = time.perf_counter()
+    res = metric_correlations(metrics, human, methods=("pa", "spa", "kendall"), kendall_variants=("acc23",),
+                              groupings=("item",), tie_calibration=True, n_permutations=permutations)
+    t_corr = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ranks, _ = rank_clusters(res, n_samples=samples)
+    t_rank = time.perf_counter() - t0
+    return {"systems": 15, "segments": 1300, "metrics": len(metrics), "time_statistics_s": t_stats,
+            "time_correlations_s": t_corr, "time_ranks_s": t_rank, "rows": len(res.correlations)}
+
+
 def markdown(res: dict) -> str:
     corr = pd.DataFrame(res["correlate"]["correlations"])
     lines = ["# Meta-evaluation on WMT21 news MQM: bleustats correlate and mt-metrics-eval (one run)", "",
@@ -156,6 +193,18 @@ def markdown(res: dict) -> str:
              "| pair / metric | mt-metrics-eval | bleustats |", "|---|---|---|"]
     for key, v in res["spa"]["mtme"].items():
         lines.append(f"| {key} | {v:.4f} | {res['spa']['bleustats'][key]:.4f} |")
+    if res.get("wmt_sized"):
+        w = res["wmt_sized"]
+        lines += ["", f"WMT-sized synthetic run through the API ({w['systems']} systems × {w['segments']} segments, "
+                  f"{w['metrics']} metrics incl. corpus BLEU / chrF / TER; PA, SPA with {res['permutations']} "
+                  f"permutations per system pair, tie-calibrated acc23 by item, rank clusters with "
+                  f"{res['samples']} samples):", "",
+                  "| step | seconds |", "|---|---|",
+                  f"| statistics (BLEU + chrF + TER columns, 19,500 hypotheses × 4 references) | "
+                  f"{w['time_statistics_s']:.1f} |",
+                  f"| metric_correlations (PA, SPA, tie-calibrated acc23 at system and segment level) | "
+                  f"{w['time_correlations_s']:.1f} |",
+                  f"| rank_clusters | {w['time_ranks_s']:.1f} |"]
     lines += ["", "bleustats correlate (value; tie-calibrated ε; rank cluster). Its cells leave out the segments "
               "where ΔBLEU is undefined (`--undefined exclude`: no reference of positive weight), for every metric; "
               "`[external]` rows are the sentence scores above, summed as mt-metrics-eval does.", ""]
@@ -186,6 +235,7 @@ def main() -> None:
     ap.add_argument("--work", help="folder for the inputs (default: temporary)")
     ap.add_argument("--permutations", type=int, default=1000)
     ap.add_argument("--samples", type=int, default=1000)
+    ap.add_argument("--no-wmt-sized", action="store_true", help="skip the synthetic WMT-sized run")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
     args = ap.parse_args()
@@ -195,12 +245,13 @@ def main() -> None:
         grids = prepare(Path(args.shared), work)
         t_corr, corr = run_correlate(work, args.permutations, args.samples)
         spa = spa_both(grids, Path(args.mtme), args.permutations)
+    sized = None if args.no_wmt_sized else wmt_sized(args.permutations, args.samples)
     commit = subprocess.run(["git", "-C", args.mtme, "rev-parse", "HEAD"], capture_output=True, text=True)
     res = {"date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}",
            "mtme_commit": commit.stdout.strip() or "unknown (not a git checkout)",
            "permutations": args.permutations, "samples": args.samples, "time_correlate_s": t_corr,
-           "spa": spa, "correlate": corr}
+           "spa": spa, "wmt_sized": sized, "correlate": corr}
     if args.json:
         Path(args.json).write_text(json.dumps(res, ensure_ascii=False, indent=1) + "\n")
     text = markdown(res)

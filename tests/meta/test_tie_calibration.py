@@ -186,31 +186,31 @@ def test_pair_permutation_test_against_pairwise_permutation_sig_diff(average_by)
         assert 0.072 - 0.015 < p_oracle < p + 0.015
 
 
-def test_pair_permutation_test_by_explicit_pairs():
-    rng = np.random.default_rng(2)
-    h = rng.integers(0, 3, 12).astype(float)
-    a, b = h + rng.normal(0, 0.5, 12), h + rng.normal(0, 1.0, 12)
-    groups = np.repeat([0, 1, 2], 4)
-    p = pair_permutation_test(a, b, h, threshold_a=0.2, threshold_b=0.1, groups=groups, n_samples=500, seed=7)
+def test_pair_permutation_test_against_exact_enumeration():
+    """Every sign pattern of the pairs whose verdicts differ, enumerated: the exact p the test estimates."""
+    import itertools
+
+    rng = np.random.default_rng(6)
+    h = rng.integers(0, 3, 13).astype(float)
+    a, b = h + rng.normal(0, 0.5, 13), h + rng.normal(0, 1.0, 13)
+    groups = np.repeat([0, 1, 2], [4, 4, 5])  # two group sizes: 6 and 10 pairs
 
     def verdicts(m, eps):
-        out = []
+        out, weight = [], []
         for g in range(3):
             idx = np.flatnonzero(groups == g)
-            for x in range(4):
-                for y in range(x + 1, 4):
+            n_pairs = len(idx) * (len(idx) - 1) // 2
+            for x in range(len(idx)):
+                for y in range(x + 1, len(idx)):
                     dm, dh = m[idx[y]] - m[idx[x]], h[idx[y]] - h[idx[x]]
                     out.append(dh == 0 if abs(dm) <= eps else (dh != 0 and (dm > 0) == (dh > 0)))
-        return np.array(out, float)
+                    weight.append(1.0 / (3 * n_pairs))
+        return np.array(out, float), np.array(weight)
 
-    va, vb = verdicts(a, 0.2), verdicts(b, 0.1)  # 18 pairs, 6 per group: accuracy = mean over all pairs
-    observed = va.mean() - vb.mean()
-    differ = va != vb
-    signs = np.random.default_rng(7).integers(2, size=(500, int(differ.sum())), dtype=np.int8) * 2 - 1
-    hits = 0
-    for s in signs:
-        swap = np.zeros(18, bool)
-        swap[np.flatnonzero(differ)] = s < 0
-        ha, hb = np.where(swap, vb, va), np.where(swap, va, vb)
-        hits += ha.mean() - hb.mean() >= observed - 1e-12
-    assert p == hits / 500
+    (va, w), (vb, _) = verdicts(a, 0.2), verdicts(b, 0.1)
+    d = ((va - vb) * w)[va != vb]
+    assert 4 <= len(d) <= 16
+    observed = d.sum()
+    exact = np.mean([np.dot(s, d) >= observed - 1e-12 for s in itertools.product((-1, 1), repeat=len(d))])
+    p = pair_permutation_test(a, b, h, threshold_a=0.2, threshold_b=0.1, groups=groups, n_samples=40000, seed=7)
+    assert p == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 40000) + 1e-9)
