@@ -4,20 +4,28 @@
 
     bleustats correlate --human mqm.tsv [--human-column NAME] \\
         [--scores comet.tsv ...] \\
-        [--hypotheses H.tsv --references R.tsv [-m bleu -m delta_bleu -m sbleu] [-tok 13a] ...] \\
-        [--level system --level segment] [--method pearson --method kendall] [--variant b] \\
+        [--hypotheses H.tsv --references R.tsv [-m bleu -m delta_bleu -m sbleu -m chrf -m chrf++ -m ter] ...] \\
+        [--level system --level segment] [--method pearson --method kendall --method pa --method spa] \\
+        [--variant b --variant acc23] [--tie-calibration] [--permutations N] [--rank] \\
         [--grouping flat --grouping item] [--compare delta_bleu:all,bleu:all] [--test williams --test bootstrap]
 
 Metrics come from ``--scores`` tables (``system, seg_id`` and one numeric column
 per metric: COMET, chrF, anything) and, with ``--hypotheses`` and
 ``--references``, from the statistics engine (``bleu``, ``delta_bleu``,
-``sbleu`` on the single, ``w ≥ θ`` and all-references views, named like
-``bleustats study``'s: ``bleu:all``, ``delta_bleu:single``; the study's input
-flags apply: ``--ref-weights-from``, ``--weight-transform``, ``--single-ref``,
-``--undefined``). Correlations: :func:`bleustats.meta.metric_correlations.metric_correlations`;
-comparisons (``--compare A,B``): Williams' test and the paired bootstrap or
-permutation test. Results on stdout as Markdown, or ``--json``; ``-o FILE``
-also writes the JSON (whole or not at all).
+``sbleu``, ``chrf``, ``chrf++``, ``ter`` on the single, ``w ≥ θ`` and
+all-references views, named like ``bleustats study``'s: ``bleu:all``,
+``chrf:single``; the study's input flags apply: ``--ref-weights-from``,
+``--weight-transform``, ``--single-ref``, ``--undefined``). Correlations:
+:func:`bleustats.meta.metric_correlations.metric_correlations`, with pairwise
+accuracy (``pa``) and soft pairwise accuracy (``spa``, corpus metrics rescored
+under every permutation) at system level, and tie calibration of ``acc23`` /
+``tau23`` (the chosen ε reported). ``--rank`` adds the rank clusters of
+:mod:`bleustats.meta.rank_clusters`. An ``lp`` column in the human table (and
+then in every input table) evaluates each language pair on its own and adds
+global accuracy pooled over the pairs. Comparisons (``--compare A,B``):
+Williams' test and the paired bootstrap or permutation test. Results on stdout
+as Markdown, or ``--json``; ``-o FILE`` also writes the JSON (whole or not at
+all). See ``docs/meta-evaluation.md``.
 """
 
 from __future__ import annotations
@@ -63,7 +71,9 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "correlate", help="system- and segment-level correlations of metrics with human scores, and comparisons",
         description="Pearson / Spearman / Kendall correlations of metric scores with human scores, at system "
-                    "level and at segment level (flat, by item, by system), and Williams / paired bootstrap / "
+                    "level and at segment level (flat, by item, by system); pairwise accuracy and soft pairwise "
+                    "accuracy at system level; acc23 / tau23 with tie calibration; rank clusters; several "
+                    "language pairs (an lp column) with global accuracy; and Williams / paired bootstrap / "
                     "permutation comparisons of two metrics (mt-metrics-eval's meta-evaluation).")
     p.add_argument("--human", required=True, metavar="TABLE", help="human scores (system, seg_id, score column)")
     p.add_argument("--human-column", default="score", metavar="NAME", help="score column of --human "
