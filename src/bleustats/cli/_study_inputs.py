@@ -14,7 +14,7 @@ import os
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Sequence, TextIO
 
 import numpy as np
 import pandas as pd
@@ -313,10 +313,10 @@ class StudyMetrics:
     """The study's metrics per view, with their ``--compare`` keys."""
 
     def __init__(self, inputs: StudyInputs, names: list[str], args: argparse.Namespace, options: dict,
-                 err: TextIO, *, executor: Any = None):
+                 err: TextIO, *, executor: Any = None, views: Sequence[str] = VIEW_NAMES):
         self.inputs, self.names, self.args, self.options, self.err = inputs, names, args, options, err
         self.executor = executor
-        self.stats = {v: self.view_stats(v, args.threshold) for v in VIEW_NAMES}
+        self.stats = {v: self.view_stats(v, args.threshold) for v in VIEW_NAMES if v in views}
         self.keys: dict[str, str] = {}
 
     def view_stats(self, view: str, theta: float) -> StatsTable:

@@ -119,6 +119,8 @@ class UnitMetric:
     signature: Signature = field(default_factory=Signature.from_fields)
     #: scores of summed ``values`` for chrF / TER units (None: BLEU of the sums)
     scorer: Any = None
+    #: False for metrics where lower is better (TER): meta-evaluation negates their scores
+    higher_is_better: bool = True
 
     @property
     def label(self) -> str:
@@ -257,6 +259,7 @@ def corpus_metric(
         system, seg = _keys(tables)
         return UnitMetric(metric=name or obj._aggregate_and_compute(values[:1]).name, refs=_refs_label(tables[0], refs),
                           kind="corpus", system=system, seg_id=seg, values=values, scorer=obj.scores_from_sums,
+                          higher_is_better=metric != "ter",
                           signature=Signature.from_fields(("metric", metric), *fields))
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
