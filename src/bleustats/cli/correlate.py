@@ -209,7 +209,13 @@ def _markdown(correlations: pd.DataFrame, comparisons: pd.DataFrame | None) -> s
     table = frame.pivot(index="label", columns="column", values="value")
     table = table.loc[list(dict.fromkeys(frame["label"])), list(dict.fromkeys(frame["column"]))]
     table.index.name = "metric"
-    parts = [report.markdown_table(table.map(lambda v: "nan" if not np.isfinite(v) else f"{v:.3f}"))]
+    parts = [report.markdown_table(table.map(lambda v: "undefined*" if not np.isfinite(v) else f"{v:.3f}"))]
+    undefined = frame[~np.isfinite(frame["value"].to_numpy(float))]
+    if len(undefined):  # say why, as the JSON's n / n_groups / n_skipped do
+        parts += ["", "* undefined: every group was skipped (a side constant, e.g. a metric or human score that is "
+                  "the same for all, or fewer than 2 pairs): " + "; ".join(
+                      f"{r.label}, {r.column}: {r.n_skipped} of {r.n_groups + r.n_skipped} group(s) skipped, "
+                      f"{r.n} pair(s)" for r in undefined.itertuples())]
     if comparisons is not None and len(comparisons):
         shown = comparisons.assign(
             variant=comparisons["variant"].map(lambda v: v if isinstance(v, str) else ""),

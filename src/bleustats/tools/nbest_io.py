@@ -39,7 +39,6 @@ Examples
 
 from __future__ import annotations
 
-import gzip
 import os
 import queue
 import threading
@@ -146,11 +145,10 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
 def _moses_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int, int]]:
     """(parsed block, bytes read so far, total bytes) for a Moses n-best file."""
     total = path.stat().st_size
-    opener = gzip.open if path.suffix == ".gz" else open
     line_no = 1
     carry: list[bytes] = []  # the pieces of an unfinished line, joined once it ends (no quadratic copy)
-    with opener(path, "rb") as fh:
-        raw = fh.fileobj if path.suffix == ".gz" else fh  # progress in compressed bytes
+    with io.open_input(path) as fh:  # a truncated or damaged .gz: one InputError naming the file
+        raw = fh.fileobj  # progress in compressed bytes
         while True:
             data = fh.read(chunk_bytes)
             if not data:
