@@ -67,7 +67,7 @@ from ..errors import InputError
 from . import io, schemas
 from .integrity import DIGEST_KEY, TableDigest, file_sha256
 from .options import DEFAULT_BATCH_ROWS
-from .stats import STAT_METRICS, StatsTable, load_stats
+from .stats import StatsTable, load_stats, metric_groups
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
@@ -125,20 +125,6 @@ class LocalExecutor:
 
 
 # --------------------------------------------------------------------------- reading
-
-
-def _groups(settings: StatsTable) -> dict[str, dict[str, int]]:
-    groups: dict[str, dict[str, int]] = {}
-    for metric in settings.metrics:
-        if metric == "chrf":
-            opts = settings.chrf_options or {}
-            groups["chrf"] = {"chrf_char_order": opts["char_order"], "chrf_word_order": opts["word_order"]}
-        elif metric == "ter":
-            groups["ter"] = {}
-        elif metric != "bleu":
-            raise InputError(f"statistics metadata names an unknown metric group {metric!r}; known: "
-                             f"{', '.join(STAT_METRICS)}. Was the dataset written by a newer bleustats?")
-    return groups
 
 
 def _setting(name: str) -> property:
@@ -410,7 +396,7 @@ def open_dataset(path: str | os.PathLike, *, verify: bool = True) -> StatsDatase
         raise InputError(f"{path}: its parts have no {key.decode()!r} metadata; they were not written by bleustats.")
     settings = StatsTable(schema.empty_table())
     schemas.validate(schema.empty_table(), "statistics", max_ngram_order=int(meta[key]), param=str(path),
-                     groups=_groups(settings))
+                     groups=metric_groups(settings, path))
     n_refs = sorted({x for _, _, v in parts for x in v})
     dataset_id = json.loads((path / MANIFEST).read_text(encoding="utf-8")).get("id")
     return StatsDataset(path=path, parts=tuple(n for n, _, _ in parts), part_rows=tuple(r for _, r, _ in parts),

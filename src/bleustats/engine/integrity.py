@@ -70,6 +70,11 @@ class TableDigest:
                     data = chunk.buffers()[2]
                     if data is not None and len(offsets):
                         values.update(memoryview(data)[int(offsets[0]):int(offsets[-1])])
+                elif pa.types.is_integer(chunk.type) or pa.types.is_floating(chunk.type):
+                    width = chunk.type.bit_width // 8  # the value bytes, viewed in place (no copy)
+                    data = chunk.buffers()[1]
+                    if data is not None:
+                        values.update(memoryview(data)[chunk.offset * width:(chunk.offset + len(chunk)) * width])
                 else:
                     values.update(np.ascontiguousarray(columns.to_numpy(chunk)).tobytes())
 

@@ -249,10 +249,7 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
     max_order = _check_metadata(meta, path)
     # columns, types, ranges, no NaN, and the invariants every computed table satisfies
     # (match_n <= total_n, total_n from hyp_len, wtotal_n = total_n * ref_weight_max, ...)
-    try:
-        groups = _groups(StatsTable(table))
-    except InputError as exc:
-        raise InputError(f"{path}: {exc}") from None
+    groups = metric_groups(StatsTable(table), path)
     # ... and the (system, seg_id) key: a row repeated would count twice (not for k-best lists' entries)
     k_best = meta.get((_META + "k_best").encode()) == b"true"
     aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path), groups=groups,
@@ -275,6 +272,19 @@ def _check_digest(table: pa.Table, meta: dict, path: Any) -> None:
         raise InputError(f"{path}: its values or settings are not those it was saved with (bleustats.digest does "
                          "not match: a row, a value or a bleustats.* setting was changed, added or removed after "
                          "StatsTable.save). Its scores could be wrong; compute it again (bleustats stats).")
+
+
+def metric_groups(stats: StatsTable, path: Any) -> dict[str, dict[str, int]]:
+    """The optional column groups of a saved table, its chrF / TER settings checked; errors name ``path``."""
+    try:
+        groups = _groups(stats)
+        stats.chrf_options, stats.ter_options  # noqa: B018 (parsed here so a broken value is refused, not raised later)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"{path}: broken bleustats metadata of its chrF / TER columns ({exc}); the file was not "
+                         "written by StatsTable.save, or was edited. Compute it again.") from None
+    return groups
 
 
 def _groups(stats: StatsTable) -> dict[str, dict[str, int]]:
