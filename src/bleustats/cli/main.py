@@ -159,7 +159,9 @@ def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     the other changes an input.
     """
     outputs = [(name, getattr(args, name, None)) for name in OUTPUT_OPTIONS.get(args.command, ())]
-    outputs = [(name, value) for name, value in outputs if isinstance(value, str) and value != "-"]
+    # 'DIR/' names a folder output; compared without the slash, which makes a file's path fail to resolve
+    outputs = [(name, value.rstrip("/" + os.sep) or value) for name, value in outputs
+               if isinstance(value, str) and value != "-"]
     if not outputs:
         return
     actions = {}
