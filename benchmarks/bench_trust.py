@@ -10,7 +10,9 @@ median of 3 runs each:
 * ``load_stats`` as a whole, and its parts: column / range / invariant validation (checked before this
   issue), the (system, seg_id) key check, the digest (new);
 * ``open_stats`` of the dataset with the part checksums verified (default) and without (``verify=False``);
-  a full score of the dataset (``corpus_scores`` by system) for scale.
+  a full score of the dataset (``corpus_scores`` by system) for scale;
+* the coverage check of systems scored side by side (the rows relabelled as 3 systems), in memory and on a
+  dataset, beside the ``corpus_scores`` call that runs it.
 
 Usage: ``python benchmarks/bench_trust.py [ROWS]``; writes ``benchmarks/results/trust.md``.
 """
@@ -28,9 +30,9 @@ import pyarrow.parquet as pq
 
 from bleustats.engine import schemas
 from bleustats.engine.dataset import DatasetWriter, open_dataset, write_part
-from bleustats.engine.integrity import table_digest
+from bleustats.engine.io import table_digest
 from bleustats.engine.stats import StatsTable, compute_stats, load_stats
-from bleustats.metrics import partitioned
+from bleustats.metrics import bleu, partitioned, results
 
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "trust.md")
@@ -82,6 +84,17 @@ def main() -> None:
         "open_noverify": median_time(lambda: open_dataset(ds_path, verify=False)),
         "score_ds": median_time(lambda: partitioned.corpus_scores(open_dataset(ds_path), by="system")),
     }
+    # the coverage check of systems scored side by side: the same rows as 3 systems of ROWS / 3 segments
+    three = StatsTable(st.table.set_column(0, "seg_id", pa.array(np.arange(ROWS, dtype=np.int64) // 3)).set_column(
+        1, "system", pa.array(np.array(["A", "B", "C"], dtype=object)[np.arange(ROWS) % 3].tolist(), pa.string())))
+    with DatasetWriter(os.path.join(d, "ds3")) as w:
+        step = -(-ROWS // 10)
+        w.commit([write_part(w.folder, i, [three.table.slice(i * step, step)]) for i in range(10)])
+    ds3 = open_dataset(os.path.join(d, "ds3"))
+    r["cov_table"] = median_time(lambda: results.system_coverage(three))
+    r["scores_table"] = median_time(lambda: bleu.corpus_scores(three, by="system"))
+    r["cov_ds"] = median_time(lambda: results.system_coverage(ds3))
+    r["scores_ds3"] = median_time(lambda: partitioned.corpus_scores(ds3, by="system"))
     lines = [
         "# Integrity checks of saved statistics (issue 26)",
         "",
@@ -103,6 +116,13 @@ def main() -> None:
         f"{r['open_noverify'] / r['read']:.2f}× |",
         f"| a full score of the dataset (`corpus_scores` by system, opening included) | {r['score_ds']:.3f} | "
         f"{r['score_ds'] / r['read']:.2f}× |",
+        f"| coverage check (new), in-memory table of 3 systems | {r['cov_table']:.3f} | "
+        f"{r['cov_table'] / r['read']:.2f}× |",
+        f"| — `corpus_scores` by system of that table, the check included | {r['scores_table']:.3f} | "
+        f"{r['scores_table'] / r['read']:.2f}× |",
+        f"| coverage check (new), dataset of 3 systems | {r['cov_ds']:.3f} | {r['cov_ds'] / r['read']:.2f}× |",
+        f"| — `corpus_scores` by system of that dataset, the check included | {r['scores_ds3']:.3f} | "
+        f"{r['scores_ds3'] / r['read']:.2f}× |",
         "",
         "The new checks (key + digest) cost "
         f"{r['key'] + r['digest']:.3f} s per load of the 1M-row file; the dataset's checksums "

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from bleustats.cli import main
 from bleustats.engine.dataset import MANIFEST, open_stats
-from bleustats.engine.integrity import DIGEST_KEY
+from bleustats.engine.io import DIGEST_KEY
 from bleustats.engine.partitioned_stats import compute_stats_dataset
 from bleustats.engine.stats import compute_stats, load_stats
 from bleustats.errors import InputError

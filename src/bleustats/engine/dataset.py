@@ -65,7 +65,6 @@ from .._interrupts import deferred
 from .._version import __version__
 from ..errors import InputError
 from . import io, schemas
-from .integrity import DIGEST_KEY, TableDigest, file_sha256
 from .options import DEFAULT_BATCH_ROWS
 from .stats import StatsTable, load_stats, metric_groups
 
@@ -366,7 +365,7 @@ def _check_parts(path: Path, verify: bool = True) -> tuple[list[tuple[str, int, 
             continue
         if pf.metadata.num_rows != rows:
             problems.append(f"{name} has {pf.metadata.num_rows} rows, the manifest says {rows}")
-        if checksums is not None and verify and file_sha256(path / name) != checksums[i]:
+        if checksums is not None and verify and io.file_sha256(path / name) != checksums[i]:
             problems.append(f"{name} is not the part this dataset was written with (its SHA-256 differs from the "
                             "manifest's: a part copied in from another dataset, or edited)")
         if schema is None:
@@ -435,7 +434,7 @@ def write_part(folder: str | os.PathLike, index: int, tables: Iterable[pa.Table]
             raise InputError(f"part {index}: no table to write (give at least an empty table).")
         writer.close()
         writer = None
-        checksum = file_sha256(tmp)
+        checksum = io.file_sha256(tmp)
         os.replace(tmp, folder / name)
     except BaseException:
         if writer is not None:
@@ -512,7 +511,7 @@ class DatasetWriter:
         manifest = {"format": _FORMAT, "version": __version__, "id": uuid.uuid4().hex,
                     "rows": int(sum(p["rows"] for p in parts)),
                     "parts": [{"name": p["name"], "rows": int(p["rows"]), "n_refs": list(p["n_refs"]),
-                               "sha256": p.get("sha256") or file_sha256(self.folder / p["name"])}
+                               "sha256": p.get("sha256") or io.file_sha256(self.folder / p["name"])}
                               for p in parts]}
         manifest["digest"] = _manifest_digest(manifest)
         (self.folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
@@ -624,11 +623,11 @@ def save_as_file(stats: StatsDataset, path: str | os.PathLike, *, batch_rows: in
     True
     """
     # two passes: the digest (bleustats.digest, as StatsTable.save writes) goes in the schema, written first
-    meta = {k: v for k, v in (stats.schema.metadata or {}).items() if k != DIGEST_KEY}
-    digest = TableDigest(stats.schema.with_metadata(meta))
+    meta = {k: v for k, v in (stats.schema.metadata or {}).items() if k != io.DIGEST_KEY}
+    digest = io.TableDigest(stats.schema.with_metadata(meta))
     for t in stats.iter_tables(batch_rows=batch_rows):
         digest.update(t.table)
-    schema = stats.schema.with_metadata({**meta, DIGEST_KEY: digest.hexdigest().encode()})
+    schema = stats.schema.with_metadata({**meta, io.DIGEST_KEY: digest.hexdigest().encode()})
 
     def write(tmp: str) -> None:
         with pq.ParquetWriter(tmp, schema) as writer:

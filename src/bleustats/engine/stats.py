@@ -206,16 +206,14 @@ class StatsTable:
         """Write the table to Parquet, whole or not at all (metadata included).
 
         The metadata gains ``bleustats.digest``, the SHA-256 of the values and
-        settings (:func:`bleustats.engine.integrity.table_digest`), which
+        settings (:func:`bleustats.engine.io.table_digest`), which
         :func:`load_stats` checks.
         """
         import pyarrow.parquet as pq
 
-        from .integrity import DIGEST_KEY, table_digest
-
-        meta = {k: v for k, v in (self.table.schema.metadata or {}).items() if k != DIGEST_KEY}
+        meta = {k: v for k, v in (self.table.schema.metadata or {}).items() if k != io.DIGEST_KEY}
         table = self.table.replace_schema_metadata(meta)
-        table = table.replace_schema_metadata({**meta, DIGEST_KEY: table_digest(table).encode()})
+        table = table.replace_schema_metadata({**meta, io.DIGEST_KEY: io.table_digest(table).encode()})
         io.write_atomic(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -255,20 +253,16 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
     aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path), groups=groups,
                                check_key=not k_best)
     _check_digest(table, meta, path)
-    from .integrity import DIGEST_KEY
-
     # the digest holds for the file as saved: a table selected or viewed from it gets its own when saved
-    return StatsTable(aligned.replace_schema_metadata({k: v for k, v in meta.items() if k != DIGEST_KEY}))
+    return StatsTable(aligned.replace_schema_metadata({k: v for k, v in meta.items() if k != io.DIGEST_KEY}))
 
 
 def _check_digest(table: pa.Table, meta: dict, path: Any) -> None:
     """Refuse a table whose values or settings differ from those its ``bleustats.digest`` was made of."""
-    from .integrity import DIGEST_KEY, table_digest
-
-    want = meta.get(DIGEST_KEY)
+    want = meta.get(io.DIGEST_KEY)
     if want is None:  # saved by bleustats < 0.2: key and invariants were checked
         return
-    if table_digest(table).encode() != want:
+    if io.table_digest(table).encode() != want:
         raise InputError(f"{path}: its values or settings are not those it was saved with (bleustats.digest does "
                          "not match: a row, a value or a bleustats.* setting was changed, added or removed after "
                          "StatsTable.save). Its scores could be wrong; compute it again (bleustats stats).")

@@ -55,7 +55,7 @@ from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
 from .base import Metric, MetricSignature
 from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
-from .results import BLEUScore, Signature
+from .results import BLEUScore, Signature, check_coverage, record_coverage
 
 if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
     import pandas as pd
@@ -583,7 +583,7 @@ def corpus_scores(
         As in :func:`corpus_score` (``'chrf'``, ``'chrf++'``, ``'ter'`` included).
     allow_partial : bool
         With ``by='system'``, systems that cover different segments are
-        refused (:mod:`bleustats.metrics.coverage`: the error names each
+        refused (:func:`bleustats.metrics.results.check_coverage`: the error names each
         system and how many segments it lacks); ``True`` scores each on the
         segments it has and records the coverage (a ``segments`` column,
         ``attrs['coverage']``, ``coverage:partial`` in the signature).
@@ -616,8 +616,6 @@ def corpus_scores(
         check_delta_defined(stats)
     coverage = None
     if isinstance(by, str) and by == "system":
-        from .coverage import check_coverage
-
         coverage = check_coverage(stats, allow_partial=allow_partial)
     if isinstance(by, str):
         if by not in stats.table.column_names:
@@ -650,8 +648,6 @@ def corpus_scores(
                                        metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                                        use_effective_order=use_effective_order, ref_length=ref_length)
     if coverage is not None and not coverage.complete:
-        from .coverage import record_coverage
-
         record_coverage(frame, coverage, name)
     return frame
 

@@ -50,7 +50,7 @@ from ..engine.options import DEFAULT_BATCH_ROWS
 from ..engine.stats import StatsTable
 from ..engine.sums import PartialSums, merge_partial_sums, partial_sums
 from ..errors import InputError
-from . import bleu, sentence
+from . import bleu, results, sentence
 from .base import Metric
 
 if TYPE_CHECKING:
@@ -232,18 +232,16 @@ def corpus_scores(
     Each part sums its rows per group; groups spanning parts are merged
     exactly. Same frame (rows sorted by label, signature in ``attrs``) as
     the in-memory table's; with ``by='system'`` the same coverage check
-    (``allow_partial``, :mod:`bleustats.metrics.coverage`).
+    (``allow_partial``, :func:`bleustats.metrics.results.check_coverage`).
     """
     opts = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                 use_effective_order=use_effective_order, ref_length=ref_length)
     if isinstance(stats, StatsTable):
         return bleu.corpus_scores(stats, by=by, allow_partial=allow_partial, **opts)
-    from .coverage import check_coverage, record_coverage
-
-    cov = check_coverage(stats, allow_partial=allow_partial) if by == "system" else None
+    cov = results.check_coverage(stats, allow_partial=allow_partial) if by == "system" else None
     frame = _dataset_scores(stats, by, opts)
     if cov is not None and not cov.complete:
-        record_coverage(frame, cov, by)
+        results.record_coverage(frame, cov, by)
     return frame
 
 
