@@ -848,7 +848,8 @@ def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     * a character or block device, a FIFO or a socket: written through, never
       replaced. The whole content is made first in a temporary file (in the
       system's temporary folder) and then copied into ``path`` opened for
-      writing, so a FIFO's reader gets the whole content or nothing;
+      writing, so a FIFO's reader gets the whole content or nothing (a FIFO
+      without a reader waits for one, as any writer into a FIFO does);
     * a folder: refused (``IsADirectoryError``).
 
     Errors of the machine (``ENOSPC``, ``EACCES``, a missing folder, ...) raise
