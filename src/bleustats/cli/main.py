@@ -188,7 +188,8 @@ def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                                      "replace that folder. Choose another output path.")
                 if _inside(out, value):
                     raise UsageError(f"{option} {out}: is inside {role}, the folder {value} ({other}); writing it "
-                                     "would change that input. Choose another output path.")
+                                     f"would change {'that input' if role == 'an input' else 'the other'}. Choose "
+                                     "another output path.")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

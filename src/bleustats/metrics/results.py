@@ -253,24 +253,47 @@ class Coverage:
         return {"segments": self.n_segments, "systems": dict(self.covered), "complete": self.complete}
 
 
-def _pairs(table: pa.Table) -> pa.Table:
-    """The distinct (system, seg_id) pairs of a table."""
+def _system_segments(table: pa.Table) -> dict[str, np.ndarray]:
+    """Each system's distinct seg_ids (sorted), from one table: one sort of (system code, seg_id)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-    return table.select(["system", "seg_id"]).group_by(["system", "seg_id"]).aggregate([])
+    from ..engine import columns
+
+    if table.num_rows == 0:
+        return {}
+    system = table.column("system").combine_chunks()
+    enc = pc.dictionary_encode(system.dictionary_decode() if pa.types.is_dictionary(system.type) else system)
+    codes = columns.to_numpy(enc.indices).astype(np.int64)
+    seg = columns.to_numpy(table.column("seg_id")).astype(np.int64)
+    order = np.lexsort((seg, codes))
+    c, s = codes[order], seg[order]
+    keep = np.r_[True, (c[1:] != c[:-1]) | (s[1:] != s[:-1])]
+    c, s = c[keep], s[keep]
+    starts = np.searchsorted(c, np.arange(len(enc.dictionary) + 1))
+    names = enc.dictionary.to_pylist()
+    return {str(names[k]): s[starts[k]:starts[k + 1]] for k in range(len(names)) if starts[k + 1] > starts[k]}
 
 
-def _pairs_task(path: str, **_: Any) -> pa.Table:
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (a stable sort merges the sorted runs of concatenated parts in linear time;
+    ``numpy.unique`` takes ~30× longer on such input, numpy 2.4)."""
+    values = np.sort(values, kind="stable")
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
+
+
+def _segments_task(path: str, **_: Any) -> dict[str, np.ndarray]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        return _pairs(pq.read_table(path, columns=["system", "seg_id"]))
+        return _system_segments(pq.read_table(path, columns=["system", "seg_id"]))
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"{path}: cannot be read as a Parquet statistics part ({exc}).") from None
 
 
 def system_coverage(stats: StatsTable | StatsDataset) -> Coverage:
-    """The segments each system of ``stats`` covers (a dataset: its parts' pairs, merged; memory: one per pair).
+    """The segments each system of ``stats`` covers (a dataset: its parts', merged; memory: one per pair).
 
     Examples
     --------
@@ -283,20 +306,18 @@ def system_coverage(stats: StatsTable | StatsDataset) -> Coverage:
     >>> cov.describe()
     'B lacks 1 of the 3 segments'
     """
-    import pyarrow as pa
-
     if not hasattr(stats, "run"):  # a StatsTable (a dataset runs its per-part work by its executor)
-        pairs = _pairs(stats.table)
+        segments = _system_segments(stats.table)
     else:
-        parts = list(stats.run(_pairs_task))
-        pairs = _pairs(pa.concat_tables(parts)) if parts else pa.table({"system": [], "seg_id": []})
-    if pairs.num_rows == 0:
+        merged: dict[str, list[np.ndarray]] = {}
+        for part in stats.run(_segments_task):
+            for name, segs in part.items():
+                merged.setdefault(name, []).append(segs)
+        segments = {name: _distinct(np.concatenate(v)) for name, v in merged.items()}
+    if not segments:
         return Coverage({}, 0)
-    counts = pairs.group_by("system").aggregate([("seg_id", "count")])
-    names, counted = counts.column("system").to_pylist(), counts.column("seg_id_count").to_pylist()
-    covered = {str(name): int(k) for name, k in zip(names, counted)}
-    n_segments = len(np.unique(np.asarray(pairs.column("seg_id"))))
-    return Coverage(dict(sorted(covered.items())), n_segments)
+    n_segments = len(_distinct(np.concatenate(list(segments.values()))))
+    return Coverage({name: len(segments[name]) for name in sorted(segments)}, n_segments)
 
 
 def check_coverage(stats: StatsTable | StatsDataset, *, allow_partial: bool) -> Coverage:
