@@ -767,8 +767,10 @@ def _write_through(path: Path, write: Callable[[str], None]) -> None:
     import shutil
     import tempfile
 
-    folder = Path(tempfile.mkdtemp(prefix=".bleustats-"))
+    folder = None
     try:
+        with deferred():  # made and named before an interrupt can land (bleustats._interrupts)
+            folder = Path(tempfile.mkdtemp(prefix=".bleustats-"))
         tmp = folder / path.name
         write(str(tmp))
         with open(tmp, "rb") as src:
@@ -776,8 +778,9 @@ def _write_through(path: Path, write: Callable[[str], None]) -> None:
             with open(fd, "wb", buffering=0) as dst:
                 shutil.copyfileobj(src, dst, 1 << 20)
     finally:
-        with deferred():
-            shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            with deferred():
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def output_target(path: str | os.PathLike, *, folder_output: bool = False) -> Path:
