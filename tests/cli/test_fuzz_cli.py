@@ -178,3 +178,124 @@ def test_study_on_generated_inputs(capsys, hyps, refs, human):
         rc, _, err = run(capsys, ["study", "--hypotheses", d / "h.tsv", "--references", d / "r.tsv", "--human",
                                   d / "s.tsv", "-o", out, "--unit-size", "1", "--assignments", "2", "--bootstrap", "0"])
         _check(rc, err, ["h.tsv", "r.tsv", "s.tsv", "human", "unit_size", "references", "pairs"], [out])
+
+
+# --------------------------------------------------------------------------- every writer × every kind of output path
+#
+# Issue 26: whatever the output path names, a writer replaces a regular file atomically, writes a link's target
+# (the link stays), writes a FIFO through (never replaced), refuses a folder, a missing parent folder and an input
+# (or a link to one) with one line, and leaves no temporary file. A folder output (a dataset) refuses a FIFO.
+
+NBEST = "0 ||| the cat sat ||| F0= 1 ||| 1\n0 ||| a cat ||| F0= 2 ||| 2\n1 ||| a dog barked ||| F0= 1 ||| 1\n"
+
+#: (name, argv with {o} the output path; inputs under {i}); True: the output is a folder (a dataset)
+WRITERS = {
+    "stats -o": (["stats", "-i", "{i}/hyp.txt", "{i}/ref.txt", "-o", "{o}"], False),
+    "stats -o DIR/": (["stats", "-i", "{i}/hyp.txt", "{i}/ref.txt", "-o", "{o}/"], True),
+    "score --save-stats": (["score", "-i", "{i}/hyp.txt", "{i}/ref.txt", "--save-stats", "{o}"], False),
+    "kbest -o": (["kbest", "{i}/nbest.txt", "{i}/ref.txt", "-o", "{o}"], False),
+    "kbest --scores-txt": (["kbest", "{i}/nbest.txt", "{i}/ref.txt", "--scores-txt", "{o}"], False),
+    "kbest --features-txt": (["kbest", "{i}/nbest.txt", "{i}/ref.txt", "--features-txt", "{o}"], False),
+    "tune -o": (["tune", "{i}/nbest.txt", "--refs", "{i}/ref.txt", "-o", "{o}"], False),
+    "tune --best": (["tune", "{i}/nbest.txt", "--refs", "{i}/ref.txt", "--best", "{o}"], False),
+    "correlate -o": (["correlate", "--human", "{i}/human.tsv", "--scores", "{i}/scores.tsv", "--level", "system",
+                      "-o", "{o}"], False),
+}
+PATH_KINDS = ["new", "regular", "symlink", "dangling", "fifo", "folder", "missing_parent", "input", "link_to_input"]
+
+
+def _nonblocking_read(fd: int) -> bytes:
+    import os
+
+    got = b""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return got
+        if not chunk:
+            return got
+        got += chunk
+
+
+@pytest.mark.parametrize("kind", PATH_KINDS)
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_every_writer_on_every_kind_of_output_path(capsys, tmp_path, writer, kind):
+    import os
+    import stat
+
+    i, o = tmp_path / "in", tmp_path / "out"
+    i.mkdir()
+    o.mkdir()
+    (i / "hyp.txt").write_text(HYP, encoding="utf-8")
+    (i / "ref.txt").write_text(REF, encoding="utf-8")
+    (i / "nbest.txt").write_text(NBEST, encoding="utf-8")
+    (i / "human.tsv").write_text("system\tseg_id\tscore\nA\t0\t1\nB\t0\t2\nC\t0\t4\n", encoding="utf-8")
+    (i / "scores.tsv").write_text("system\tseg_id\tm\nA\t0\t0.1\nB\t0\t0.5\nC\t0\t0.7\n", encoding="utf-8")
+    inputs = {p: p.read_bytes() for p in i.iterdir()}
+    argv, folder_output = WRITERS[writer]
+    first_input = i / next(a for a in argv if a.startswith("{i}/")).split("/", 1)[1]
+    target = o / "result"
+    path = target
+    reader = None
+    if kind == "regular":
+        target.write_bytes(b"old")
+    elif kind in ("symlink", "dangling"):
+        (o / "real").mkdir()
+        target = o / "real" / "result"
+        if kind == "symlink":
+            target.write_bytes(b"old")
+        path = o / "link"
+        path.symlink_to(target)
+    elif kind == "fifo":
+        os.mkfifo(target)
+        reader = os.open(target, os.O_RDONLY | os.O_NONBLOCK)  # a reader there: the writer cannot block
+    elif kind == "folder":
+        target.mkdir()
+        (target / "keep.txt").write_text("mine")
+    elif kind == "missing_parent":
+        path = target = o / "no" / "such" / "result"
+    elif kind == "input":
+        path = target = first_input
+    elif kind == "link_to_input":
+        path = o / "link"
+        path.symlink_to(first_input)
+        target = first_input
+    try:
+        rc, _, err = run(capsys, [a.format(i=i, o=path) for a in argv])
+        got = _nonblocking_read(reader) if reader is not None else None
+    finally:
+        if reader is not None:
+            os.close(reader)
+    assert "Traceback" not in err and rc in (0, 1, 2), err
+    if rc:
+        assert err.strip().count("\n") == 0 and err.startswith("bleustats"), err
+    assert {p: p.read_bytes() for p in inputs} == inputs, "an input was changed"
+    leftovers = [p for p in tmp_path.rglob(".*")]
+    assert not leftovers, f"temporary files left: {leftovers}"
+    if kind in ("input", "link_to_input"):
+        assert rc == 2 and "an input" in err, err
+    elif kind == "missing_parent":
+        assert rc == 1 and "no" not in [p.name for p in o.iterdir()], err
+    elif kind == "fifo":
+        assert stat.S_ISFIFO(os.lstat(target).st_mode), "the FIFO was replaced"
+        if folder_output:
+            assert rc == 1 and "is a FIFO" in err, err
+        else:
+            assert rc == 0 and got, err
+    elif kind == "folder":
+        assert target.is_dir()
+        if not folder_output:
+            assert rc == 1 and (target / "keep.txt").read_text() == "mine", err
+        else:  # a folder that is not a dataset is never replaced
+            assert rc == 1 and "not a bleustats statistics dataset" in err, err
+    elif folder_output and kind in ("regular", "symlink"):  # a rename would replace the file: refused
+        assert rc == 1 and "is a regular file" in err and target.read_bytes() == b"old", err
+    else:  # new, regular, symlink, dangling: written, a link stays a link to the written target
+        assert rc == 0, err
+        if kind in ("symlink", "dangling"):
+            assert path.is_symlink() and os.readlink(path) == str(target)
+        if folder_output:
+            assert target.is_dir() and (target / "_bleustats_manifest.json").is_file()
+        else:
+            assert target.is_file() and target.read_bytes() not in (b"", b"old")

@@ -115,8 +115,9 @@ def test_bad_inputs_name_the_problem(files):
         T.read_tuning_list([nb, other], ref, tokenize="none")
     one_ref = tmp / "one_ref.txt"
     one_ref.write_text(REFS[0] + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"references: 2 source\(s\) of the n-best list\(s\) have no reference: "
-                                            r"id 1, 2; the references cover ids 0..0"):
+    # the cross-check kbest runs too (bleustats.tools.nbest_io.check_sources)
+    with pytest.raises(InputError, match=r"nbest.txt: 2 source\(s\) have entries but no reference in "
+                                            r".*one_ref.txt \(id 1, 2; ids are 0-based"):
         T.read_tuning_list(nb, one_ref, tokenize="none")
     table = pd.DataFrame({"seg_id": [0], "text": ["a"]})
     with pytest.raises(InputError, match="has no features; tuning needs Moses n-best lines"):
@@ -447,8 +448,12 @@ def test_cli_tune_best_fills_missing_ids(tmp_path, capsys):
     ref = tmp_path / "ref.txt"
     ref.write_text("a b\nz\nc d\n", encoding="utf-8")
     best = tmp_path / "best.txt"
-    assert cli.main(["tune", str(nb), "--refs", str(ref), "-tok", "none", "--best", str(best), "--algorithm",
-                     "mira", "--iterations", "1"]) == 0
+    argv = ["tune", str(nb), "--refs", str(ref), "-tok", "none", "--best", str(best), "--algorithm", "mira",
+            "--iterations", "1"]
+    # a source of the references without entries is refused, as in kbest (issue 26) ...
+    assert cli.main(argv) == 1 and "1 source(s) of the references have no entry (id 1)" in capsys.readouterr().err
+    # ... unless allowed; --best then keeps its line, empty
+    assert cli.main([*argv, "--allow-missing-sources"]) == 0
     assert best.read_text() == "a b\n\nc d\n"
 
 

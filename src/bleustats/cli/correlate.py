@@ -402,7 +402,7 @@ def _records(correlations: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _cell(value: float, threshold: float) -> str:
-    text = "nan" if not np.isfinite(value) else f"{value:.3f}"
+    text = "undefined*" if not np.isfinite(value) else f"{value:.3f}"
     return text + (f" (ε={threshold:.4g})" if np.isfinite(threshold) else "")
 
 
@@ -422,6 +422,12 @@ def _markdown(correlations: pd.DataFrame, comparisons: pd.DataFrame | None, rank
     parts = [report.markdown_table(table)]
     if frame["tie_calibrated"].any():
         parts += ["", "ε: the metric tie threshold chosen by tie calibration (differences <= ε are ties)."]
+    undefined = frame[~np.isfinite(frame["value"].to_numpy(float))]
+    if len(undefined):  # say why, as the JSON's n / n_groups / n_skipped do
+        parts += ["", "* undefined: every group was skipped (a side constant, e.g. a metric or human score that is "
+                  "the same for all, or fewer than 2 pairs): " + "; ".join(
+                      f"{r.label}, {r.column}: {r.n_skipped} of {r.n_groups + r.n_skipped} group(s) skipped, "
+                      f"{r.n} pair(s)" for r in undefined.itertuples())]
     if ranks is not None and len(ranks):
         rk = ranks.assign(column=_columns(ranks),
                           shown=[("–" if r is None or not np.isfinite(r) else str(int(r))) for r in ranks["rank"]])

@@ -38,7 +38,7 @@ from ..errors import MissingExtraError, UsageError
 from . import _progress
 from ._progress import one_line
 
-__all__ = ["main"]
+__all__ = ["OUTPUT_OPTIONS", "check_outputs", "main"]
 
 _SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
@@ -165,6 +165,82 @@ def _handle_signals() -> tuple[dict, _SignalState]:
     return previous, state
 
 
+#: The options of each subcommand that name a file or folder the command writes.
+OUTPUT_OPTIONS = {
+    "score": ("save_stats",), "stats": ("output",), "kbest": ("output", "scores_txt", "features_txt"),
+    "tune": ("output", "best"), "analyze": ("plot",), "study": ("output",), "correlate": ("output",),
+}
+
+
+def _paths_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [p for v in value for p in _paths_in(v)]
+    return []
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Is ``path`` (resolved) inside the folder ``folder`` (resolved)?"""
+    if not os.path.isdir(folder):
+        return False
+    inner, outer = os.path.realpath(path), os.path.realpath(folder)
+    return inner != outer and inner.startswith(outer.rstrip(os.sep) + os.sep)
+
+
+def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Refuse an output that is (or resolves to, through links) an input or another output of the command.
+
+    The inputs are the values of every other option or argument that takes
+    free text (no ``choices``) and names an existing file or folder; the
+    comparison is by device and inode (:func:`os.path.samefile`), so a
+    symbolic or hard link to an input counts as that input. Written anyway,
+    the output would replace the input before (or while) it is read. A folder
+    output that holds an input, and an output inside an input folder (a folder
+    of Parquet parts), are refused too: replacing the one or adding a file to
+    the other changes an input.
+    """
+    outputs = [(name, getattr(args, name, None)) for name in OUTPUT_OPTIONS.get(args.command, ())]
+    # 'DIR/' names a folder output; compared without the slash, which makes a file's path fail to resolve
+    outputs = [(name, value.rstrip("/" + os.sep) or value) for name, value in outputs
+               if isinstance(value, str) and value != "-"]
+    if not outputs:
+        return
+    actions = {}
+    for action in parser._actions:  # the subcommand's own options: its subparser's actions
+        if isinstance(action, argparse._SubParsersAction):
+            sub = action.choices.get(args.command)
+            if sub is not None:
+                actions.update({a.dest: a for a in sub._actions})
+    for name, out in outputs:
+        option = actions[name].option_strings[-1] if name in actions and actions[name].option_strings else name
+        for dest, action in actions.items():
+            if dest == name or action.choices is not None:
+                continue
+            for value in _paths_in(getattr(args, dest, None)):
+                if value == "-" or not os.path.exists(value):
+                    continue
+                other = action.option_strings[-1] if action.option_strings else action.metavar or dest
+                role = "another output" if dest in OUTPUT_OPTIONS.get(args.command, ()) else "an input"
+                if os.path.exists(out) and _same_file(out, value):
+                    raise UsageError(f"{option} {out}: is {role} ({other} {value}); writing it would destroy "
+                                     f"{'it' if role == 'an input' else 'the other'}. Choose another output path.")
+                if _inside(value, out):
+                    raise UsageError(f"{option} {out}: holds {role} ({other} {value}); writing the output would "
+                                     "replace that folder. Choose another output path.")
+                if _inside(out, value):
+                    raise UsageError(f"{option} {out}: is inside {role}, the folder {value} ({other}); writing it "
+                                     f"would change {'that input' if role == 'an input' else 'the other'}. Choose "
+                                     "another output path.")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 error, 2 usage, 130 / 143 interrupted)."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -179,6 +255,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                          f"got {args.max_ngram_order}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    try:
+        check_outputs(args, parser)
+    except UsageError as exc:
+        print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
     try:
         check_extras(args)
     except MissingExtraError as exc:

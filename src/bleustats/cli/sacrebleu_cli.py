@@ -18,7 +18,6 @@ cannot be downloaded here, so pass its reference files instead.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import sys
@@ -111,9 +110,12 @@ def wants_sacrebleu(args: argparse.Namespace) -> bool:
 
 def _read(path: str, encoding: str) -> list[str]:
     """A file's lines as sacreBLEU reads them: split on '\\n' only, trailing whitespace removed."""
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding=encoding, newline="\n") as fh:
+    import io as stdio
+
+    from ..engine.io import open_input
+
+    try:  # one reader path: a truncated or damaged .gz is one InputError naming the file
+        with stdio.TextIOWrapper(stdio.BufferedReader(open_input(path)), encoding=encoding, newline="\n") as fh:
             return [line.rstrip() for line in fh]
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not valid {encoding} ({exc.reason} at byte {exc.start}).") from None

@@ -91,6 +91,9 @@ def add_score_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by", default=None, metavar="COLUMN",
                    help="score per group of this statistics column (default: per system when there "
                         "are several)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="score systems that cover different segments, each on the segments it has (refused "
+                        "otherwise); the coverage is printed, and 'coverage:partial' added to the signature")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("-w", "--width", type=int, default=2, action=_Given,
                    help="decimals of the score (default: %(default)s; 1 in sacreBLEU's output mode)")
@@ -327,19 +330,39 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
             if not args.score_only:
                 print(f"  signature: {r.signature}", file=out)
         return
-    frames = {m: corpus_scores(stats, by=by, metric=m, **options) for m in metrics}
+    allow_partial = bool(getattr(args, "allow_partial", False))
+    try:
+        frames = {m: corpus_scores(stats, by=by, metric=m, allow_partial=allow_partial, **options) for m in metrics}
+    except InputError as exc:
+        source = getattr(args, "from_stats", None) or getattr(args, "input", None)
+        if "cover different segments" in str(exc) and source:  # name the input the systems came from
+            raise InputError(f"{source if isinstance(source, str) else ', '.join(source)}: {exc}") from None
+        raise
+    coverage = frames[metrics[0]].attrs.get("coverage")  # only when the systems' segments differ
     if args.json:
         payload = {m: {"signature": f.attrs["signature"], "scores": json.loads(f.to_json(orient="records"))}
                    for m, f in frames.items()}
+        if coverage is not None:
+            for m in payload:
+                payload[m]["coverage"] = coverage
         print(json.dumps(payload, ensure_ascii=False, indent=1), file=out)
         return
     keys = frames[metrics[0]][by].tolist()
     names = {"bleu": "BLEU", "delta_bleu": "ΔBLEU"}
     label_w = max(len(by), *(len(str(k)) for k in keys))
-    print(f"{by:<{label_w}}  " + "  ".join(f"{names[m]:>7}" for m in metrics), file=out)
+    seg_w = len(f"{coverage['segments']}/{coverage['segments']}") if coverage is not None else 0
+    print(f"{by:<{label_w}}  " + "  ".join(f"{names[m]:>7}" for m in metrics)
+          + (f"  {'segments':>{max(seg_w, 8)}}" if coverage is not None else ""), file=out)
     for i, key in enumerate(keys):
         cells = "  ".join(f"{frames[m]['score'].iloc[i]:>7.{args.width}f}" for m in metrics)
+        if coverage is not None:
+            have = f"{frames[metrics[0]]['segments'].iloc[i]}/{coverage['segments']}"
+            cells += f"  {have:>{max(seg_w, 8)}}"
         print(f"{str(key):<{label_w}}  {cells}", file=out)
+    if coverage is not None:
+        print(f"partial coverage (--allow-partial): each system is scored on the segments it has, of the "
+              f"{coverage['segments']} segments of all systems; these scores are not comparable as sacreBLEU's are",
+              file=out)
     if not args.score_only:
         for m in metrics:
             print(f"{names[m]} signature: {frames[m].attrs['signature']}", file=out)

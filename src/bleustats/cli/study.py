@@ -193,6 +193,7 @@ def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise InputError(f"--output: the parent folder {parent} does not exist; create it first.")
+    target = io.output_target(target, folder_output=True)  # a link: its folder; a file, device or FIFO: refused
     if target.exists() and not overwrite:
         raise InputError(f"--output: {target} exists; pass --overwrite to replace it or choose another folder.")
     tmp = old = None

@@ -57,6 +57,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--init", metavar="FILE",
                    help="start weights: Moses init.opt, 'name= v1 v2' lines, or a weights JSON (default: zeros, "
                         "so the start 1-best is each source's first entry)")
+    p.add_argument("--allow-missing-sources", action="store_true",
+                   help="tune on the sources that have entries when some sources of the references have none "
+                        "(default: an error, as in kbest)")
     p.add_argument("-o", "--output", metavar="JSON", help="write the weights and run summary as JSON")
     p.add_argument("--best", metavar="FILE", help="write the 1-best hypothesis under the final weights, one line "
                                                   "per source id")
@@ -137,7 +140,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         order = args.max_ngram_order + get_variant(variant).extra_orders
         data = read_tuning_list(args.nbest, args.refs if len(args.refs) > 1 else args.refs[0],
                                 tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=order,
-                                dedupe=not args.no_dedupe)
+                                dedupe=not args.no_dedupe, allow_missing_sources=args.allow_missing_sources)
         init = read_init_weights(args.init, data.layout) if args.init else None
         result = tune(data, algorithm=args.algorithm, variant=variant, variant_options=options,
                       metric=args.metric, ref_length=args.ref_length, max_ngram_order=args.max_ngram_order,

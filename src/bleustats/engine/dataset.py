@@ -6,15 +6,17 @@ workers, is stored as a *dataset*: a folder of Parquet files
 one statistics table, with the schema and ``bleustats.*`` metadata that
 :meth:`~bleustats.engine.stats.StatsTable.save` writes (every part the same),
 plus a manifest ``_bleustats_manifest.json`` that lists the parts, their row
-counts and the distinct reference counts. The rows of the dataset are the
-parts' rows in manifest order.
+counts, the distinct reference counts and each part's SHA-256, with an id of
+the dataset (new for every dataset written) and a digest of the manifest's own
+fields. The rows of the dataset are the parts' rows in manifest order.
 
 - :func:`open_stats` opens a statistics file (a :class:`StatsTable`, loaded)
   or a dataset folder (a :class:`StatsDataset`, only its footers read). A
   dataset whose manifest names a part that is missing, whose parts disagree
-  with the manifest (row counts, schemas) or that holds a Parquet file the
-  manifest does not list is refused, with every problem named: a partial
-  dataset never scores.
+  with the manifest (row counts, schemas, checksums: a part copied in from
+  another dataset, or edited), whose manifest was edited (its digest), or
+  that holds a Parquet file the manifest does not list is refused, with every
+  problem named: a partial or altered dataset never scores.
 - :class:`StatsDataset` streams its rows (:meth:`StatsDataset.iter_tables`:
   one batch of at most ``batch_rows`` rows in memory at a time) and knows the
   table's settings without reading rows. Scores of a dataset merge per-part
@@ -64,7 +66,7 @@ from .._version import __version__
 from ..errors import InputError
 from . import io, schemas
 from .options import DEFAULT_BATCH_ROWS
-from .stats import STAT_METRICS, StatsTable, load_stats
+from .stats import StatsTable, load_stats, metric_groups
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
@@ -89,7 +91,9 @@ __all__ = [
 
 #: File that marks a folder as a complete statistics dataset and lists its parts.
 MANIFEST = "_bleustats_manifest.json"
-_FORMAT = "bleustats-statistics-dataset/1"
+_FORMAT = "bleustats-statistics-dataset/2"
+#: Manifests written before datasets carried an id and checksums: checked by names, rows and schemas only.
+_FORMAT_V1 = "bleustats-statistics-dataset/1"
 _META = b"bleustats."
 
 
@@ -122,20 +126,6 @@ class LocalExecutor:
 # --------------------------------------------------------------------------- reading
 
 
-def _groups(settings: StatsTable) -> dict[str, dict[str, int]]:
-    groups: dict[str, dict[str, int]] = {}
-    for metric in settings.metrics:
-        if metric == "chrf":
-            opts = settings.chrf_options or {}
-            groups["chrf"] = {"chrf_char_order": opts["char_order"], "chrf_word_order": opts["word_order"]}
-        elif metric == "ter":
-            groups["ter"] = {}
-        elif metric != "bleu":
-            raise InputError(f"statistics metadata names an unknown metric group {metric!r}; known: "
-                             f"{', '.join(STAT_METRICS)}. Was the dataset written by a newer bleustats?")
-    return groups
-
-
 def _setting(name: str) -> property:
     return property(lambda self: getattr(self.settings, name), doc=f"As :attr:`StatsTable.{name}` (from the metadata).")
 
@@ -155,6 +145,9 @@ class StatsDataset:
         The parts' schema, with the ``bleustats.*`` metadata.
     n_refs_values : tuple of int
         Distinct ``n_refs`` over all rows (for the signatures' ``nrefs``).
+    dataset_id : str or None
+        The manifest's id (32 hex digits, new for every dataset written);
+        None for a dataset written before manifests carried one.
     executor : object, optional
         Where per-part work runs (default: :class:`LocalExecutor`).
     """
@@ -164,6 +157,7 @@ class StatsDataset:
     part_rows: tuple[int, ...]
     schema: pa.Schema
     n_refs_values: tuple[int, ...]
+    dataset_id: str | None = None
     executor: Any = field(default=None, compare=False, repr=False)
 
     # -- the table's settings (from the metadata; no rows read) --
@@ -306,7 +300,28 @@ def open_stats(path: str | os.PathLike) -> StatsTable | StatsDataset:
     return open_dataset(path)
 
 
-def _check_parts(path: Path) -> tuple[list[tuple[str, int, list[int]]], pa.Schema]:
+def _manifest_problems(manifest: dict) -> list[str]:
+    """The manifest's own fields: an id, rows that add up, and its digest over every other field."""
+    problems = []
+    if not (isinstance(manifest.get("id"), str) and len(manifest["id"]) == 32
+            and all(c in "0123456789abcdef" for c in manifest["id"])):
+        problems.append(f"the manifest's id is {manifest.get('id')!r}, not the 32 hex digits bleustats writes")
+    if manifest.get("rows") != sum(int(p["rows"]) for p in manifest["parts"]):
+        problems.append(f"the manifest's rows ({manifest.get('rows')!r}) are not the sum of its parts' rows")
+    if manifest.get("digest") != _manifest_digest(manifest):
+        problems.append("the manifest's digest does not match its fields (a field was edited after the write)")
+    return problems
+
+
+def _manifest_digest(manifest: dict) -> str:
+    """SHA-256 of a manifest's fields but ``digest``, as canonical JSON."""
+    import hashlib
+
+    fields = {k: v for k, v in manifest.items() if k != "digest"}
+    return "sha256:" + hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+def _check_parts(path: Path, verify: bool = True) -> tuple[list[tuple[str, int, list[int]]], pa.Schema]:
     """The manifest's parts and their schema; raises naming every way the folder is not a whole dataset."""
     mpath = path / MANIFEST
     if not mpath.is_file():
@@ -316,9 +331,10 @@ def _check_parts(path: Path) -> tuple[list[tuple[str, int, list[int]]], pa.Schem
         manifest = json.loads(mpath.read_text(encoding="utf-8"))
         parts = [(str(p["name"]), int(p["rows"]), [int(x) for x in p["n_refs"]]) for p in manifest["parts"]]
         fmt = manifest["format"]
-    except (ValueError, KeyError, TypeError) as exc:
+        checksums = [str(p["sha256"]) for p in manifest["parts"]] if fmt == _FORMAT else None
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
         raise InputError(f"{mpath}: not a bleustats dataset manifest ({exc!r}).") from None
-    if fmt != _FORMAT:
+    if fmt not in (_FORMAT, _FORMAT_V1):
         raise InputError(f"{mpath}: format {fmt!r} is not {_FORMAT!r}; was it written by a newer bleustats?")
     if not parts:
         raise InputError(f"{mpath}: lists no part; the dataset is empty or broken. Recompute it.")
@@ -328,7 +344,7 @@ def _check_parts(path: Path) -> tuple[list[tuple[str, int, list[int]]], pa.Schem
         raise InputError(f"{mpath}: the parts must be listed once each, in order, as {expected[0]} ... "
                          f"{expected[-1]}; found {', '.join(map(repr, odd[:5]))}" + (" ..." if len(odd) > 5 else "")
                          + " in their place. Its scores would be wrong; recompute the dataset (bleustats stats).")
-    problems = []
+    problems = _manifest_problems(manifest) if fmt == _FORMAT else []
     missing = [name for name, _, _ in parts if not (path / name).is_file()]
     if missing:
         problems.append(f"{len(missing)} part(s) listed in the manifest are missing: {', '.join(missing[:5])}"
@@ -339,7 +355,7 @@ def _check_parts(path: Path) -> tuple[list[tuple[str, int, list[int]]], pa.Schem
         problems.append(f"{len(extra)} Parquet file(s) are not in the manifest: {', '.join(extra[:5])}"
                         + (" ..." if len(extra) > 5 else ""))
     schema = None
-    for name, rows, _ in parts:
+    for i, (name, rows, _) in enumerate(parts):
         if name in missing:
             continue
         try:
@@ -349,6 +365,9 @@ def _check_parts(path: Path) -> tuple[list[tuple[str, int, list[int]]], pa.Schem
             continue
         if pf.metadata.num_rows != rows:
             problems.append(f"{name} has {pf.metadata.num_rows} rows, the manifest says {rows}")
+        if checksums is not None and verify and io.file_sha256(path / name) != checksums[i]:
+            problems.append(f"{name} is not the part this dataset was written with (its SHA-256 differs from the "
+                            "manifest's: a part copied in from another dataset, or edited)")
         if schema is None:
             schema = pf.schema_arrow
         elif not pf.schema_arrow.equals(schema, check_metadata=True):
@@ -359,20 +378,28 @@ def _check_parts(path: Path) -> tuple[list[tuple[str, int, list[int]]], pa.Schem
     return parts, schema
 
 
-def open_dataset(path: str | os.PathLike) -> StatsDataset:
-    """Open a dataset folder and check it is whole (see :func:`open_stats`)."""
+def open_dataset(path: str | os.PathLike, *, verify: bool = True) -> StatsDataset:
+    """Open a dataset folder and check it is whole and unchanged (see :func:`open_stats`).
+
+    The manifest's digest, id and row total are checked, and (``verify``,
+    the default) the SHA-256 of every part file against the manifest's: this
+    reads every byte of the dataset once (see ``benchmarks/results/trust.md``
+    for its cost). ``verify=False`` is for a dataset this process has just
+    written and checked.
+    """
     path = Path(path)
-    parts, schema = _check_parts(path)
+    parts, schema = _check_parts(path, verify)
     meta = schema.metadata or {}
     key = _META + b"max_ngram_order"
     if key not in meta:
         raise InputError(f"{path}: its parts have no {key.decode()!r} metadata; they were not written by bleustats.")
     settings = StatsTable(schema.empty_table())
     schemas.validate(schema.empty_table(), "statistics", max_ngram_order=int(meta[key]), param=str(path),
-                     groups=_groups(settings))
+                     groups=metric_groups(settings, path))
     n_refs = sorted({x for _, _, v in parts for x in v})
+    dataset_id = json.loads((path / MANIFEST).read_text(encoding="utf-8")).get("id")
     return StatsDataset(path=path, parts=tuple(n for n, _, _ in parts), part_rows=tuple(r for _, r, _ in parts),
-                        schema=schema, n_refs_values=tuple(n_refs))
+                        schema=schema, n_refs_values=tuple(n_refs), dataset_id=dataset_id)
 
 
 # --------------------------------------------------------------------------- writing
@@ -407,13 +434,14 @@ def write_part(folder: str | os.PathLike, index: int, tables: Iterable[pa.Table]
             raise InputError(f"part {index}: no table to write (give at least an empty table).")
         writer.close()
         writer = None
+        checksum = io.file_sha256(tmp)
         os.replace(tmp, folder / name)
     except BaseException:
         if writer is not None:
             writer.close()
         tmp.unlink(missing_ok=True)
         raise
-    return {"name": name, "rows": rows, "n_refs": sorted(n_refs)}
+    return {"name": name, "rows": rows, "n_refs": sorted(n_refs), "sha256": checksum}
 
 
 class DatasetWriter:
@@ -425,7 +453,8 @@ class DatasetWriter:
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
-        self.path = Path(path)
+        # a link to a dataset: the dataset it names is replaced, the link stays; a device, FIFO or file: refused
+        self.path = io.output_target(path, folder_output=not Path(path).is_dir())
         replaceable = not self.path.exists() or (self.path.is_dir() and (
             (self.path / MANIFEST).is_file() or not any(self.path.iterdir())))
         if not replaceable:
@@ -479,9 +508,12 @@ class DatasetWriter:
                              f"{len(parts) - 1} once each. Nothing was written.")
         for leftover in self.folder.glob(".*.tmp"):  # a retried task's abandoned temporary file
             leftover.unlink(missing_ok=True)
-        manifest = {"format": _FORMAT, "version": __version__, "rows": int(sum(p["rows"] for p in parts)),
-                    "parts": [{"name": p["name"], "rows": int(p["rows"]), "n_refs": list(p["n_refs"])}
+        manifest = {"format": _FORMAT, "version": __version__, "id": uuid.uuid4().hex,
+                    "rows": int(sum(p["rows"] for p in parts)),
+                    "parts": [{"name": p["name"], "rows": int(p["rows"]), "n_refs": list(p["n_refs"]),
+                               "sha256": p.get("sha256") or io.file_sha256(self.folder / p["name"])}
                               for p in parts]}
+        manifest["digest"] = _manifest_digest(manifest)
         (self.folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         # every part there, one schema (a statistics table's): else this raises and nothing moves
         open_dataset(self.folder) if statistics else _check_parts(self.folder)
@@ -499,7 +531,7 @@ class DatasetWriter:
             self.committed = True
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-        return open_dataset(self.path) if statistics else None
+        return open_dataset(self.path, verify=False) if statistics else None  # checked above, before the move
 
 
 def retitle(table: pa.Table, meta: dict[bytes, bytes]) -> pa.Table:
@@ -590,9 +622,16 @@ def save_as_file(stats: StatsDataset, path: str | os.PathLike, *, batch_rows: in
     >>> load_stats(os.path.join(d, "st.parquet")).table.equals(ds.to_table().table)
     True
     """
+    # two passes: the digest (bleustats.digest, as StatsTable.save writes) goes in the schema, written first
+    meta = {k: v for k, v in (stats.schema.metadata or {}).items() if k != io.DIGEST_KEY}
+    digest = io.TableDigest(stats.schema.with_metadata(meta))
+    for t in stats.iter_tables(batch_rows=batch_rows):
+        digest.update(t.table)
+    schema = stats.schema.with_metadata({**meta, io.DIGEST_KEY: digest.hexdigest().encode()})
+
     def write(tmp: str) -> None:
-        with pq.ParquetWriter(tmp, stats.schema) as writer:
+        with pq.ParquetWriter(tmp, schema) as writer:
             for t in stats.iter_tables(batch_rows=batch_rows):
-                writer.write_table(t.table)
+                writer.write_table(t.table.replace_schema_metadata(schema.metadata))
 
     io.write_atomic(path, write)

@@ -26,9 +26,12 @@ Examples
 from __future__ import annotations
 
 import gzip
+import hashlib
+import io as _stdio
 import os
 import secrets
 import sys
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -43,20 +46,26 @@ if TYPE_CHECKING:  # pandas is imported only when a DataFrame is used
     import pandas as pd
 
 __all__ = [
+    "DIGEST_KEY",
     "REFERENCE_LAYOUTS",
+    "TableDigest",
     "TABLE_SUFFIXES",
     "as_hypotheses_table",
     "as_references_table",
     "decode_utf8",
+    "file_sha256",
     "is_table",
     "iter_line_chunks",
     "lines_table",
     "make_temp_dir",
+    "open_input",
+    "output_target",
     "read_jsonl",
     "read_lines",
     "read_table",
     "read_weights",
     "streams_table",
+    "table_digest",
     "to_arrow",
     "write_atomic",
 ]
@@ -332,18 +341,79 @@ def as_references_table(
     return schemas.validate(table, "references", param="references")
 
 
-def _open_bytes(path: Path) -> bytes:
+class _Input(_stdio.RawIOBase):
+    """A file opened by :func:`open_input`: reads raise :class:`InputError` naming the file (not EOFError...)."""
+
+    def __init__(self, path: Path, fh: Any, gz: bool) -> None:
+        self.path, self.fh, self.gz = path, fh, gz
+        #: the file's own bytes (the compressed stream of a .gz), e.g. for progress in bytes of the file
+        self.fileobj = fh.fileobj if gz else fh
+
+    def _failed(self, exc: BaseException) -> InputError:
+        if self.gz and isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
+            return InputError(f"{self.path}: cannot be read as gzip ({exc}); the file is truncated or damaged. "
+                              "Compress it again (or give the uncompressed file).")
+        return InputError(f"{self.path}: cannot be read ({exc}).")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            return self.fh.readinto(buffer)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise self._failed(exc) from None
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return self.fh.read(size)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise self._failed(exc) from None
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.fh.close()
+        super().close()
+
+
+def open_input(path: str | os.PathLike) -> Any:
+    """Open an input file for reading bytes; ``.gz`` is decompressed. The one way bleustats opens text inputs.
+
+    Every failure, when opening or on any later read, is an
+    :class:`InputError` naming the file: missing, a folder, unreadable, or a
+    ``.gz`` that is truncated or damaged (whatever its size, wherever the
+    damage is found).
+
+    Examples
+    --------
+    >>> import gzip, os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "h.txt.gz")
+    >>> _ = open(p, "wb").write(gzip.compress(b"a b\\nc\\n")[:-9])
+    >>> with open_input(p) as fh:
+    ...     fh.read()
+    Traceback (most recent call last):
+    ...
+    bleustats.errors.InputError: ...h.txt.gz: cannot be read as gzip (Compressed file ended before the ...
+    """
+    path = Path(path)
+    gz = path.suffix == ".gz"
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as fh:
-                return fh.read()
-        return path.read_bytes()
+        fh = gzip.open(path, "rb") if gz else open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file; check the path.") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, expected a text file.") from None
-    except (OSError, EOFError) as exc:
+    except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc}).") from None
+    return _Input(path, fh, gz)
+
+
+def _open_bytes(path: Path) -> bytes:
+    with open_input(path) as fh:
+        return fh.read()
 
 
 def decode_utf8(data: bytes, where: str, first_line: int = 1) -> str:
@@ -495,12 +565,7 @@ def iter_line_chunks(paths: Sequence[str | os.PathLike], chunk_lines: int = 100_
     handles = []
     try:
         for p in paths:
-            try:
-                handles.append(gzip.open(p, "rb") if p.suffix == ".gz" else open(p, "rb"))
-            except FileNotFoundError:
-                raise InputError(f"{p}: no such file; check the path.") from None
-            except IsADirectoryError:
-                raise InputError(f"{p}: is a directory, expected a text file.") from None
+            handles.append(open_input(p))
         pending = [b""] * len(paths)   # bytes read but not yet handed out
         done = [False] * len(paths)
         first = 0
@@ -570,9 +635,26 @@ def _jsonl_table(text: str, where: Any) -> pa.Table:
         rows.append(obj)
     try:
         return pa.Table.from_pylist(rows)
+    except UnicodeEncodeError as exc:  # a JSON escape of a lone surrogate ("\\ud800"): no UTF-8 text
+        raise _surrogate_error(text, where, exc) from None
     except (pa.ArrowException, OverflowError, TypeError, ValueError) as exc:
         raise InputError(f"{where}: the values of a column do not have one type ({exc}); give each column "
                          "one type (e.g. seg_id always an integer, text always a string).") from None
+
+
+def _surrogate_error(text: str, where: Any, exc: UnicodeEncodeError) -> InputError:
+    """The refusal of a JSONL table holding an escaped lone surrogate, naming its line and the escape."""
+    import json
+
+    bad = exc.object[exc.start:exc.end]
+    line = next((i for i, raw in enumerate(text.split("\n"), 1)
+                 if raw.strip() and bad in json.dumps(json.loads(raw), ensure_ascii=False)), None)
+    at = f"line {line}" if line is not None else "a line"
+    escape = "".join(f"\\u{ord(c):04x}" for c in bad)
+    return InputError(f"{where}: {at} holds the JSON escape {escape}, a lone UTF-16 surrogate: it is not a "
+                      "Unicode character and has no UTF-8 encoding. The text was encoded wrongly where the file "
+                      "was made (UTF-16 halves of a character escaped one by one, or a cut-off pair); fix the "
+                      "encoding there.")
 
 
 def read_jsonl(path: str | os.PathLike) -> pa.Table:
@@ -673,14 +755,110 @@ def make_temp_dir(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
         return _new_temp(folder, target.name, suffix, directory=True)
 
 
+def _write_through(path: Path, write: Callable[[str], None]) -> None:
+    """Write a non-regular file (a device, a FIFO) in place: the whole content, made first in a temporary file.
+
+    The temporary file is in the system's temporary folder (never beside a
+    device, e.g. in ``/dev``); its bytes are copied into ``path`` opened
+    without ``O_CREAT`` / ``O_TRUNC``, so the node itself is never replaced.
+    A reader of a FIFO gets the whole content or, when the writer fails
+    before the copy, nothing.
+    """
+    import shutil
+    import tempfile
+
+    folder = None
+    try:
+        with deferred():  # made and named before an interrupt can land (bleustats._interrupts)
+            folder = Path(tempfile.mkdtemp(prefix=".bleustats-"))
+        tmp = folder / path.name
+        write(str(tmp))
+        with open(tmp, "rb") as src:
+            fd = os.open(path, os.O_WRONLY)
+            with open(fd, "wb", buffering=0) as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+    finally:
+        if folder is not None:
+            with deferred():
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def output_target(path: str | os.PathLike, *, folder_output: bool = False) -> Path:
+    """Where an output named ``path`` is written, by the policy of :func:`write_atomic`.
+
+    ``path`` itself when it does not exist, is a regular file or a folder; the
+    file a symbolic link resolves to (through every link); ``path`` itself for
+    a device, a FIFO or a socket (written through). ``folder_output=True``
+    (a result written as a folder and renamed into place) refuses a path that
+    exists and is neither a folder nor a link to one: a rename would replace it.
+
+    Raises
+    ------
+    InputError
+        ``folder_output`` and ``path`` is a device, FIFO, socket or regular file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> os.symlink(os.path.join(d, "real.txt"), os.path.join(d, "link.txt"))
+    >>> output_target(os.path.join(d, "link.txt")).name
+    'real.txt'
+    """
+    import stat
+
+    path = Path(path)
+    if os.path.islink(path):
+        path = Path(os.path.realpath(path))
+    if folder_output:
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            return path
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}; nothing was written", str(path)) from None
+        if not stat.S_ISDIR(mode):
+            kind = "a regular file" if stat.S_ISREG(mode) else _kind(mode)
+            raise InputError(f"output: {path} is {kind}; this output is a folder, renamed into place, which would "
+                             "replace it. Choose a new path.")
+    return path
+
+
+def _kind(mode: int) -> str:
+    import stat
+
+    return ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+            else "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a special file")
+
+
 def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
-    """Write a file whole or not at all.
+    """Write a file whole or not at all, never replacing what ``path`` names by something else.
 
     ``write(tmp_path)`` writes to a temporary file in the destination's folder,
     which then replaces ``path`` in one rename; on any error, and on an
     interrupt (KeyboardInterrupt, or the command line's SIGTERM), the
     temporary file is removed and ``path`` is left as it was. The file gets
     the permissions the umask gives (not ``mkstemp``'s 0600).
+
+    What ``path`` names decides what is written (the policy of every output;
+    :func:`output_target`):
+
+    * a regular file, or nothing: replaced / created atomically as above;
+    * a symbolic link: the file it resolves to is written, atomically, with
+      the temporary file beside that target, and the link stays a link (as
+      ``sort -o`` and ``cp`` write through links); a dangling link creates its
+      target;
+    * a character or block device, a FIFO or a socket: written through, never
+      replaced. The whole content is made first in a temporary file (in the
+      system's temporary folder) and then copied into ``path`` opened for
+      writing, so a FIFO's reader gets the whole content or nothing (a FIFO
+      without a reader waits for one, as any writer into a FIFO does);
+    * a folder: refused (``IsADirectoryError``).
+
+    Errors of the machine (``ENOSPC``, ``EACCES``, a missing folder, ...) raise
+    one :class:`OSError` whose ``strerror`` reads ``cannot write PATH: REASON;
+    nothing was written`` (for a device that failed mid-copy: ``REASON`` only,
+    the bytes already taken cannot be taken back).
 
     Examples
     --------
@@ -690,7 +868,22 @@ def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     >>> open(p).read(), sorted(os.listdir(os.path.dirname(p)))
     ('whole', ['out.txt'])
     """
-    path = Path(path)
+    import stat
+
+    path = output_target(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise OSError(21, f"cannot write {path}: it is a folder; give a file path; nothing was written", str(path))
+    if mode is not None and not stat.S_ISREG(mode):
+        try:
+            _write_through(path, write)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write {path} ({_kind(mode)}): {exc.strerror or exc}",
+                          str(path)) from None
+        return
     folder = path.parent if str(path.parent) else Path(".")
     tmp = None
     try:
@@ -713,3 +906,97 @@ def write_atomic(path: str | os.PathLike, write: Callable[[str], None]) -> None:
             raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}; nothing was written",
                           str(path)) from None
         raise
+
+
+# --------------------------------------------------------------------------- content digests
+#
+# A saved statistics table (StatsTable.save) carries bleustats.digest, the SHA-256 of its values and
+# bleustats.* settings (table_digest); a dataset's manifest holds the SHA-256 of each part file's bytes
+# (file_sha256) and a digest of its own fields. Loading checks them, so a value, a setting, a row, a part or a
+# manifest field changed after the write is refused instead of scored. TableDigest does not depend on how the
+# rows are cut into chunks or batches (a table digested in memory and the same table read back from Parquet,
+# in other row groups, give the same digest): per column it hashes the name, the type and the values (the
+# bytes of a numeric column; the lengths and UTF-8 bytes of a string column; validity bitmaps are not hashed,
+# statistics columns have no nulls, which validation checks first).
+
+#: Metadata key of a saved table's digest (``sha256:<hex>``), itself left out of the digest.
+DIGEST_KEY = b"bleustats.digest"
+_PREFIX = "sha256:"
+
+
+class TableDigest:
+    """SHA-256 of a table's rows and ``bleustats.*`` metadata, fed one batch (or table) at a time.
+
+    Parameters
+    ----------
+    schema : pyarrow.Schema
+        The table's schema; its field names and types, and its ``bleustats.*``
+        metadata except :data:`DIGEST_KEY`, are part of the digest.
+    """
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.rows = 0
+        self._parts = [[hashlib.sha256(), hashlib.sha256()] for _ in schema]
+
+    def update(self, batch: pa.Table | pa.RecordBatch) -> None:
+        """Add the rows of ``batch`` (the schema's columns, in order)."""
+        self.rows += batch.num_rows
+        for (values, lengths), col in zip(self._parts, batch.columns):
+            for chunk in (col.chunks if isinstance(col, pa.ChunkedArray) else [col]):
+                if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
+                    width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+                    offsets = np.frombuffer(chunk.buffers()[1], width)[chunk.offset:chunk.offset + len(chunk) + 1]
+                    lengths.update(np.diff(offsets).astype(np.int64).tobytes())
+                    data = chunk.buffers()[2]
+                    if data is not None and len(offsets):
+                        values.update(memoryview(data)[int(offsets[0]):int(offsets[-1])])
+                elif pa.types.is_integer(chunk.type) or pa.types.is_floating(chunk.type):
+                    width = chunk.type.bit_width // 8  # the value bytes, viewed in place (no copy)
+                    data = chunk.buffers()[1]
+                    if data is not None:
+                        values.update(memoryview(data)[chunk.offset * width:(chunk.offset + len(chunk)) * width])
+                else:
+                    values.update(np.ascontiguousarray(columns.to_numpy(chunk)).tobytes())
+
+    def hexdigest(self) -> str:
+        """``sha256:<hex>`` over the rows so far, the schema's fields and its ``bleustats.*`` settings."""
+        whole = hashlib.sha256(f"rows={self.rows}\n".encode())
+        meta = self.schema.metadata or {}
+        for key in sorted(meta):
+            if key.startswith(b"bleustats.") and key != DIGEST_KEY:
+                whole.update(key + b"=" + meta[key] + b"\n")
+        for field, (values, lengths) in zip(self.schema, self._parts):
+            whole.update(f"{field.name}:{field.type}:".encode() + values.digest() + lengths.digest())
+        return _PREFIX + whole.hexdigest()
+
+
+def table_digest(table: pa.Table) -> str:
+    """The :class:`TableDigest` of a whole table (``sha256:<hex>``): its values and ``bleustats.*`` settings.
+
+    Examples
+    --------
+    >>> t = pa.table({"seg_id": [0, 1, 2], "system": ["A", "A", "B"]}).replace_schema_metadata({"bleustats.x": "1"})
+    >>> table_digest(t) == table_digest(pa.concat_tables([t.slice(0, 1), t.slice(1)]))  # chunks do not matter
+    True
+    >>> table_digest(t) == table_digest(t.replace_schema_metadata({"bleustats.x": "2"}))
+    False
+    """
+    digest = TableDigest(table.schema)
+    digest.update(table)
+    return digest.hexdigest()
+
+
+def file_sha256(path: str | os.PathLike[Any]) -> str:
+    """SHA-256 of a file's bytes as ``sha256:<hex>`` (read in 1 MiB blocks).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "x")
+    >>> _ = open(p, "wb").write(b"abc")
+    >>> file_sha256(p)
+    'sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
+    """
+    with open(path, "rb") as fh:
+        return _PREFIX + hashlib.file_digest(fh, "sha256").hexdigest()

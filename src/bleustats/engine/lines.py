@@ -29,7 +29,6 @@ Examples
 
 from __future__ import annotations
 
-import gzip
 import os
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -48,12 +47,7 @@ class _LineFile:
     """One file's bytes, read block by block into a reused buffer, handed out a number of lines at a time."""
 
     def __init__(self, path: Path, block_bytes: int) -> None:
-        try:
-            self.fh = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such file; check the path.") from None
-        except IsADirectoryError:
-            raise InputError(f"{path}: is a directory, expected a text file.") from None
+        self.fh = io.open_input(path)  # every read error (a truncated .gz too) is one InputError naming the file
         self.path = path
         self.block = block_bytes
         self.buf = padded_buffer(2 * block_bytes)
@@ -76,10 +70,7 @@ class _LineFile:
             self.buf = buf
             self.ends = self.ends - self.lo
             self.lo, self.hi = 0, keep
-        try:
-            got = self.fh.readinto(memoryview(self.buf)[self.hi:self.hi + self.block])
-        except (OSError, EOFError) as exc:
-            raise InputError(f"{self.path}: cannot be read ({exc}).") from None
+        got = self.fh.readinto(memoryview(self.buf)[self.hi:self.hi + self.block])
         if not got:
             self.eof = True
             return

@@ -261,6 +261,9 @@ def _key_problem(table: pa.Table, name: str, had: set[str]) -> str | None:
     return (f"{n_rows} rows repeat a ({', '.join(cols)}) pair: {'; '.join(shown)}{more}. "
             + ("Each system has one hypothesis per segment; drop the repeated rows (a k-best list: use "
                "bleustats kbest, or k_best=True)" if name == "hypotheses"
+               else "Each system has one row per segment, so the table was edited or put together wrongly and "
+                    "its scores would count those rows twice; compute it again (bleustats stats)"
+               if name == "statistics"
                else "Each reference of a segment once; drop the repeated rows"))
 
 

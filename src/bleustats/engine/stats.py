@@ -203,10 +203,18 @@ class StatsTable:
         return StatsTable(self.table.select(keep).replace_schema_metadata(meta))
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the table to Parquet, whole or not at all (metadata included)."""
+        """Write the table to Parquet, whole or not at all (metadata included).
+
+        The metadata gains ``bleustats.digest``, the SHA-256 of the values and
+        settings (:func:`bleustats.engine.io.table_digest`), which
+        :func:`load_stats` checks.
+        """
         import pyarrow.parquet as pq
 
-        io.write_atomic(path, lambda tmp: pq.write_table(self.table, tmp))
+        meta = {k: v for k, v in (self.table.schema.metadata or {}).items() if k != io.DIGEST_KEY}
+        table = self.table.replace_schema_metadata(meta)
+        table = table.replace_schema_metadata({**meta, io.DIGEST_KEY: io.table_digest(table).encode()})
+        io.write_atomic(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def load_stats(path: str | os.PathLike) -> StatsTable:
@@ -239,12 +247,38 @@ def load_stats(path: str | os.PathLike) -> StatsTable:
     max_order = _check_metadata(meta, path)
     # columns, types, ranges, no NaN, and the invariants every computed table satisfies
     # (match_n <= total_n, total_n from hyp_len, wtotal_n = total_n * ref_weight_max, ...)
+    groups = metric_groups(StatsTable(table), path)
+    # ... and the (system, seg_id) key: a row repeated would count twice (not for k-best lists' entries)
+    k_best = meta.get((_META + "k_best").encode()) == b"true"
+    aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path), groups=groups,
+                               check_key=not k_best)
+    _check_digest(table, meta, path)
+    # the digest holds for the file as saved: a table selected or viewed from it gets its own when saved
+    return StatsTable(aligned.replace_schema_metadata({k: v for k, v in meta.items() if k != io.DIGEST_KEY}))
+
+
+def _check_digest(table: pa.Table, meta: dict, path: Any) -> None:
+    """Refuse a table whose values or settings differ from those its ``bleustats.digest`` was made of."""
+    want = meta.get(io.DIGEST_KEY)
+    if want is None:  # saved by bleustats < 0.2: key and invariants were checked
+        return
+    if io.table_digest(table).encode() != want:
+        raise InputError(f"{path}: its values or settings are not those it was saved with (bleustats.digest does "
+                         "not match: a row, a value or a bleustats.* setting was changed, added or removed after "
+                         "StatsTable.save). Its scores could be wrong; compute it again (bleustats stats).")
+
+
+def metric_groups(stats: StatsTable, path: Any) -> dict[str, dict[str, int]]:
+    """The optional column groups of a saved table, its chrF / TER settings checked; errors name ``path``."""
     try:
-        groups = _groups(StatsTable(table))
+        groups = _groups(stats)
+        stats.chrf_options, stats.ter_options  # noqa: B018 (parsed here so a broken value is refused, not raised later)
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
-    aligned = schemas.validate(table, "statistics", max_ngram_order=max_order, param=str(path), groups=groups)
-    return StatsTable(aligned.replace_schema_metadata(meta))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"{path}: broken bleustats metadata of its chrF / TER columns ({exc}); the file was not "
+                         "written by StatsTable.save, or was edited. Compute it again.") from None
+    return groups
 
 
 def _groups(stats: StatsTable) -> dict[str, dict[str, int]]:
@@ -316,7 +350,7 @@ def _check_metadata(meta: dict, path: Any) -> int:
 
     allowed = {"bleustats.tokenize": SACREBLEU_TOKENIZERS, "bleustats.lowercase": ("true", "false"),
                "bleustats.ref_view": REF_VIEWS, "bleustats.delta_definition": DELTA_DEFINITIONS,
-               "bleustats.weights": ("uniform", "custom")}
+               "bleustats.weights": ("uniform", "custom"), "bleustats.k_best": ("true", "false")}
     for key, choices in allowed.items():
         if values.get(key) is not None and values[key] not in choices:
             problems.append(f"{key} is {values[key]!r}, not one of {', '.join(map(repr, choices))}")
@@ -707,6 +741,8 @@ def compute_stats(
     t = time.perf_counter()
     settings = _settings(n, tokenize, lowercase, ref_view, weight_threshold, delta_definition, uniform)
     settings["metrics"] = ",".join(groups)
+    if k_best:  # entries share (system, seg_id): the key is not checked when the saved table is loaded
+        settings["k_best"] = "true"
     table = _statistics_table(hyps.column("seg_id"), hyps.column("system"),
                               (lens, ref_avg, n_refs, wmax, counts, wcounts), settings,
                               extra=extra, groups=schema_groups, extra_meta=groups_meta)

@@ -55,7 +55,7 @@ from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
 from .base import Metric, MetricSignature
 from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
-from .results import BLEUScore, Signature
+from .results import BLEUScore, Signature, check_coverage, record_coverage
 
 if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
     import pandas as pd
@@ -564,6 +564,7 @@ def corpus_scores(
     smooth_value: float | None = None,
     use_effective_order: bool = False,
     ref_length: str = "closest",
+    allow_partial: bool = False,
 ) -> pd.DataFrame:
     """Corpus BLEU or ΔBLEU per group, all groups in one vectorized pass.
 
@@ -575,6 +576,12 @@ def corpus_scores(
         (e.g. document ids).
     metric, smooth_method, smooth_value, use_effective_order, ref_length
         As in :func:`corpus_score` (``'chrf'``, ``'chrf++'``, ``'ter'`` included).
+    allow_partial : bool
+        With ``by='system'``, systems that cover different segments are
+        refused (:func:`bleustats.metrics.results.check_coverage`: the error names each
+        system and how many segments it lacks); ``True`` scores each on the
+        segments it has and records the coverage (a ``segments`` column,
+        ``attrs['coverage']``, ``coverage:partial`` in the signature).
 
     Returns
     -------
@@ -582,6 +589,11 @@ def corpus_scores(
         One row per group (sorted by label): ``score``, ``bp``, ``sys_len``,
         ``ref_len``, ``precision_1..N``, the summed numerators and totals
         (chrF / TER: ``score`` and the summed statistics columns).
+
+    Raises
+    ------
+    InputError
+        Systems covering different segments, unless ``allow_partial``.
 
     Examples
     --------
@@ -597,6 +609,9 @@ def corpus_scores(
                               ref_length=ref_length)
     if metric == "delta_bleu":
         check_delta_defined(stats)
+    coverage = None
+    if isinstance(by, str) and by == "system":
+        coverage = check_coverage(stats, allow_partial=allow_partial)
     if isinstance(by, str):
         if by not in stats.table.column_names:
             raise InputError(
@@ -621,11 +636,15 @@ def corpus_scores(
 
     if metric in OTHER_METRICS:
         obj, mat = table_metric(stats, metric)
-        return other_group_scores(obj, table_metric_columns(stats, metric), name, keys, gsum(mat))
-    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
-    return group_scores_from_sums(stats, name, keys, gsum(correct), gsum(total), gsum(hyp_len), gsum(ref_len),
-                                  metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                                  use_effective_order=use_effective_order, ref_length=ref_length)
+        frame = other_group_scores(obj, table_metric_columns(stats, metric), name, keys, gsum(mat))
+    else:
+        correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
+        frame = group_scores_from_sums(stats, name, keys, gsum(correct), gsum(total), gsum(hyp_len), gsum(ref_len),
+                                       metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                                       use_effective_order=use_effective_order, ref_length=ref_length)
+    if coverage is not None and not coverage.complete:
+        record_coverage(frame, coverage, name)
+    return frame
 
 
 def group_scores_from_sums(stats: Any, name: str, keys: np.ndarray, correct: np.ndarray, total: np.ndarray,

@@ -50,7 +50,7 @@ from ..engine.options import DEFAULT_BATCH_ROWS
 from ..engine.stats import StatsTable
 from ..engine.sums import PartialSums, merge_partial_sums, partial_sums
 from ..errors import InputError
-from . import bleu, sentence
+from . import bleu, results, sentence
 from .base import Metric
 
 if TYPE_CHECKING:
@@ -225,17 +225,29 @@ def corpus_scores(
     smooth_value: float | None = None,
     use_effective_order: bool = False,
     ref_length: str = "closest",
+    allow_partial: bool = False,
 ) -> pd.DataFrame:
     """Corpus scores per value of the column ``by``: :func:`bleustats.metrics.bleu.corpus_scores`, partitioned.
 
     Each part sums its rows per group; groups spanning parts are merged
     exactly. Same frame (rows sorted by label, signature in ``attrs``) as
-    the in-memory table's.
+    the in-memory table's; with ``by='system'`` the same coverage check
+    (``allow_partial``, :func:`bleustats.metrics.results.check_coverage`).
     """
     opts = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                 use_effective_order=use_effective_order, ref_length=ref_length)
     if isinstance(stats, StatsTable):
-        return bleu.corpus_scores(stats, by=by, **opts)
+        return bleu.corpus_scores(stats, by=by, allow_partial=allow_partial, **opts)
+    cov = results.check_coverage(stats, allow_partial=allow_partial) if by == "system" else None
+    frame = _dataset_scores(stats, by, opts)
+    if cov is not None and not cov.complete:
+        results.record_coverage(frame, cov, by)
+    return frame
+
+
+def _dataset_scores(stats: StatsDataset, by: Any, opts: dict[str, Any]) -> pd.DataFrame:
+    metric, smooth_method, smooth_value, ref_length = (opts[k] for k in ("metric", "smooth_method", "smooth_value",
+                                                                          "ref_length"))
     if not isinstance(by, str):
         raise InputError(f"by: a partitioned table is grouped by one of its columns ({', '.join(stats.column_names)}); "
                          f"got {type(by).__name__}. Add the labels as a column when computing the statistics.")

@@ -15,12 +15,21 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .._version import __version__
+from ..errors import InputError
 from .base import Score
 
-__all__ = ["BLEUScore", "Signature"]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ..engine.dataset import StatsDataset
+    from ..engine.stats import StatsTable
+
+__all__ = ["BLEUScore", "Coverage", "Signature", "check_coverage", "record_coverage", "system_coverage"]
 
 
 @dataclass(frozen=True)
@@ -193,3 +202,148 @@ class BLEUScore(Score):
             "signature": str(self.signature) if self.signature is not None else None,
             "stats": self.stats,
         }
+
+
+# --------------------------------------------------------------------------- coverage
+#
+# Which segments each system covers: systems scored side by side must cover the same ones.
+#
+# A corpus score sums a system's segments; two systems scored on different
+# segment sets are not comparable (one may lack its hardest segments), and
+# sacreBLEU refuses streams of different lengths. :func:`corpus_scores` per
+# system (:func:`bleustats.metrics.bleu.corpus_scores`, and its partitioned
+# twin) therefore refuses systems whose segment sets differ, naming each system
+# and how many of the segments it lacks, unless ``allow_partial=True``: then
+# each system is scored on the segments it has, and the coverage is recorded in
+# the result (a ``segments`` column, ``attrs["coverage"]``, and
+# ``coverage:partial`` in the signature).
+#
+# The segments are the union of every system's ``seg_id`` values; a system
+# covers a segment when it has at least one row for it.
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Segments covered per system.
+
+    Attributes
+    ----------
+    covered : dict of str to int
+        Distinct segments each system has rows for.
+    n_segments : int
+        Distinct segments over all systems (their union).
+    """
+
+    covered: dict[str, int]
+    n_segments: int
+
+    @property
+    def complete(self) -> bool:
+        """Every system covers every segment."""
+        return all(n == self.n_segments for n in self.covered.values())
+
+    def describe(self, limit: int = 10) -> str:
+        """'B lacks 1 of the 3 segments, C lacks 2 ...' for the systems that lack some."""
+        short = [(s, self.n_segments - n) for s, n in self.covered.items() if n < self.n_segments]
+        words = [f"{s} lacks {k} of the {self.n_segments} segments" for s, k in short[:limit]]
+        return ", ".join(words) + (f" and {len(short) - limit} more systems lack some" if len(short) > limit else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"segments": N, "systems": {name: covered}, "complete": bool}``."""
+        return {"segments": self.n_segments, "systems": dict(self.covered), "complete": self.complete}
+
+
+def _system_segments(table: pa.Table) -> dict[str, np.ndarray]:
+    """Each system's distinct seg_ids (sorted), from one table: one sort of (system code, seg_id)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..engine import columns
+
+    if table.num_rows == 0:
+        return {}
+    system = table.column("system").combine_chunks()
+    enc = pc.dictionary_encode(system.dictionary_decode() if pa.types.is_dictionary(system.type) else system)
+    codes = columns.to_numpy(enc.indices).astype(np.int64)
+    seg = columns.to_numpy(table.column("seg_id")).astype(np.int64)
+    order = np.lexsort((seg, codes))
+    c, s = codes[order], seg[order]
+    keep = np.r_[True, (c[1:] != c[:-1]) | (s[1:] != s[:-1])]
+    c, s = c[keep], s[keep]
+    starts = np.searchsorted(c, np.arange(len(enc.dictionary) + 1))
+    names = enc.dictionary.to_pylist()
+    return {str(names[k]): s[starts[k]:starts[k + 1]] for k in range(len(names)) if starts[k + 1] > starts[k]}
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (a stable sort merges the sorted runs of concatenated parts in linear time;
+    ``numpy.unique`` takes ~30× longer on such input, numpy 2.4)."""
+    values = np.sort(values, kind="stable")
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
+
+
+def _segments_task(path: str, **_: Any) -> dict[str, np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return _system_segments(pq.read_table(path, columns=["system", "seg_id"]))
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(f"{path}: cannot be read as a Parquet statistics part ({exc}).") from None
+
+
+def system_coverage(stats: StatsTable | StatsDataset) -> Coverage:
+    """The segments each system of ``stats`` covers (a dataset: its parts', merged; memory: one per pair).
+
+    Examples
+    --------
+    >>> from bleustats.engine.stats import compute_stats
+    >>> import pandas as pd
+    >>> hyps = pd.DataFrame({"seg_id": [0, 1, 2, 0, 1], "system": list("AAABB"), "text": ["a"] * 5})
+    >>> cov = system_coverage(compute_stats(hyps, pd.DataFrame({"seg_id": [0, 1, 2], "text": ["a"] * 3})))
+    >>> cov.n_segments, cov.covered, cov.complete
+    (3, {'A': 3, 'B': 2}, False)
+    >>> cov.describe()
+    'B lacks 1 of the 3 segments'
+    """
+    if not hasattr(stats, "run"):  # a StatsTable (a dataset runs its per-part work by its executor)
+        segments = _system_segments(stats.table)
+    else:
+        merged: dict[str, list[np.ndarray]] = {}
+        for part in stats.run(_segments_task):
+            for name, segs in part.items():
+                merged.setdefault(name, []).append(segs)
+        segments = {name: _distinct(np.concatenate(v)) for name, v in merged.items()}
+    if not segments:
+        return Coverage({}, 0)
+    n_segments = len(_distinct(np.concatenate(list(segments.values()))))
+    return Coverage({name: len(segments[name]) for name in sorted(segments)}, n_segments)
+
+
+def check_coverage(stats: StatsTable | StatsDataset, *, allow_partial: bool) -> Coverage:
+    """The coverage of ``stats``'s systems; raises when they differ and ``allow_partial`` is false.
+
+    Raises
+    ------
+    InputError
+        Naming each system that lacks segments and how many (the first ten),
+        and the option that scores them anyway.
+    """
+    cov = system_coverage(stats)
+    if not cov.complete and not allow_partial:
+        raise InputError(
+            f"the systems cover different segments: {cov.describe()}. Their scores would not be comparable "
+            "(sacreBLEU refuses streams of different lengths); give every system every segment, or score each on "
+            "the segments it has with allow_partial=True (command line: --allow-partial), which records the "
+            "coverage in the result.")
+    return cov
+
+
+def record_coverage(frame: Any, cov: Coverage, by: str) -> Any:
+    """``frame`` (one row per system) with a ``segments`` column, ``attrs['coverage']`` and, when partial,
+    ``coverage:partial`` in ``attrs['signature']``."""
+    frame["segments"] = [cov.covered.get(k, 0) for k in frame[by].tolist()]
+    frame.attrs["coverage"] = cov.to_dict()
+    if not cov.complete and "signature" in frame.attrs:
+        frame.attrs["signature"] = f"{frame.attrs['signature']}|coverage:partial"
+    return frame

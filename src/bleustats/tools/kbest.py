@@ -43,7 +43,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .._validate import check_choice, describe_ids, renamed_keywords
+from .._validate import check_choice, renamed_keywords
 from ..engine import io
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
@@ -51,7 +51,7 @@ from ..metrics import sentence
 from ..metrics.bleu import METRICS, OTHER_METRICS, REF_LENGTHS, corpus_score, sentence_scores
 from ..metrics.results import BLEUScore
 from . import nbest_features
-from .nbest_io import (DEFAULT_CHUNK_BYTES, prefetched, read_references, scores_txt_text,
+from .nbest_io import (DEFAULT_CHUNK_BYTES, check_sources, prefetched, read_references, scores_txt_text,
                        source_chunks)
 
 if TYPE_CHECKING:
@@ -349,12 +349,9 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             timings["parse_wait"] += time.perf_counter() - t
             seg = chunk.column("seg_id").to_numpy()
             lo, hi = np.searchsorted(ref_seg, seg[0], "left"), np.searchsorted(ref_seg, seg[-1], "right")
-            lost = np.setdiff1d(seg, ref_seg[lo:hi])
-            if len(lost):
-                raise InputError(
-                    f"{_name(nbest, 'nbest')}: {len(lost)} source(s) have entries but no reference in "
-                    f"{_name(references, 'references')} (id {describe_ids(lost)}; ids are 0-based line numbers of "
-                    "reference files). Check that the list and the references are of the same test set.")
+            # sources without a reference (the chunk's); references without entries are checked at the end
+            check_sources(seg, ref_seg[lo:hi], nbest=_name(nbest, "nbest"), references=_name(references, "references"),
+                          allow_missing_sources=True)
             n = chunk.num_rows
             hyps = pa.table({"seg_id": chunk.column("seg_id"),
                              "system": pa.StringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int32)),
@@ -433,13 +430,8 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
             feat.close()
     if n_entries == 0:
         raise InputError("nbest: no entries; the k-best list is empty.")
-    missing = np.setdiff1d(np.unique(ref_seg), np.concatenate(sources), assume_unique=True)
-    if len(missing) and not allow_missing_sources:
-        raise InputError(
-            f"nbest: {len(missing)} source(s) of the references have no entry (id {describe_ids(missing)}); the "
-            f"list covers {n_sources} of {n_sources + len(missing)} sources, and its oracle and 1-best BLEU would "
-            "silently cover only those. Add the missing sources' entries, or pass allow_missing_sources=True "
-            "(bleustats kbest --allow-missing-sources) to score the others.")
+    n_missing = check_sources(np.concatenate(sources), ref_seg, nbest=_name(nbest, "nbest"),
+                              references=_name(references, "references"), allow_missing_sources=allow_missing_sources)
     t = time.perf_counter()
     sel = StatsTable(pa.concat_tables([s.table for s in selected]).combine_chunks()).up_to_order(max_ngram_order)
     opts = dict(metric=metric, ref_length=ref_length)
@@ -447,4 +439,4 @@ def _run(nbest, references, names, variant_options, metric, tokenize, lowercase,
     oracles = {name: selection_bleu(sel, np.concatenate(picks[name]), **opts) for name in names}
     timings["select"] += time.perf_counter() - t
     timings["total"] = time.perf_counter() - t_start
-    return KBestResult(n_entries, n_sources, names, one_best, oracles, timings, missing_sources=len(missing))
+    return KBestResult(n_entries, n_sources, names, one_best, oracles, timings, missing_sources=n_missing)

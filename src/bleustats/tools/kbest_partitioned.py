@@ -44,7 +44,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._validate import check_choice, describe_ids
+from .._validate import check_choice
 from ..engine import io
 from ..engine.dataset import (DEFAULT_BATCH_ROWS, DatasetWriter, LocalExecutor, StatsDataset, iter_stats_part, retitle,
                               write_part)
@@ -55,7 +55,7 @@ from ..errors import InputError
 from ..metrics import sentence
 from ..metrics.bleu import METRICS, OTHER_METRICS, REF_LENGTHS, sentence_scores
 from .kbest import KBestResult, check_variants, one_best_rows, oracle_rows, selection_bleu
-from .nbest_io import read_references
+from .nbest_io import check_sources, read_references
 
 __all__ = ["kbest_oracles", "merge_candidates", "oracle_candidates", "score_nbest_dataset"]
 
@@ -285,14 +285,7 @@ def _check_results(results: list[dict[str, Any]], parts: list[HypothesesPartitio
     if sum(r["entries"] for r in results) == 0:
         raise InputError("nbest: no entries; the k-best list is empty.")
     seen = np.unique(np.concatenate([c[_ONE_BEST][0] for r in results for c in r["candidates"]]))
-    missing = np.setdiff1d(np.unique(refs.seg), seen, assume_unique=True)
-    if len(missing) and not allow_missing_sources:
-        raise InputError(
-            f"nbest: {len(missing)} source(s) of the references have no entry (id {describe_ids(missing)}); the "
-            f"list covers {len(seen)} of {len(seen) + len(missing)} sources, and its oracle and 1-best BLEU would "
-            "silently cover only those. Add the missing sources' entries, or pass allow_missing_sources=True "
-            "(bleustats kbest --allow-missing-sources) to score the others.")
-    return int(len(missing))
+    return check_sources(seen, refs.seg, allow_missing_sources=allow_missing_sources)  # as kbest and tune
 
 
 def _check_boundaries(results: list[dict[str, Any]], parts: list[HypothesesPartition]) -> None:

@@ -39,7 +39,6 @@ Examples
 
 from __future__ import annotations
 
-import gzip
 import os
 import queue
 import threading
@@ -64,6 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
+    "check_sources",
     "prefetched",
     "read_nbest",
     "read_references",
@@ -143,14 +143,53 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
                      "features": field_(2).cast(pa.string()), "model_score": total})
 
 
+def check_sources(sources: np.ndarray, ref_ids: np.ndarray, *, nbest: str = "nbest",
+                  references: str = "references", allow_missing_sources: bool = False,
+                  flag: str = "--allow-missing-sources") -> int:
+    """The cross-checks of every command that pairs n-best entries with references (kbest, tune PRO / MIRA).
+
+    ``sources`` are the source ids that have entries, ``ref_ids`` those with a
+    reference. A source with entries and no reference is refused (the list
+    and the references are not of the same test set); a source of the
+    references with no entry is refused unless ``allow_missing_sources``
+    (the scores would silently cover the others). Returns the number of
+    sources of the references with no entry.
+
+    Examples
+    --------
+    >>> check_sources(np.array([0, 1]), np.array([0, 1, 2]), allow_missing_sources=True)
+    1
+    >>> check_sources(np.array([0, 5]), np.array([0, 1]))
+    Traceback (most recent call last):
+    ...
+    bleustats.errors.InputError: nbest: 1 source(s) have entries but no reference in references (id 5; ...
+    """
+    from .._validate import describe_ids
+
+    sources, ref_ids = np.unique(sources), np.unique(ref_ids)
+    lost = np.setdiff1d(sources, ref_ids, assume_unique=True)
+    if len(lost):
+        raise InputError(
+            f"{nbest}: {len(lost)} source(s) have entries but no reference in {references} (id "
+            f"{describe_ids(lost)}; ids are 0-based line numbers of reference files). Check that the list and the "
+            "references are of the same test set.")
+    missing = np.setdiff1d(ref_ids, sources, assume_unique=True)
+    if len(missing) and not allow_missing_sources:
+        raise InputError(
+            f"{nbest}: {len(missing)} source(s) of the references have no entry (id {describe_ids(missing)}); the "
+            f"list covers {len(sources)} of {len(sources) + len(missing)} sources, and its scores would silently "
+            "cover only those. Check that the list and the references are of the same test set; add the missing "
+            f"sources' entries, or pass allow_missing_sources=True ({flag}) to use the others.")
+    return int(len(missing))
+
+
 def _moses_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int, int]]:
     """(parsed block, bytes read so far, total bytes) for a Moses n-best file."""
     total = path.stat().st_size
-    opener = gzip.open if path.suffix == ".gz" else open
     line_no = 1
     carry: list[bytes] = []  # the pieces of an unfinished line, joined once it ends (no quadratic copy)
-    with opener(path, "rb") as fh:
-        raw = fh.fileobj if path.suffix == ".gz" else fh  # progress in compressed bytes
+    with io.open_input(path) as fh:  # a truncated or damaged .gz: one InputError naming the file
+        raw = fh.fileobj  # progress in compressed bytes
         while True:
             data = fh.read(chunk_bytes)
             if not data:

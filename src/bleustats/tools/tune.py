@@ -84,7 +84,7 @@ from ..metrics.bleu import METRICS, REF_LENGTHS
 from ..metrics.results import BLEUScore, Signature
 from ..metrics.sentence import SentenceStats, get_variant, required_order, sentence_stats
 from .kbest import one_best_rows, selection_bleu
-from .nbest_io import DEFAULT_CHUNK_BYTES, read_nbest, read_references
+from .nbest_io import DEFAULT_CHUNK_BYTES, check_sources, read_nbest, read_references
 from .nbest_features import (
     FeatureLayout,
     feature_names,
@@ -250,6 +250,7 @@ def read_tuning_list(
     max_ngram_order: int = 4,
     dedupe: bool = True,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    allow_missing_sources: bool = False,
 ) -> TuningList:
     """Read one or several Moses n-best lists (with dense features) and their references for tuning.
 
@@ -276,13 +277,19 @@ def read_tuning_list(
         Drop duplicate entries (see above).
     chunk_bytes : int
         Bytes of n-best text parsed per step.
+    allow_missing_sources : bool
+        Tune on the sources that have entries when some sources of the
+        references have none (refused by default, as in
+        :func:`bleustats.tools.kbest.score_nbest`:
+        :func:`bleustats.tools.nbest_io.check_sources`).
 
     Raises
     ------
     bleustats.InputError
         Entries whose feature labels or counts differ (within or between
-        files; the line is named), sources without a reference, malformed
-        lines.
+        files; the line is named), sources without a reference, sources of
+        the references without entries (unless ``allow_missing_sources``),
+        malformed lines.
 
     Examples
     --------
@@ -326,16 +333,9 @@ def read_tuning_list(
     if (order != np.arange(n_read)).any():
         seg, features, text = seg[order], features[order], text.take(pa.array(order))
     refs = read_references(references)
-    ref_ids = np.unique(refs.column("seg_id").to_numpy())
-    src = np.unique(seg)
-    missing = src[~np.isin(src, ref_ids)]
-    if len(missing):
-        have = (f"the references cover ids {ref_ids[0]}..{ref_ids[-1]} ({len(ref_ids)} sources)" if len(ref_ids)
-                else "the references are empty")
-        shown = ", ".join(map(str, missing[:10].tolist())) + (" ..." if len(missing) > 10 else "")
-        raise InputError(
-            f"references: {len(missing)} source(s) of the n-best list(s) have no reference: id {shown}; {have}. "
-            "Give reference files with a line for every source id (0-based), or drop those sources.")
+    # the same cross-checks as kbest: sources without a reference, references without entries
+    check_sources(seg, refs.column("seg_id").to_numpy(), nbest=", ".join(names),
+                  references=_ref_name(references), allow_missing_sources=allow_missing_sources)
     hyps = pa.table({"seg_id": pa.array(seg, pa.int64()), "system": _empty_system(len(seg)), "text": text})
     stats = compute_stats(hyps, refs, tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order,
                           k_best=True)
@@ -355,6 +355,15 @@ def read_tuning_list(
     offsets = np.r_[starts, len(seg)].astype(np.int64)
     return TuningList(np.ascontiguousarray(features, np.float64), layout, stats, offsets,
                       seg[starts].astype(np.int64), text, n_read, tuple(names))
+
+
+def _ref_name(references: Any) -> str:
+    """The reference file(s), for messages (a table is named by its role)."""
+    if isinstance(references, (str, os.PathLike)):
+        return str(references)
+    if isinstance(references, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in references):
+        return ", ".join(map(str, references))
+    return "references"
 
 
 # --------------------------------------------------------------------------- checks
