@@ -96,7 +96,13 @@ def test_a_kernel_that_compiles_says_so_once_on_stderr(tmp_path):
     assert second.returncode == 0 and "compiling" not in second.stderr, second.stderr
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["-V"], ["--version"]])
+def _command_helps() -> list[list[str]]:
+    from bleustats.cli.main import COMMANDS
+
+    return [["--help"], ["-V"], ["--version"]] + [[name, "--help"] for name in COMMANDS]
+
+
+@pytest.mark.parametrize("argv", _command_helps(), ids=" ".join)
 def test_help_and_version_import_nothing_heavy(argv):
     code = ("import sys; from bleustats.cli.main import main\n"
             f"try: main({argv!r})\nexcept SystemExit: pass\n"

@@ -34,26 +34,19 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .._version import __version__
 from .main import COMMANDS
-from ..engine.io import write_atomic
 from ..errors import InputError
-from ..meta import report, study
-from ..meta.compare import CORRELATION_TESTS
-from ..meta.correlation import CORRELATION_METHODS, GROUPINGS
-from ..meta.metric_correlations import LEVELS, METHODS, VARIANTS, metric_correlations
-from ..meta.rank_clusters import rank_clusters
-from ..metrics.bleu import SMOOTH_METHODS
+from ..meta.options import CORRELATION_METHODS, CORRELATION_TESTS, GROUPINGS, LEVELS, METHODS, UNDEFINED, UNMATCHED, \
+    VARIANTS
+from ..engine.options import SMOOTH_METHODS
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from . import _study_inputs as inputs_
-from ._study_inputs import UNDEFINED, VIEW_NAMES, StudyMetrics, pair_of_names, read_scores_table, \
-    weight_transform_arg
-from .study import STUDY_METRICS
+from .study import STUDY_METRICS, pair_of_names, weight_transform_arg
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CORRELATE_METRICS", "add_parser", "run"]
 
@@ -116,7 +109,7 @@ def add_parser(subparsers: Any) -> None:
                         "mt-metrics-eval's rule at p = 0.05")
     p.add_argument("--grouping", action="append", choices=GROUPINGS,
                    help="segment-level grouping flat, item, system; repeatable (default: flat)")
-    p.add_argument("--unmatched", choices=study.UNMATCHED, default="error",
+    p.add_argument("--unmatched", choices=UNMATCHED, default="error",
                    help="rated cells some metric does not score: error, or exclude and count")
     p.add_argument("--compare", action="append", type=pair_of_names, metavar="A,B",
                    help="compare two metrics (one-sided p for A > B); repeatable")
@@ -130,6 +123,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _external(paths: list[str], column_filter: set[str] | None) -> list:
+    import numpy as np
+    import pandas as pd
+    from ._study_inputs import read_scores_table
+    from ..meta import study
+
     metrics = []
     for path in paths:
         frame = read_scores_table(path, "--scores")
@@ -154,6 +152,8 @@ def _external(paths: list[str], column_filter: set[str] | None) -> list:
 
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``bleustats correlate``; returns the exit code (0 ok, 1 error, 2 usage)."""
+    from ..engine.io import write_atomic
+
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     if bool(args.hypotheses) != bool(args.references):
@@ -196,6 +196,13 @@ def _note(result: Any, lp: str | None = None) -> str:
 
 def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     """Metrics, correlations, comparisons and ranks of one language pair's tables."""
+    from ._study_inputs import StudyMetrics, read_scores_table
+    from . import _study_inputs as inputs_
+    from ..meta.metric_correlations import metric_correlations
+    import pandas as pd
+    from ..meta.rank_clusters import rank_clusters
+    from ..meta import report
+
     keep = set(args.metric_column) if args.metric_column else None
     metrics, keys = [], {}
     if args.hypotheses:
@@ -261,6 +268,8 @@ def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
 
 def _views(keep: set[str] | None, names: list[str]) -> tuple[str, ...]:
     """Reference views to compute: those ``--metric-column name:view`` keeps, else all."""
+    from ._study_inputs import VIEW_NAMES
+
     if keep is None:
         return VIEW_NAMES
     named = {k.split(":", 1)[1] for k in keep if ":" in k and k.split(":", 1)[0] in names}
@@ -277,6 +286,8 @@ _LP_INPUTS = ("human", "hypotheses", "references", "scores", "ref_weights_from")
 
 def _language_pairs(args: argparse.Namespace) -> list[str] | None:
     """The ``lp`` values of the human table, or None when it has no ``lp`` column."""
+    from ._study_inputs import read_scores_table
+
     raw = read_scores_table(args.human, "--human")
     if "lp" not in raw.columns:
         return None
@@ -288,6 +299,8 @@ def _language_pairs(args: argparse.Namespace) -> list[str] | None:
 
 def _split_by_lp(args: argparse.Namespace, lps: list[str], folder: Path) -> dict[str, argparse.Namespace]:
     """Per language pair, ``args`` with every input table cut to that pair's rows (written under ``folder``)."""
+    from ._study_inputs import read_scores_table
+
     per_lp = {lp: argparse.Namespace(**vars(args)) for lp in lps}
     for name in _LP_INPUTS:
         value = getattr(args, name, None)
@@ -313,6 +326,9 @@ def _split_by_lp(args: argparse.Namespace, lps: list[str], folder: Path) -> dict
 
 def _evaluate_lps(args: argparse.Namespace, err: TextIO, lps: list[str]) -> tuple[dict, str, list[str]]:
     """Every language pair on its own, then global pairwise accuracy pooled over them."""
+    import pandas as pd
+    from ..meta import report
+
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="bleustats-correlate-") as tmp:
@@ -354,6 +370,9 @@ def _evaluate_lps(args: argparse.Namespace, err: TextIO, lps: list[str]) -> tupl
 def _global_accuracy(done: dict[str, dict], args: argparse.Namespace
                      ) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
     """Global accuracy rows (lp 'global') of the metrics every pair has, and their rank clusters."""
+    import numpy as np
+    import pandas as pd
+
     pa = [one["result"].correlations.query("method == 'pa'").assign(lp=lp) for lp, one in done.items()]
     pa = [f for f in pa if len(f)]
     if len(pa) != len(done):
@@ -392,16 +411,22 @@ def _global_accuracy(done: dict[str, dict], args: argparse.Namespace
 
 def _rank_records(ranks: pd.DataFrame) -> list[dict[str, Any]]:
     """JSON records of rank clusters: ranks as ints, None where not ranked."""
+    from ..meta import report
+
     return [{**r, "rank": None if r["rank"] is None else int(r["rank"])} for r in report.records(ranks)]
 
 
 def _records(correlations: pd.DataFrame) -> list[dict[str, Any]]:
     """JSON records of the correlations; optional keys only where they apply."""
+    from ..meta import report
+
     return [{k: v for k, v in r.items() if k not in _OPTIONAL or _OPTIONAL[k](r)}
             for r in report.records(correlations)]
 
 
 def _cell(value: float, threshold: float) -> str:
+    import numpy as np
+
     text = "undefined*" if not np.isfinite(value) else f"{value:.3f}"
     return text + (f" (ε={threshold:.4g})" if np.isfinite(threshold) else "")
 
@@ -413,6 +438,9 @@ def _columns(frame: pd.DataFrame) -> list[str]:
 
 def _markdown(correlations: pd.DataFrame, comparisons: pd.DataFrame | None, ranks: pd.DataFrame | None = None
               ) -> str:
+    import numpy as np
+    from ..meta import report
+
     frame = correlations.copy()
     frame["column"] = _columns(frame)
     frame["shown"] = [_cell(v, t) for v, t in zip(frame["value"], frame["threshold"])]

@@ -17,21 +17,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 
 from .main import COMMANDS
-from ..engine import io
-from ..engine.stats import (DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, StatsTable, compute_stats,
-                            compute_stats_files)
+from ..engine.options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_LENGTHS, REF_VIEWS, SMOOTH_METHODS
 from ..errors import InputError, UsageError
-from ..metrics.bleu import REF_LENGTHS, SMOOTH_METHODS
-from ..metrics.partitioned import corpus_score, corpus_scores, n_systems
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import sacrebleu_cli
 from ._dask import add_dask_option, executor_for
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from ..engine.dataset import StatsDataset
+    from ..engine.stats import StatsTable
 
 __all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
            "print_scores", "run", "statistics_options"]
@@ -219,10 +217,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _is_table_path(path: str | None) -> bool:
+    from ..engine import io
+
     return path is not None and Path(path).suffix.lower() in io.TABLE_SUFFIXES
 
 
 def _read_stdin_lines() -> pa.Array:
+    import pyarrow as pa
+
     data = sys.stdin.buffer.read()
     try:
         text = data.decode("utf-8")
@@ -236,6 +238,9 @@ def _read_stdin_lines() -> pa.Array:
 
 def compute_from_args(args: argparse.Namespace) -> StatsTable:
     """The statistics table of the inputs named by ``score`` / ``stats`` arguments."""
+    from ..engine.stats import compute_stats, compute_stats_files
+    from ..engine import io
+
     _inputs(args)
     options = statistics_options(args)
     if not args.refs:
@@ -312,6 +317,8 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
 
     ``stats`` may be a partitioned dataset (:mod:`bleustats.metrics.partitioned`: the same numbers).
     """
+    from ..metrics.partitioned import corpus_score, corpus_scores, n_systems
+
     out = out if out is not None else sys.stdout
     options = dict(smooth_method=args.smooth_method, smooth_value=args.smooth_value,
                    use_effective_order=args.use_effective_order, ref_length=args.ref_length)

@@ -27,16 +27,17 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._interrupts import deferred
 from .main import COMMANDS
-from ..engine import io
-from ..engine.dataset import DEFAULT_BATCH_ROWS, MANIFEST, DatasetWriter, StatsDataset, save_as_file, write_part
-from ..engine.partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
+from ..engine.options import DEFAULT_BATCH_ROWS
 from ..errors import InputError, UsageError
 from ._dask import add_dask_option, executor_for
 from .score import add_input_options, compute_from_args, statistics_options
+
+if TYPE_CHECKING:
+    from ..engine.dataset import StatsDataset
 
 __all__ = ["add_parser", "run"]
 
@@ -70,6 +71,9 @@ def _split_inputs(args: argparse.Namespace) -> None:
 
 def _streamed(args: argparse.Namespace, target: Path, executor: Any) -> StatsDataset | None:
     """The dataset of a streamable input written to ``target``; None for inputs read whole."""
+    from ..engine.partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
+    from ..engine import io
+
     hyp = args.input
     if hyp is None or not args.refs:
         return None
@@ -100,6 +104,8 @@ def _streamed(args: argparse.Namespace, target: Path, executor: Any) -> StatsDat
 def _dataset_output(output: str, *, dask: bool, input_dir: bool) -> bool:
     """Is ``-o`` a dataset folder? Yes when it ends with '/', is one already, or (not ending .parquet) the
     hypotheses are a folder of parts or the run is on Dask; else one Parquet file (as before datasets)."""
+    from ..engine.dataset import MANIFEST
+
     if output.endswith(("/", os.sep)) or (Path(output) / MANIFEST).is_file():
         return True
     return Path(output).suffix.lower() != ".parquet" and (dask or input_dir)
@@ -107,6 +113,8 @@ def _dataset_output(output: str, *, dask: bool, input_dir: bool) -> bool:
 
 def _scratch(out: Path) -> Path:
     """A hidden folder beside ``out`` for the dataset that becomes the single file ``out``."""
+    from ..engine import io
+
     try:
         return io.make_temp_dir(out)
     except OSError as exc:
@@ -115,6 +123,8 @@ def _scratch(out: Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``bleustats stats``; errors propagate to :func:`bleustats.cli.main`."""
+    from ..engine.dataset import DatasetWriter, save_as_file, write_part
+
     _split_inputs(args)
     if args.batch_rows < 1:
         raise UsageError(f"--batch-rows: must be a positive number of rows; got {args.batch_rows}.")

@@ -37,6 +37,7 @@ from ..errors import InputError
 from .correlation import (CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS, as_scores, correlate, kendall_tau,
                           wmt_pair_counts)
 from .resample import generator_and_label
+from .options import CORRELATION_TESTS
 
 __all__ = [
     "CORRELATION_LEVELS",
@@ -47,8 +48,6 @@ __all__ = [
     "williams_test",
 ]
 
-#: ``test`` values of :func:`correlation_difference_test`.
-CORRELATION_TESTS = ("bootstrap", "permutation")
 #: ``level`` values of :func:`correlation_difference_test`.
 CORRELATION_LEVELS = ("system", "segment")
 

@@ -72,6 +72,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import choices_text, short_repr
 from ..errors import InputError
+from .options import CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS
 
 __all__ = [
     "CORRELATION_METHODS",
@@ -89,12 +90,6 @@ __all__ = [
     "wmt_pair_counts",
 ]
 
-#: ``variant`` values of :func:`kendall_tau`.
-KENDALL_VARIANTS = ("b", "c", "wmt", "acc23")
-#: ``method`` values of :func:`system_correlation` / :func:`segment_correlation`.
-CORRELATION_METHODS = ("pearson", "spearman", "kendall")
-#: ``grouping`` values of :func:`segment_correlation`.
-GROUPINGS = ("flat", "item", "system")
 
 # pairwise (O(n^2)) chunks hold at most this many pair entries at once
 _PAIR_CHUNK = 1 << 22

@@ -56,13 +56,14 @@ from .._validate import choices_text
 from ..errors import InputError
 from .._validate import check_count
 from .compare import CORRELATION_TESTS, correlation_difference_test, williams_test
-from .correlation import CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS, correlate, segment_correlation, \
+from .correlation import CORRELATION_METHODS, GROUPINGS, correlate, segment_correlation, \
     system_correlation
 from .pairwise_accuracy import corpus_pairwise_p_values, pairwise_accuracy, pairwise_p_values, permutation_masks, \
     spa
 from .resample import SeedLike
 from .tie_calibration import tie_calibrated_kendall
 from .units import StudyCells, UnitMetric, study_cells
+from .options import LEVELS, METHODS, SYSTEM_METHODS, VARIANTS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,14 +71,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVELS", "METHODS", "SYSTEM_METHODS", "VARIANTS", "MetricCorrelations", "metric_correlations"]
 
-#: Levels of :func:`metric_correlations`.
-LEVELS = ("system", "segment")
-#: System-level-only methods: pairwise accuracy and soft pairwise accuracy.
-SYSTEM_METHODS = ("pa", "spa")
-#: ``methods`` of :func:`metric_correlations`.
-METHODS = CORRELATION_METHODS + SYSTEM_METHODS
-#: ``kendall_variants`` of :func:`metric_correlations` (``tau23`` = 2 acc23 - 1 per group).
-VARIANTS = KENDALL_VARIANTS + ("tau23",)
 #: Columns of :attr:`MetricCorrelations.correlations`.
 COLUMNS = ("label", "level", "method", "variant", "grouping", "value", "n", "n_groups", "n_skipped",
            "tie_calibrated", "threshold", "permutations", "agreements", "pairs")
