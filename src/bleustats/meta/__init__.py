@@ -19,6 +19,11 @@
 - :mod:`~bleustats.meta.combine`: DiscoTK-style metric combination.
 - :mod:`~bleustats.meta.partitioned`: paired tests and study metrics of a partitioned statistics
   table, reading only the rows they resample.
+- :mod:`~bleustats.meta.pairwise_accuracy`: system-level pairwise accuracy and soft pairwise accuracy
+  (Thompson et al. 2024), corpus metrics rescored from swapped statistics under every permutation.
+- :mod:`~bleustats.meta.tie_calibration`: acc23 / tau23 with the metric tie threshold chosen to
+  maximise agreement (Deutsch et al. 2023), and the paired permutation test between such rows.
+- :mod:`~bleustats.meta.rank_clusters`: PERM-BOTH significance matrices and WMT's rank clusters.
 - :mod:`~bleustats.meta.options`: the named choices of the study's options (what a command's
   ``--help`` lists without loading the meta-evaluation).
 """
