@@ -40,7 +40,9 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -52,8 +54,9 @@ from ..engine import small
 from ..engine.options import check_options
 from ..engine.sums import column_sums, group_sums
 from ..errors import InputError
-from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
+from ..tokenizers import OPTIONAL_TOKENIZERS, SACREBLEU_TOKENIZERS, get_tokenizer
 from .base import Metric, MetricSignature
+from .helpers import extract_all_word_ngrams
 from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
 from .results import BLEUScore, Signature
 
@@ -1004,6 +1007,26 @@ class BLEUSignature(MetricSignature):
 
 #: sacreBLEU's default largest n-gram order.
 MAX_NGRAM_ORDER = 4
+
+#: tokenizer name -> "module.Class" under bleustats.tokenizers (sacreBLEU's table for ``_get_tokenizer``)
+_TOKENIZER_CLASSES = {"none": "tokenizer_none.NoneTokenizer", "zh": "tokenizer_zh.TokenizerZh",
+                      "13a": "tokenizer_13a.Tokenizer13a", "intl": "tokenizer_intl.TokenizerV14International",
+                      "char": "tokenizer_char.TokenizerChar", **OPTIONAL_TOKENIZERS}
+
+
+def _get_tokenizer(name: str) -> type:
+    """The tokenizer class of ``name`` (not an instance), as sacreBLEU's ``sacrebleu.metrics.bleu._get_tokenizer``.
+
+    Code written against sacreBLEU instantiates the class itself (``_get_tokenizer('13a')()``).
+    Optional tokenizers' modules import their package only when instantiated.
+
+    >>> _get_tokenizer("13a")()("Hello, world!")
+    'Hello , world !'
+    """
+    if name not in _TOKENIZER_CLASSES:
+        raise KeyError(name)  # sacreBLEU's lookup error, for code that catches it
+    module, cls = _TOKENIZER_CLASSES[name].rsplit(".", 1)
+    return getattr(importlib.import_module(f"..tokenizers.{module}", __package__), cls)
 # target language -> tokenizer, when none is named (sacreBLEU's _TOKENIZER_MAP)
 _LANGUAGE_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 
@@ -1080,9 +1103,37 @@ class BLEU(Metric):
         if references is not None:
             from ..engine.references import ReferenceSet
 
-            self._ref_cache = self._cache_references(ReferenceSet(references, ref_weights))
+            self._ref_cache = self._reference_set(ReferenceSet(references, ref_weights))
         elif ref_weights is not None:
             raise InputError("ref_weights: give them with references= (the weights of those references).")
+
+    def _preprocess_segment(self, sent: str) -> str:
+        """``sent`` lowercased (if ``lowercase``) and tokenized, trailing whitespace dropped (sacreBLEU's method).
+
+        >>> BLEU(lowercase=True)._preprocess_segment("Hello, World! ")
+        'hello , world !'
+        """
+        return self.tokenizer((sent.lower() if self.lowercase else sent).rstrip())
+
+    def _extract_reference_info(self, refs: Sequence[str]) -> dict[str, Any]:
+        """``{'ref_ngrams': Counter, 'ref_lens': [int]}`` of one segment's preprocessed references.
+
+        The counter holds each n-gram (order 1..``max_ngram_order``, word
+        tuples) with its largest count over the references, the clip of
+        BLEU's modified precision; ``ref_lens`` the references' word counts.
+        """
+        grams: Counter | None = None  # None for a segment without references, as in sacreBLEU
+        lens = []
+        for ref in refs:
+            counts, n_words = extract_all_word_ngrams(ref, 1, self.max_ngram_order)
+            lens.append(n_words)
+            if grams is None:
+                grams = counts
+                continue
+            for gram, count in counts.items():
+                if count > grams[gram]:
+                    grams[gram] = count
+        return {"ref_ngrams": grams, "ref_lens": lens}
 
     def _prepare(self, refs: ReferenceSet) -> None:
         if text_bytes(refs) <= small.COLD_MAX_CHARS:
