@@ -31,7 +31,8 @@ from ..engine.options import CHRF_DEFAULTS
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
 
-__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "run", "wants_sacrebleu"]
+__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "print_results_table", "print_single_results", "run",
+           "wants_sacrebleu"]
 
 #: ``-m`` choices and ``-f`` choices, as sacreBLEU spells them.
 METRIC_NAMES = ("bleu", "chrf", "ter")
@@ -364,3 +365,37 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
                 table[score.name].append(score.format(args.width, True))
     _print_table(dict(table), sigs, args, fmt, out)
     return 0
+
+
+def print_single_results(results: list[str], args: argparse.Namespace) -> None:
+    """sacreBLEU's ``utils.print_single_results``: one system's score lines, as JSON or '='-aligned text.
+
+    ``args.format`` is ``'json'`` (the lines are JSON objects, printed as a
+    list when several) or ``'text'``. Printed without colour.
+
+    >>> print_single_results(["BLEU = 1.0", "chrF2 = 10.0"], argparse.Namespace(format="text"))
+     BLEU = 1.0
+    chrF2 = 10.0
+    """
+    _print_single(list(results), args.format, sys.stdout)
+
+
+def print_results_table(results: dict[str, list[Any]], signatures: dict[str, str], args: argparse.Namespace
+                        ) -> None:
+    """sacreBLEU's ``utils.print_results_table``: several systems' scores as a JSON list or a text table.
+
+    ``results`` maps ``'System'`` to the system names and each metric name to
+    a column of formatted strings or :class:`~bleustats.meta.paired_systems.Result`
+    objects; ``args`` needs ``format``, ``width``, ``paired_bs``, ``paired_ar``
+    (and ``paired_bs_n`` / ``paired_ar_n`` for a paired test). Printed without colour.
+
+    >>> args = argparse.Namespace(format="json", width=1, paired_bs=False, paired_ar=False)
+    >>> print_results_table({"System": ["a"], "BLEU": ["31.3"]}, {"BLEU": "nrefs:1"}, args)
+    [
+        {
+            "system": "a",
+            "BLEU": "31.3"
+        }
+    ]
+    """
+    _print_table(dict(results), dict(signatures), args, args.format, sys.stdout)

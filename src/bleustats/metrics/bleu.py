@@ -40,7 +40,6 @@ Examples
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections import Counter
 from dataclasses import replace
@@ -54,7 +53,7 @@ from ..engine import small
 from ..engine.options import check_options
 from ..engine.sums import column_sums, group_sums
 from ..errors import InputError
-from ..tokenizers import OPTIONAL_TOKENIZERS, SACREBLEU_TOKENIZERS, get_tokenizer
+from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer, tokenizer_class
 from .base import Metric, MetricSignature
 from .helpers import extract_all_word_ngrams
 from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
@@ -1008,25 +1007,8 @@ class BLEUSignature(MetricSignature):
 #: sacreBLEU's default largest n-gram order.
 MAX_NGRAM_ORDER = 4
 
-#: tokenizer name -> "module.Class" under bleustats.tokenizers (sacreBLEU's table for ``_get_tokenizer``)
-_TOKENIZER_CLASSES = {"none": "tokenizer_none.NoneTokenizer", "zh": "tokenizer_zh.TokenizerZh",
-                      "13a": "tokenizer_13a.Tokenizer13a", "intl": "tokenizer_intl.TokenizerV14International",
-                      "char": "tokenizer_char.TokenizerChar", **OPTIONAL_TOKENIZERS}
-
-
-def _get_tokenizer(name: str) -> type:
-    """The tokenizer class of ``name`` (not an instance), as sacreBLEU's ``sacrebleu.metrics.bleu._get_tokenizer``.
-
-    Code written against sacreBLEU instantiates the class itself (``_get_tokenizer('13a')()``).
-    Optional tokenizers' modules import their package only when instantiated.
-
-    >>> _get_tokenizer("13a")()("Hello, world!")
-    'Hello , world !'
-    """
-    if name not in _TOKENIZER_CLASSES:
-        raise KeyError(name)  # sacreBLEU's lookup error, for code that catches it
-    module, cls = _TOKENIZER_CLASSES[name].rsplit(".", 1)
-    return getattr(importlib.import_module(f"..tokenizers.{module}", __package__), cls)
+#: sacreBLEU's ``sacrebleu.metrics.bleu._get_tokenizer``: tokenizer name -> its class
+_get_tokenizer = tokenizer_class
 # target language -> tokenizer, when none is named (sacreBLEU's _TOKENIZER_MAP)
 _LANGUAGE_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 
