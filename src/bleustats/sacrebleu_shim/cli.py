@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli import main as _main
+from ..cli.main import main as run_command_line
 from ..cli import score as _score
 
 __all__ = ["main", "parse_args"]
@@ -30,6 +30,6 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     """Run ``bleustats score`` on ``sys.argv[1:]``; exit with its status when that is not 0."""
-    status = _main.main(["score", *sys.argv[1:]])
+    status = run_command_line(["score", *sys.argv[1:]])
     if status:
         sys.exit(status)
