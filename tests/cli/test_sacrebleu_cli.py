@@ -2,7 +2,7 @@
 
 Each case runs ``python -m sacrebleu ... --no-color`` (NO_COLOR=1) and ``bleustats score ...``
 in-process on the same files; stdout must be byte-equal apart from the version field
-(``2.6.0`` vs ``bleustats-<version>``). Cases cover -m bleu chrf ter, -f json / text, -w, -sh, -b,
+(``2.6.0`` vs ``bleustats-<version>``). Cases cover -m bleu chrf ter, -f json / text / latex, -w, -sh, -b,
 -ci, several systems, --paired-bs / --paired-ar, -sl, tokenizer / smoothing / chrF / TER flags.
 """
 
@@ -36,6 +36,9 @@ CASES = [
     "R1 -i S1 -tok intl -lc -s floor -sv 0.2 -f text",
     "R1 -i S1 -tok char -s add-k -f json -w 4",
     "R1 -i S1 -b -f text -m bleu ter",
+    "R1 R2 -i S1 S2 S3 -m bleu chrf ter -f latex",
+    "R1 R2 -i S1 S2 -m bleu chrf --paired-bs -pbsn 200 -f latex -w 2",
+    "R1 -i S1 -m bleu chrf -f latex",
 ]
 
 
@@ -94,7 +97,6 @@ def test_paired_json_numbers(files, capsys, monkeypatch):
     (["-t", "wmt14", "-l", "en-de"], "does not download"),
     (["R1", "-i", "S1", "--list"], "--list needs"),
     (["R1", "-i", "S1", "--echo", "src"], "--echo"),
-    (["R1", "-i", "S1", "-f", "latex"], "latex"),
     (["R1", "-i", "S1", "S2", "-m", "bleu", "-ci"], "use paired tests"),
     (["R1", "-i", "S1", "-sl", "-m", "bleu", "chrf"], "only one metric"),
     (["R1", "-i", "S1", "--paired-bs"], "need several systems"),

@@ -57,7 +57,8 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-m", "--metrics", choices=METRIC_NAMES, nargs="+", default=None,
                    help="metrics to compute, as sacreBLEU's -m (default: bleu)")
     g.add_argument("-f", "--format", choices=FORMATS, default=None,
-                   help="sacreBLEU's output format (default json; $SACREBLEU_FORMAT overrides it); latex: rejected")
+                   help="sacreBLEU's output format (default json; $SACREBLEU_FORMAT overrides it); latex: several "
+                        "systems' table in LaTeX (booktabs), one system as text")
     g.add_argument("-sl", "--sentence-level", action="store_true", help="score each sentence (one metric)")
     g.add_argument("--force", action="store_true", help="accepted (bleustats prints no tokenized-input warning)")
     g.add_argument("-nr", "--num-refs", type=int, default=1, help="references per line of one tab-separated file")
@@ -142,8 +143,6 @@ def _check(args: argparse.Namespace) -> None:
     for key, why in _REJECTED.items():
         if getattr(args, key):
             raise InputError(why)
-    if args.format == "latex":
-        raise InputError("-f latex: sacreBLEU's LaTeX table is not available in bleustats; use -f json or text.")
     if args.from_stats:
         raise InputError("--from-stats: sacreBLEU's output mode scores texts; drop --from-stats or the sacreBLEU "
                          "flags (-m, -f, -ci, -sl, --paired-*).")
@@ -279,9 +278,10 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
             rows.append(row)
         print(json.dumps(rows, indent=4), file=out)
         return
+    tablefmt = "latex_booktabs" if fmt == "latex" else "fancy_grid"  # sacreBLEU's booktabs for latex
     columns: dict[str, list[str]] = {"System": scores["System"]}
     for key in list(scores)[1:]:
-        cells = [_cell(v, width, True) for v in scores[key]]
+        cells = [_cell(v, width, tablefmt == "fancy_grid") for v in scores[key]]
         bootstrap = any(not isinstance(v, str) and v.mean is not None for v in scores[key])
         columns[key + (" (μ ± 95% CI)" if bootstrap else "")] = cells
     try:
@@ -289,7 +289,7 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
     except ImportError:
         raise InputError("text tables of several systems need the package 'tabulate' (sacreBLEU's); "
                          "pip install tabulate, or use -f json.") from None
-    print(tabulate(columns, headers="keys", tablefmt="fancy_grid", colalign=("right",), stralign="center",
+    print(tabulate(columns, headers="keys", tablefmt=tablefmt, colalign=("right",), stralign="center",
                    numalign="center", floatfmt=f".{width}f"), file=out)
     print(file=out)
     if args.paired_bs or args.paired_ar:
@@ -311,8 +311,6 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     _check(args)
     env = os.environ.get("SACREBLEU_FORMAT", "").lower()
     fmt = env if env in FORMATS else (args.format or "json")
-    if fmt == "latex":
-        raise InputError("SACREBLEU_FORMAT=latex: sacreBLEU's LaTeX table is not available in bleustats.")
     if args.width_given is None:
         args.width = 1  # sacreBLEU's default width
     paired = args.paired_bs or args.paired_ar
