@@ -433,11 +433,10 @@ class Metric:
             raise RuntimeError(f"{type(self).__name__}: no references provided and the cache is empty. Pass "
                                "references to corpus_score, or references= to the constructor.")
         self.num_refs = refs.num_refs
-        if n_hyp is not None and refs.n_segments != n_hyp:
-            raise InputError(
-                f"{type(self).__name__}: there are {n_hyp} hypotheses but the references have "
-                f"{refs.n_segments} segments; every reference stream must be as long as the hypotheses "
-                "(use None for a missing reference).")
+        if n_hyp is not None and refs.n_segments is not None and refs.n_segments != n_hyp:
+            from ..engine.io import stream_length_error
+
+            raise stream_length_error(0, refs.n_segments, n_hyp)
         return refs
 
     def _reference_set(self, references: Any) -> ReferenceSet:

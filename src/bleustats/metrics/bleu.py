@@ -1085,7 +1085,8 @@ class BLEU(Metric):
         if references is not None:
             from ..engine.references import ReferenceSet
 
-            self._ref_cache = self._reference_set(ReferenceSet(references, ref_weights))
+            given = isinstance(references, ReferenceSet) and ref_weights is None  # e.g. layout='segments'
+            self._ref_cache = self._reference_set(references if given else ReferenceSet(references, ref_weights))
         elif ref_weights is not None:
             raise InputError("ref_weights: give them with references= (the weights of those references).")
 

@@ -211,6 +211,8 @@ def corpus_chrf(
     beta: float = CHRF_DEFAULTS["beta"],
     remove_whitespace: bool = True,
     eps_smoothing: bool = False,
+    *,
+    references_layout: str = "auto",
 ) -> CHRFScore:
     r"""Corpus chrF (chrF++ with ``word_order=2``): sacreBLEU 2.6's ``corpus_chrf``.
 
@@ -227,6 +229,10 @@ def corpus_chrf(
     char_order, word_order, beta, remove_whitespace, eps_smoothing
         As in ``sacrebleu.corpus_chrf`` (``remove_whitespace=False`` keeps
         whitespace in character n-grams).
+    references_layout : {'auto', 'streams', 'segments'}
+        List ``references`` are sacreBLEU's streams (``'auto'``, ``'streams'``)
+        or, with ``'segments'``, one list of references per hypothesis
+        (:func:`bleustats.engine.io.as_references_table`).
 
     Returns
     -------
@@ -239,7 +245,7 @@ def corpus_chrf(
     """
     opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
                         whitespace=_whitespace(remove_whitespace), eps_smoothing=eps_smoothing)
-    stats = chrf_statistics(hypotheses, references, **opts)
+    stats = chrf_statistics(hypotheses, references, references_layout=references_layout, **opts)
     return _score_of(stats, opts)
 
 
