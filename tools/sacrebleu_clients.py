@@ -1,4 +1,4 @@
-"""Run real sacreBLEU clients (HuggingFace ``evaluate``'s metric modules, mbrs' metric tests) with bleustats in sacreBLEU's place.
+"""Run real sacreBLEU clients (``evaluate``'s metric modules, mbrs' metric tests) with bleustats in its place.
 
 Issue 25's check that code written by others for sacreBLEU runs on bleustats through the opt-in
 shim (:mod:`bleustats.sacrebleu_shim`). Each client runs twice, in fresh processes: once with the
@@ -114,8 +114,8 @@ def run_evaluate(root: Path, with_shim: bool, scratch: Path) -> dict[str, object
                               input=json.dumps(_examples(source)), capture_output=True, text=True, env=env,
                               cwd=scratch)
         if proc.returncode != 0 or not proc.stdout.strip():
-            print(f"evaluate/{name} ({'bleustats' if with_shim else 'sacrebleu'}) did not run:\n{proc.stderr[-3000:]}",
-                  file=sys.stderr)
+            label = "bleustats" if with_shim else "sacrebleu"
+            print(f"evaluate/{name} ({label}) did not run:\n{proc.stderr[-3000:]}", file=sys.stderr)
             outcomes[f"evaluate/{name}::module"] = "failed"
             continue
         if proc.stderr.strip():
@@ -139,7 +139,8 @@ def run_mbrs(root: Path, python: str, with_shim: bool, scratch: Path) -> dict[st
                                f"--junitxml={report}", f"mbrs/metrics/{name}.py"], cwd=tree, capture_output=True,
                               text=True)
         if not report.exists():
-            raise SystemExit(f"{label}: pytest wrote no report for {name}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+            raise SystemExit(f"{label}: pytest wrote no report for {name}\n{proc.stdout[-3000:]}\n"
+                             f"{proc.stderr[-3000:]}")
         for case in ET.parse(report).iter("testcase"):
             kinds = {child.tag for child in case}
             if not case.get("classname"):

@@ -49,13 +49,12 @@ get_reference_files = _utils.get_reference_files
 get_source_file = _utils.get_source_file
 smart_open = _utils.smart_open
 
-__all__ = ["BLEU", "BLEUSTATS_VERSION", "CHRF", "DATASETS", "SACREBLEU_DIR", "TER", "__version__", "corpus_bleu",
-           "corpus_chrf", "corpus_ter", "download_test_set", "extract_char_ngrams", "extract_word_ngrams",
-           "get_available_testsets", "get_langpairs_for_testset", "get_reference_files", "get_source_file",
-           "raw_corpus_bleu", "sentence_bleu", "sentence_chrf", "sentence_ter", "smart_open"]
-
 _LAZY = {"BLEU": "bleustats.metrics.bleu", "CHRF": "bleustats.metrics.chrf", "TER": "bleustats.metrics.ter",
          "DATASETS": "bleustats.sacrebleu_shim.dataset"}
+__all__ = ["BLEUSTATS_VERSION", "SACREBLEU_DIR", "__version__", "corpus_bleu", "corpus_chrf", "corpus_ter",
+           "download_test_set", "extract_char_ngrams", "extract_word_ngrams", "get_available_testsets",
+           "get_langpairs_for_testset", "get_reference_files", "get_source_file", "raw_corpus_bleu", "sentence_bleu",
+           "sentence_chrf", "sentence_ter", "smart_open", *_LAZY]
 _SUBMODULES = {"metrics": "bleustats.metrics", "tokenizers": "bleustats.tokenizers", "compat": "bleustats.compat",
                "significance": "bleustats.significance", "utils": "bleustats.sacrebleu_shim.utils",
                "dataset": "bleustats.sacrebleu_shim.dataset", "version": "bleustats.sacrebleu_shim.version",
