@@ -136,3 +136,58 @@ def test_bleustats_mode_is_unchanged_and_old_input_order_still_works(files, caps
     old = capsys.readouterr().out
     assert main(["score", "R1", "R2", "-i", "S1", "-b"]) == 0
     assert capsys.readouterr().out == old and old.count(".") == 1 and len(old.strip().split(".")[1]) == 2
+
+
+#: -t/-l read the local sacreBLEU cache ($SACREBLEU); sacreBLEU reads the same files (no download when present)
+TEST_SET_CASES = [
+    "-t wmt14 -l de-en -i S1",
+    "-t wmt14 -l de-en -i S1 S2 -m bleu chrf ter -f text",
+    "-t wmt14,wmt17 -l de-en -i S12 -m bleu chrf",
+    "-t wmt14 -l de-en --echo src",
+    "-t wmt14 -l de-en --echo ref docid",
+    "-t wmt14 -l de-en --echo all",
+]
+
+
+@pytest.fixture(scope="module")
+def cache(files):
+    """sacreBLEU's processed files of wmt14 and wmt17 de-en (40 lines each), as its cache keeps them."""
+    root = files / "cache"
+    lines = {name: (files / name).read_text(encoding="utf-8").splitlines() for name in ("R1", "R2", "S1", "S2")}
+    for name, ref, src in (("wmt14", "R1", "S2"), ("wmt17", "R2", "S1")):
+        (root / name).mkdir(parents=True)
+        fields = {"src": lines[src], "ref": lines[ref], "docid": [f"doc{i // 10}" for i in range(40)],
+                  "genre": ["news"] * 40, "origlang": ["de"] * 40}
+        for field, values in fields.items():
+            (root / name / f"{name}.de-en.{field}").write_text("\n".join(values) + "\n", encoding="utf-8")
+    (files / "S12").write_text((files / "S1").read_text(encoding="utf-8") * 2, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("case", TEST_SET_CASES)
+def test_test_sets_of_the_local_cache_as_sacrebleu(case, files, cache, capsys, monkeypatch):
+    monkeypatch.setenv("SACREBLEU", str(cache))
+    argv = case.split()
+    want = _sacrebleu(argv, files)
+    monkeypatch.chdir(files)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    capsys.readouterr()
+    assert main(["score", *argv]) == 0
+    got = capsys.readouterr().out
+    import sacrebleu
+
+    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["-t", "wmt20", "-l", "de-en", "-i", "S1"], "test set 'wmt20' is not in the local sacreBLEU cache"),
+    (["-t", "wmt14", "-l", "fr-en", "-i", "S1"], "no language pair 'fr-en' in the local sacreBLEU cache"),
+    (["-t", "wmt14", "-i", "S1"], "-t needs a language pair (-l)"),
+    (["R1", "-t", "wmt14", "-l", "de-en", "-i", "S1"], "either a test set (-t) or reference files"),
+    (["-t", "wmt14", "-l", "de-en", "--echo", "nope"], "--echo: no field 'nope'"),
+])
+def test_test_set_errors_say_what_is_missing(argv, message, files, cache, capsys, monkeypatch):
+    monkeypatch.setenv("SACREBLEU", str(cache))
+    monkeypatch.chdir(files)
+    assert main(["score", *argv]) == 1
+    assert message in capsys.readouterr().err

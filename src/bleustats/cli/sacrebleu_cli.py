@@ -10,9 +10,10 @@ This mode is on when any of ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*``
 or a chrF / TER flag is given (or ``$SACREBLEU_FORMAT`` is set); without them
 ``bleustats score`` prints its own format, as before.
 
-Every sacreBLEU flag is either handled or rejected by name (``-t`` / ``-l``
-test-set downloads, ``--echo``, ``--list``, ``--origlang``, ...): a test set
-cannot be downloaded here, so pass its reference files instead.
+``-t`` / ``-l`` (and ``--echo``) read test sets already in the local sacreBLEU
+cache (``$SACREBLEU``, :mod:`bleustats.engine.testsets`); bleustats never
+downloads. The other test-set flags (``--list``, ``--origlang``, ``--subset``,
+``--download``, ...) are rejected by name.
 """
 
 from __future__ import annotations
@@ -39,12 +40,9 @@ METRIC_NAMES = ("bleu", "chrf", "ter")
 FORMATS = ("json", "text", "latex")
 # sacreBLEU flags bleustats cannot honour here, and why
 _REJECTED = {
-    "test_set": "-t/--test-set downloads a test set, and bleustats does not download (no network access here): "
-                "pass the test set's reference files as positional arguments (REF ... -i SYS).",
     "citation": "--citation needs sacreBLEU's test-set database: not available in bleustats.",
     "list": "--list needs sacreBLEU's test-set database: not available in bleustats.",
     "download": "--download fetches a test set: bleustats does not download; pass reference files.",
-    "echo": "--echo prints a downloaded test set: not available in bleustats; pass reference files.",
     "origlang": "--origlang filters a downloaded WMT test set by document: not available in bleustats.",
     "subset": "--subset filters a downloaded WMT test set by document: not available in bleustats.",
     "detail": "--detail splits a downloaded WMT test set by origlang: not available in bleustats.",
@@ -88,12 +86,14 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-nc", "--no-color", action="store_true", help="accepted (bleustats prints no colors)")
     g.add_argument("-l", "--language-pair", dest="langpair", default=None,
                    help="SRC-TRG: picks the BLEU tokenizer for TRG (zh, ja, ko), as sacreBLEU does")
+    g.add_argument("-t", "--test-set", default=None,
+                   help="test set(s) of the local sacreBLEU cache ($SACREBLEU), comma-separated; with -l")
+    g.add_argument("--echo", nargs="+", default=None,
+                   help="print these fields (src, ref, docid, ..., all) of the -t test set and exit")
     rejected = p.add_argument_group("sacreBLEU's test-set options (rejected: pass files)")
-    rejected.add_argument("-t", "--test-set", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("--citation", "--cite", action="store_true", help=argparse.SUPPRESS)
     rejected.add_argument("--list", action="store_true", help=argparse.SUPPRESS)
     rejected.add_argument("--download", default=None, help=argparse.SUPPRESS)
-    rejected.add_argument("--echo", nargs="+", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("-ol", "--origlang", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("--subset", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("-d", "--detail", action="store_true", help=argparse.SUPPRESS)
@@ -108,7 +108,7 @@ def wants_sacrebleu(args: argparse.Namespace) -> bool:
                 or args.ter_no_punct or args.ter_normalized)
     return bool(args.metrics or args.format or args.confidence or args.sentence_level or args.paired_ar
                 or args.paired_bs or chrf_ter or os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS
-                or any(getattr(args, k) for k in _REJECTED))
+                or args.test_set or args.echo or any(getattr(args, k) for k in _REJECTED))
 
 
 def _read(path: str, encoding: str) -> list[str]:
@@ -148,14 +148,62 @@ def _check(args: argparse.Namespace) -> None:
                          "flags (-m, -f, -ci, -sl, --paired-*).")
     if args.sentence_level and len(args.metrics or ["bleu"]) > 1:
         raise InputError("-sl: only one metric can be used in sentence-level mode.")
-    if not args.refs:
-        raise InputError("no references: give the reference files before -i (sacreBLEU's -t test sets cannot be "
-                         "downloaded here).")
-    if args.num_refs != 1 and len(args.refs) > 1:
-        raise InputError("--num-refs: give one file of tab-separated references, not several files.")
+    if args.test_set:
+        _check_test_sets(args)
+    elif args.echo:
+        raise InputError("--echo needs a test set (-t) and a language pair (-l).")
+    elif not args.refs:
+        raise InputError("no references: give the reference files before -i, or a test set of the local sacreBLEU "
+                         "cache with -t and -l.")
+    if args.num_refs != 1 and (len(args.refs) > 1 or args.test_set):
+        raise InputError("--num-refs: give one file of tab-separated references, not several files or -t.")
+
+
+def _check_test_sets(args: argparse.Namespace) -> None:
+    """-t/-l as sacreBLEU checks them, against the test sets of the local cache (bleustats never downloads)."""
+    from ..engine.testsets import no_such_test_set, scan_cache
+
+    if args.refs:
+        raise InputError("give either a test set (-t) or reference files, not both.")
+    if not args.langpair:
+        raise InputError("-t needs a language pair (-l), e.g. -l de-en.")
+    cached = scan_cache()
+    for name in args.test_set.split(","):
+        if name not in cached:
+            raise no_such_test_set(name)
+        if args.langpair not in cached[name].langpairs:
+            raise InputError(f"test set {name!r}: no language pair {args.langpair!r} in the local sacreBLEU cache; "
+                             f"it has {', '.join(cached[name].langpairs)}.")
+    args.test_sets = [cached[name] for name in args.test_set.split(",")]
+
+
+def _echo(args: argparse.Namespace, out: Any) -> None:
+    """sacreBLEU's --echo: the requested fields of each -t test set, tab-separated, one line per segment."""
+    for test_set in args.test_sets:
+        fields = test_set.fieldnames(args.langpair)
+        wanted = fields if args.echo == ["all"] else list(args.echo)
+        if "all" in wanted:
+            raise InputError("--echo all cannot be combined with other fields.")
+        if "ref" not in fields:  # sacreBLEU: 'ref' stands for the first reference when there is no plain 'ref'
+            wanted = [min(f for f in fields if f.startswith("ref")) if f == "ref" else f for f in wanted]
+        for f in wanted:
+            if f not in fields:
+                raise InputError(f"--echo: no field {f!r} in test set {test_set.name}/{args.langpair}; it has "
+                                 f"{', '.join(fields)}.")
+        paths = [test_set.get_files(args.langpair)[fields.index(f)] for f in wanted]
+        streams = [_read(p, "utf-8") for p in paths]
+        for lines in zip(*streams):
+            print("\t".join(lines), file=out)
 
 
 def _references(args: argparse.Namespace) -> list[list[str]]:
+    if args.test_set:  # each test set's references, concatenated test set after test set (sacreBLEU's -t a,b)
+        files = [t.get_reference_files(args.langpair) for t in args.test_sets]
+        refs = [[] for _ in range(len(files[0]))]
+        for ref_files in files:
+            for k, path in enumerate(ref_files):
+                refs[k].extend(_read(path, args.encoding))
+        return refs
     if args.num_refs == 1:
         return [_read(p, args.encoding) for p in args.refs]
     refs: list[list[str]] = [[] for _ in range(args.num_refs)]
@@ -311,6 +359,9 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     _check(args)
     env = os.environ.get("SACREBLEU_FORMAT", "").lower()
     fmt = env if env in FORMATS else (args.format or "json")
+    if args.echo:
+        _echo(args, out)
+        return 0
     if args.width_given is None:
         args.width = 1  # sacreBLEU's default width
     paired = args.paired_bs or args.paired_ar

@@ -114,7 +114,7 @@ def sanity_check_lengths(system: Sequence[str], refs: Sequence[Sequence[str]], t
 
 def _dataset(test_set: str) -> Any:
     if test_set not in DATASETS:
-        raise no_such_test_set(test_set)
+        raise no_such_test_set(test_set, SACREBLEU_DIR)
     return DATASETS[test_set]
 
 
