@@ -2,8 +2,11 @@
 
 Each case runs ``python -m sacrebleu ... --no-color`` (NO_COLOR=1) and ``bleustats score ...``
 in-process on the same files; stdout must be byte-equal apart from the version field
-(``2.6.0`` vs ``bleustats-<version>``). Cases cover -m bleu chrf ter, -f json / text / latex, -w, -sh, -b,
--ci, several systems, --paired-bs / --paired-ar, -sl, tokenizer / smoothing / chrF / TER flags.
+(``2.6.0`` vs ``bleustats-<version>``). 52 command lines: -m bleu chrf ter, -f json / text / latex,
+-w, -sh, -b, -lc, -l, -ci, several systems, --paired-bs / --paired-ar, -sl, tokenizer / smoothing /
+chrF / TER flags, standard input, and -t / -l / --echo on a local sacreBLEU cache. All of them ask
+for sacreBLEU's output with a sacreBLEU flag (-m, -f, ...): without one, ``bleustats score`` prints
+its own format.
 """
 
 from __future__ import annotations
@@ -39,7 +42,33 @@ CASES = [
     "R1 R2 -i S1 S2 S3 -m bleu chrf ter -f latex",
     "R1 R2 -i S1 S2 -m bleu chrf --paired-bs -pbsn 200 -f latex -w 2",
     "R1 -i S1 -m bleu chrf -f latex",
+    "R1 -i S1 -m bleu -lc",
+    "R1 -i S1 -m bleu -tok zh",
+    "R1 -i S1 -m bleu -tok none -f text",
+    "R1 -i S1 -m bleu -tok 13a -sh -f text",
+    "R1 -i S1 -m bleu --short",
+    "R1 -i S1 -m bleu chrf -b",
+    "R1 -i S1 -m bleu -w 0 -f text",
+    "R1 R2 -i S1 -m ter -b",
+    "R1 -i S1 -sl -m ter",
+    "R1 -i S1 -m bleu -s none -f text",
+    "R1 R2 -i S1 S2 -m chrf --paired-ar -parn 100",
+    "R1 -i S1 -m bleu -ci -cin 100 -f text -w 3",
+    "R1 -i S1 S2 S3 -m bleu -b",
+    "R1 -i S1 -l en-zh -m bleu",
+    "R1 -i S1 -f text -m bleu chrf ter -sh",
+    "R1 R2 -i S1 S2 S3 -m chrf ter -f latex -w 3",
+    "R1 -i S1 S2 -m bleu chrf -f text -sh",
+    "R1 -i S1 -m bleu --force -q -nc",
+    "R1 R2 -i S1 -m bleu chrf ter -sl -m chrf",
+    "R1 -i S1 -m chrf -cw 2 -b",
+    "R1 -i S1 -m ter --ter-normalized -f text -w 4",
+    "R1 -i S1 -m bleu -s floor -f text",
+    "R1 -i S1 -m bleu -s add-k -sv 2 -f text",
 ]
+
+#: sacreBLEU reading the hypotheses from standard input (file given to stdin)
+STDIN_CASES = [("R1 -m bleu", "S1"), ("R1 -m bleu chrf -f text", "S1"), ("R1 R2 -m bleu ter -b", "S2")]
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +82,11 @@ def files(tmp_path_factory):
     return d
 
 
-def _sacrebleu(argv, cwd):
+def _sacrebleu(argv, cwd, stdin=None):
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("SACREBLEU_FORMAT", None)
     out = subprocess.run([sys.executable, "-m", "sacrebleu", *argv, "--no-color"], cwd=cwd, env=env,
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, stdin=stdin)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -70,6 +99,23 @@ def test_output_is_sacrebleus(case, files, capsys, monkeypatch):
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
     capsys.readouterr()
     assert main(["score", *argv]) == 0
+    got = capsys.readouterr().out
+    import sacrebleu
+
+    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+
+@pytest.mark.parametrize("case,stdin", STDIN_CASES)
+def test_standard_input_as_sacrebleu(case, stdin, files, capsys, monkeypatch):
+    import io
+
+    with open(files / stdin, encoding="utf-8") as fh:
+        want = _sacrebleu(case.split(), files, stdin=fh)
+    monkeypatch.chdir(files)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO((files / stdin).read_text(encoding="utf-8")))
+    capsys.readouterr()
+    assert main(["score", *case.split()]) == 0
     got = capsys.readouterr().out
     import sacrebleu
 
