@@ -237,3 +237,50 @@ def test_test_set_errors_say_what_is_missing(argv, message, files, cache, capsys
     monkeypatch.chdir(files)
     assert main(["score", *argv]) == 1
     assert message in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def tables(files):
+    """A hypotheses table of systems S1, S2 and a references table of R1, R2: the same texts as the files."""
+    read = {n: (files / n).read_text(encoding="utf-8").split("\n")[:-1] for n in ("R1", "R2", "S1", "S2")}
+    hyps = ["system\tseg_id\ttext"] + [f"{s}\t{i}\t{t}" for s in ("S1", "S2") for i, t in enumerate(read[s])]
+    refs = ["seg_id\tref_id\ttext"] + [f"{i}\t{r}\t{t}" for i in range(40) for r in ("R1", "R2")
+                                       for t in [read[r][i]]]
+    (files / "hyps.tsv").write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    (files / "refs.tsv").write_text("\n".join(refs) + "\n", encoding="utf-8")
+    one = ["system\tseg_id\ttext"] + [f"S1\t{i}\t{t}" for i, t in enumerate(read["S1"])]
+    (files / "one.tsv").write_text("\n".join(one) + "\n", encoding="utf-8")
+    return files
+
+
+@pytest.mark.parametrize("ours,theirs", [
+    ("refs.tsv -i one.tsv -m bleu chrf ter", "R1 R2 -i S1 -m bleu chrf ter"),
+    ("-i one.tsv refs.tsv -m bleu chrf -f text -w 2", "R1 R2 -i S1 -m bleu chrf -f text -w 2"),
+    ("refs.tsv -i hyps.tsv -m bleu chrf ter -f text", "R1 R2 -i S1 S2 -m bleu chrf ter -f text"),
+    ("refs.tsv -i hyps.tsv -m chrf -b", "R1 R2 -i S1 S2 -m chrf -b"),
+    ("refs.tsv -i hyps.tsv -m bleu --paired-bs -pbsn 100 -f text",
+     "R1 R2 -i S1 S2 -m bleu --paired-bs -pbsn 100 -f text"),
+    ("refs.tsv -i one.tsv -sl -m bleu", "R1 R2 -i S1 -sl -m bleu"),
+    ("refs.tsv -i one.tsv -ci -cin 100 -m bleu", "R1 R2 -i S1 -ci -cin 100 -m bleu"),
+])
+def test_tables_are_read_as_tables_per_system(ours, theirs, tables, capsys, monkeypatch):
+    # a table is never scored as lines of text: each system of the table is scored as sacreBLEU scores its file
+    want = _sacrebleu(theirs.split(), tables)
+    monkeypatch.chdir(tables)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    capsys.readouterr()
+    assert main(["score", *ours.split()]) == 0
+    got = capsys.readouterr().out
+    import sacrebleu
+
+    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["refs.tsv", "-i", "S1", "-m", "bleu"], "a table is always read as a table"),
+    (["R1", "-i", "hyps.tsv", "-m", "bleu"], "a table is always read as a table"),
+])
+def test_tables_do_not_mix_with_text_files(argv, message, tables, capsys, monkeypatch):
+    monkeypatch.chdir(tables)
+    assert main(["score", *argv]) == 1
+    assert message in capsys.readouterr().err

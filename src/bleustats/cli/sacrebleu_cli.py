@@ -216,6 +216,66 @@ def _references(args: argparse.Namespace) -> list[list[str]]:
     return refs
 
 
+def _is_table(path: str) -> bool:
+    from ..engine.io import TABLE_SUFFIXES
+
+    return os.path.splitext(path)[1].lower() in TABLE_SUFFIXES
+
+
+def _table_inputs(args: argparse.Namespace, paired: bool
+                  ) -> tuple[list[str], list[list[str]], list[list[str | None]]] | None:
+    """Systems and reference streams of a hypotheses table and a references table, or ``None`` (text files).
+
+    A table (``.tsv``, ``.jsonl``, ``.parquet``) is always read as a table: each
+    ``system`` of the hypotheses table is one system (in order of first
+    appearance, the first the baseline of a paired test), segments are the
+    ``seg_id`` values in increasing order, and reference stream k holds each
+    segment's k-th reference (``None`` where a segment has fewer).
+    """
+    paths = [*args.refs, *(args.input or [])]
+    if not any(_is_table(p) for p in paths):
+        return None
+    if args.test_set or len(args.refs) != 1 or len(args.input or []) != 1 or not all(map(_is_table, paths)):
+        raise InputError("tables: give one references table (REF) and one hypotheses table (-i HYP), both .tsv, "
+                         ".jsonl or .parquet; a table is always read as a table, never as lines of text, and does "
+                         "not mix with text files or -t.")
+    from ..engine.io import read_table
+
+    hyps = read_table(args.input[0], "hypotheses").to_pydict()
+    refs = read_table(args.refs[0], "references").to_pydict()
+    if any(w != 1.0 for w in refs["weight"]):
+        raise InputError(f"{args.refs[0]}: some reference weights are not 1; sacreBLEU's output mode has no "
+                         "reference weights (score weighted references with bleustats' own output: drop -m/-f).")
+    segs = sorted(set(hyps["seg_id"]))
+    position = {s: i for i, s in enumerate(segs)}
+    texts: dict[str, list[str | None]] = {}
+    for system, seg, text in zip(hyps["system"], hyps["seg_id"], hyps["text"]):
+        row = texts.setdefault(system, [None] * len(segs))
+        if row[position[seg]] is not None:
+            raise InputError(f"{args.input[0]}: system {system!r} has several hypotheses for seg_id {seg} (a k-best "
+                             "table); sacreBLEU's output mode scores one hypothesis per segment.")
+        row[position[seg]] = text
+    for system, row in texts.items():
+        if None in row:
+            missing = [segs[i] for i, t in enumerate(row) if t is None]
+            raise InputError(f"{args.input[0]}: system {system!r} has no hypothesis for seg_id "
+                             f"{', '.join(map(str, missing[:10]))}; every system must cover the same segments.")
+    per_segment: list[list[str]] = [[] for _ in segs]
+    for seg, text in zip(refs["seg_id"], refs["text"]):
+        if seg not in position:
+            raise InputError(f"{args.refs[0]}: seg_id {seg} has references but no hypothesis in {args.input[0]}.")
+        per_segment[position[seg]].append(text)
+    if any(not r for r in per_segment):
+        missing = [segs[i] for i, r in enumerate(per_segment) if not r]
+        raise InputError(f"{args.refs[0]}: no reference for seg_id {', '.join(map(str, missing[:10]))}.")
+    width = max(len(r) for r in per_segment)
+    streams = [[r[k] if k < len(r) else None for r in per_segment] for k in range(width)]
+    names = list(texts)
+    if paired:
+        names[0] = f"Baseline: {names[0]}"
+    return names, [list(t) for t in texts.values()], streams  # type: ignore[misc]
+
+
 def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[list[str]]]:
     names: list[str] = []
     systems: list[list[str]] = []
@@ -365,8 +425,9 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     if args.width_given is None:
         args.width = 1  # sacreBLEU's default width
     paired = args.paired_bs or args.paired_ar
-    refs = _references(args)
-    names, systems = _systems(args, paired)
+    tables = _table_inputs(args, paired)
+    refs = tables[2] if tables else _references(args)
+    names, systems = tables[:2] if tables else _systems(args, paired)
     for system in systems:
         if any(len(r) != len(system) for r in refs):
             raise InputError(f"the system output has {len(system)} lines but the reference streams have "
