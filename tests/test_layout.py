@@ -3,7 +3,7 @@
 The floors, from the bottom: shared basics (``errors``, ``_validate``,
 ``_version``, the shipped data) → ``tokenizers`` → ``engine`` → ``metrics`` →
 ``meta`` → ``tools`` → ``cli``; the top-level facades (``__init__``,
-``compat``, ``significance``) gather names from below. A module may import
+``compat``, ``significance``, ``sacrebleu_shim``) gather names from below. A module may import
 from its own floor or any floor below, never above; the import graph has no
 cycle; no module reads another module's private (``_``) names; no module is
 over ~700 lines of code. Every import counts, also those inside functions.
@@ -29,6 +29,7 @@ FLOORS = {
     "data_schemas": 0, "sample_data": 0,
     "tokenizers": 1, "engine": 2, "metrics": 3, "meta": 4, "tools": 5, "distributed": 5, "cli": 6,
     "_legacy": 7, "__init__": 7, "__main__": 7, "_launch": 7, "_warm": 7, "compat": 7, "significance": 7,
+    "sacrebleu_shim": 7,
 }
 MAX_CODE_LINES = 700
 

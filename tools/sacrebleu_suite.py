@@ -3,8 +3,8 @@
 Issue 14's check that ``import bleustats as sacrebleu`` works for real sacreBLEU code: the test
 files of a sacreBLEU source tree (by default those of the pinned 2.6.0 release, read from a git
 repository of sacreBLEU) run twice in a scratch folder, once with the real sacreBLEU and once with
-an import hook that makes every ``sacrebleu`` / ``sacrebleu.<module>`` import return the bleustats
-module of the same name (``bleustats.metrics``, ``bleustats.significance``,
+:mod:`bleustats.sacrebleu_shim` installed, so that every ``sacrebleu`` / ``sacrebleu.<module>``
+import gives bleustats (``bleustats.metrics``, ``bleustats.significance``,
 ``bleustats.tokenizers.tokenizer_ter``, ...). Nothing of sacreBLEU is copied into this repository:
 the tests are read from the given source at run time.
 
@@ -36,41 +36,14 @@ from pathlib import Path
 DEFAULT_FILES = ("test_bleu", "test_sentence_bleu", "test_significance", "test_chrf", "test_ter",
                  "test_tokenizer_ter")
 
-#: conftest.py of the bleustats run: 'sacrebleu[.x]' imports give 'bleustats[.x]'.
+#: conftest.py of the bleustats run: the opt-in shim makes every 'sacrebleu[.x]' import give bleustats.
 HOOK = '''
-import importlib
-import importlib.abc
-import importlib.machinery
-import sys
+import bleustats.sacrebleu_shim
 
-
-class _Alias(importlib.abc.Loader):
-    def __init__(self, target):
-        self.target = target
-
-    def create_module(self, spec):
-        return importlib.import_module(self.target)
-
-    def exec_module(self, module):
-        pass
-
-
-class _SacrebleuIsBleustats(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name == "sacrebleu" or name.startswith("sacrebleu."):
-            new = "bleustats" + name[len("sacrebleu"):]
-            if importlib.util.find_spec(new) is None:
-                return None  # an ImportError in the test, as for any missing module
-            return importlib.machinery.ModuleSpec(name, _Alias(new), is_package=True)
-        return None
-
-
-for _name in [n for n in sys.modules if n == "sacrebleu" or n.startswith("sacrebleu.")]:
-    del sys.modules[_name]
-sys.meta_path.insert(0, _SacrebleuIsBleustats())
+bleustats.sacrebleu_shim.install()
 import sacrebleu  # noqa: E402
 
-assert sacrebleu.__name__ == "bleustats", sacrebleu.__name__
+assert sacrebleu.__name__ == "bleustats.sacrebleu_shim.package", sacrebleu.__name__
 '''
 
 

@@ -16,6 +16,8 @@ Examples
 (39.5, 37.5)
 """
 
+from typing import Any
+
 from .meta.compare import (CORRELATION_LEVELS, CORRELATION_TESTS, CorrelationDifferenceResult, WilliamsResult,
                            correlation_difference_test, williams_test)
 from .meta.paired import PairedTestResult, estimate_ci, paired_approximate_randomization, paired_bootstrap
@@ -35,3 +37,20 @@ __all__ = [
     "paired_bootstrap",
     "williams_test",
 ]
+
+
+def _compute_p_value(stats: Any, real_difference: float) -> float:
+    r"""sacreBLEU's p-value of a resampling test: :math:`(\#\{s > d\} + 1) / (B + 1)`.
+
+    ``stats`` holds the statistic of each of the :math:`B` resamples (sacreBLEU
+    passes absolute score differences), ``real_difference`` the observed one
+    :math:`d`; the strict ``>`` means a system compared with itself gets p = 1
+    (Clark et al.'s MultEval, which sacreBLEU follows).
+
+    >>> _compute_p_value([0.5, 1.5, 2.5], 1.0)
+    0.75
+    """
+    import numpy as np
+
+    sample = np.asarray(stats)
+    return (int(np.sum(sample > real_difference)) + 1) / (len(sample) + 1)

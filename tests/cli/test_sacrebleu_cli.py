@@ -2,8 +2,11 @@
 
 Each case runs ``python -m sacrebleu ... --no-color`` (NO_COLOR=1) and ``bleustats score ...``
 in-process on the same files; stdout must be byte-equal apart from the version field
-(``2.6.0`` vs ``bleustats-<version>``). Cases cover -m bleu chrf ter, -f json / text, -w, -sh, -b,
--ci, several systems, --paired-bs / --paired-ar, -sl, tokenizer / smoothing / chrF / TER flags.
+(``2.6.0`` vs ``bleustats-<version>``). 52 command lines: -m bleu chrf ter, -f json / text / latex,
+-w, -sh, -b, -lc, -l, -ci, several systems, --paired-bs / --paired-ar, -sl, tokenizer / smoothing /
+chrF / TER flags, standard input, and -t / -l / --echo on a local sacreBLEU cache. All of them ask
+for sacreBLEU's output with a sacreBLEU flag (-m, -f, ...): without one, ``bleustats score`` prints
+its own format.
 """
 
 from __future__ import annotations
@@ -36,7 +39,36 @@ CASES = [
     "R1 -i S1 -tok intl -lc -s floor -sv 0.2 -f text",
     "R1 -i S1 -tok char -s add-k -f json -w 4",
     "R1 -i S1 -b -f text -m bleu ter",
+    "R1 R2 -i S1 S2 S3 -m bleu chrf ter -f latex",
+    "R1 R2 -i S1 S2 -m bleu chrf --paired-bs -pbsn 200 -f latex -w 2",
+    "R1 -i S1 -m bleu chrf -f latex",
+    "R1 -i S1 -m bleu -lc",
+    "R1 -i S1 -m bleu -tok zh",
+    "R1 -i S1 -m bleu -tok none -f text",
+    "R1 -i S1 -m bleu -tok 13a -sh -f text",
+    "R1 -i S1 -m bleu --short",
+    "R1 -i S1 -m bleu chrf -b",
+    "R1 -i S1 -m bleu -w 0 -f text",
+    "R1 R2 -i S1 -m ter -b",
+    "R1 -i S1 -sl -m ter",
+    "R1 -i S1 -m bleu -s none -f text",
+    "R1 R2 -i S1 S2 -m chrf --paired-ar -parn 100",
+    "R1 -i S1 -m bleu -ci -cin 100 -f text -w 3",
+    "R1 -i S1 S2 S3 -m bleu -b",
+    "R1 -i S1 -l en-zh -m bleu",
+    "R1 -i S1 -f text -m bleu chrf ter -sh",
+    "R1 R2 -i S1 S2 S3 -m chrf ter -f latex -w 3",
+    "R1 -i S1 S2 -m bleu chrf -f text -sh",
+    "R1 -i S1 -m bleu --force -q -nc",
+    "R1 R2 -i S1 -m bleu chrf ter -sl -m chrf",
+    "R1 -i S1 -m chrf -cw 2 -b",
+    "R1 -i S1 -m ter --ter-normalized -f text -w 4",
+    "R1 -i S1 -m bleu -s floor -f text",
+    "R1 -i S1 -m bleu -s add-k -sv 2 -f text",
 ]
+
+#: sacreBLEU reading the hypotheses from standard input (file given to stdin)
+STDIN_CASES = [("R1 -m bleu", "S1"), ("R1 -m bleu chrf -f text", "S1"), ("R1 R2 -m bleu ter -b", "S2")]
 
 
 @pytest.fixture(scope="module")
@@ -50,11 +82,11 @@ def files(tmp_path_factory):
     return d
 
 
-def _sacrebleu(argv, cwd):
+def _sacrebleu(argv, cwd, stdin=None):
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("SACREBLEU_FORMAT", None)
     out = subprocess.run([sys.executable, "-m", "sacrebleu", *argv, "--no-color"], cwd=cwd, env=env,
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, stdin=stdin)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -67,6 +99,23 @@ def test_output_is_sacrebleus(case, files, capsys, monkeypatch):
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
     capsys.readouterr()
     assert main(["score", *argv]) == 0
+    got = capsys.readouterr().out
+    import sacrebleu
+
+    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+
+@pytest.mark.parametrize("case,stdin", STDIN_CASES)
+def test_standard_input_as_sacrebleu(case, stdin, files, capsys, monkeypatch):
+    import io
+
+    with open(files / stdin, encoding="utf-8") as fh:
+        want = _sacrebleu(case.split(), files, stdin=fh)
+    monkeypatch.chdir(files)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO((files / stdin).read_text(encoding="utf-8")))
+    capsys.readouterr()
+    assert main(["score", *case.split()]) == 0
     got = capsys.readouterr().out
     import sacrebleu
 
@@ -94,7 +143,6 @@ def test_paired_json_numbers(files, capsys, monkeypatch):
     (["-t", "wmt14", "-l", "en-de"], "does not download"),
     (["R1", "-i", "S1", "--list"], "--list needs"),
     (["R1", "-i", "S1", "--echo", "src"], "--echo"),
-    (["R1", "-i", "S1", "-f", "latex"], "latex"),
     (["R1", "-i", "S1", "S2", "-m", "bleu", "-ci"], "use paired tests"),
     (["R1", "-i", "S1", "-sl", "-m", "bleu", "chrf"], "only one metric"),
     (["R1", "-i", "S1", "--paired-bs"], "need several systems"),
@@ -134,3 +182,105 @@ def test_bleustats_mode_is_unchanged_and_old_input_order_still_works(files, caps
     old = capsys.readouterr().out
     assert main(["score", "R1", "R2", "-i", "S1", "-b"]) == 0
     assert capsys.readouterr().out == old and old.count(".") == 1 and len(old.strip().split(".")[1]) == 2
+
+
+#: -t/-l read the local sacreBLEU cache ($SACREBLEU); sacreBLEU reads the same files (no download when present)
+TEST_SET_CASES = [
+    "-t wmt14 -l de-en -i S1",
+    "-t wmt14 -l de-en -i S1 S2 -m bleu chrf ter -f text",
+    "-t wmt14,wmt17 -l de-en -i S12 -m bleu chrf",
+    "-t wmt14 -l de-en --echo src",
+    "-t wmt14 -l de-en --echo ref docid",
+    "-t wmt14 -l de-en --echo all",
+]
+
+
+@pytest.fixture(scope="module")
+def cache(files):
+    """sacreBLEU's processed files of wmt14 and wmt17 de-en (40 lines each), as its cache keeps them."""
+    root = files / "cache"
+    lines = {name: (files / name).read_text(encoding="utf-8").splitlines() for name in ("R1", "R2", "S1", "S2")}
+    for name, ref, src in (("wmt14", "R1", "S2"), ("wmt17", "R2", "S1")):
+        (root / name).mkdir(parents=True)
+        fields = {"src": lines[src], "ref": lines[ref], "docid": [f"doc{i // 10}" for i in range(40)],
+                  "genre": ["news"] * 40, "origlang": ["de"] * 40}
+        for field, values in fields.items():
+            (root / name / f"{name}.de-en.{field}").write_text("\n".join(values) + "\n", encoding="utf-8")
+    (files / "S12").write_text((files / "S1").read_text(encoding="utf-8") * 2, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("case", TEST_SET_CASES)
+def test_test_sets_of_the_local_cache_as_sacrebleu(case, files, cache, capsys, monkeypatch):
+    monkeypatch.setenv("SACREBLEU", str(cache))
+    argv = case.split()
+    want = _sacrebleu(argv, files)
+    monkeypatch.chdir(files)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    capsys.readouterr()
+    assert main(["score", *argv]) == 0
+    got = capsys.readouterr().out
+    import sacrebleu
+
+    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["-t", "wmt20", "-l", "de-en", "-i", "S1"], "test set 'wmt20' is not in the local sacreBLEU cache"),
+    (["-t", "wmt14", "-l", "fr-en", "-i", "S1"], "no language pair 'fr-en' in the local sacreBLEU cache"),
+    (["-t", "wmt14", "-i", "S1"], "-t needs a language pair (-l)"),
+    (["R1", "-t", "wmt14", "-l", "de-en", "-i", "S1"], "either a test set (-t) or reference files"),
+    (["-t", "wmt14", "-l", "de-en", "--echo", "nope"], "--echo: no field 'nope'"),
+])
+def test_test_set_errors_say_what_is_missing(argv, message, files, cache, capsys, monkeypatch):
+    monkeypatch.setenv("SACREBLEU", str(cache))
+    monkeypatch.chdir(files)
+    assert main(["score", *argv]) == 1
+    assert message in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def tables(files):
+    """A hypotheses table of systems S1, S2 and a references table of R1, R2: the same texts as the files."""
+    read = {n: (files / n).read_text(encoding="utf-8").split("\n")[:-1] for n in ("R1", "R2", "S1", "S2")}
+    hyps = ["system\tseg_id\ttext"] + [f"{s}\t{i}\t{t}" for s in ("S1", "S2") for i, t in enumerate(read[s])]
+    refs = ["seg_id\tref_id\ttext"] + [f"{i}\t{r}\t{t}" for i in range(40) for r in ("R1", "R2")
+                                       for t in [read[r][i]]]
+    (files / "hyps.tsv").write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    (files / "refs.tsv").write_text("\n".join(refs) + "\n", encoding="utf-8")
+    one = ["system\tseg_id\ttext"] + [f"S1\t{i}\t{t}" for i, t in enumerate(read["S1"])]
+    (files / "one.tsv").write_text("\n".join(one) + "\n", encoding="utf-8")
+    return files
+
+
+@pytest.mark.parametrize("ours,theirs", [
+    ("refs.tsv -i one.tsv -m bleu chrf ter", "R1 R2 -i S1 -m bleu chrf ter"),
+    ("-i one.tsv refs.tsv -m bleu chrf -f text -w 2", "R1 R2 -i S1 -m bleu chrf -f text -w 2"),
+    ("refs.tsv -i hyps.tsv -m bleu chrf ter -f text", "R1 R2 -i S1 S2 -m bleu chrf ter -f text"),
+    ("refs.tsv -i hyps.tsv -m chrf -b", "R1 R2 -i S1 S2 -m chrf -b"),
+    ("refs.tsv -i hyps.tsv -m bleu --paired-bs -pbsn 100 -f text",
+     "R1 R2 -i S1 S2 -m bleu --paired-bs -pbsn 100 -f text"),
+    ("refs.tsv -i one.tsv -sl -m bleu", "R1 R2 -i S1 -sl -m bleu"),
+    ("refs.tsv -i one.tsv -ci -cin 100 -m bleu", "R1 R2 -i S1 -ci -cin 100 -m bleu"),
+])
+def test_tables_are_read_as_tables_per_system(ours, theirs, tables, capsys, monkeypatch):
+    # a table is never scored as lines of text: each system of the table is scored as sacreBLEU scores its file
+    want = _sacrebleu(theirs.split(), tables)
+    monkeypatch.chdir(tables)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    capsys.readouterr()
+    assert main(["score", *ours.split()]) == 0
+    got = capsys.readouterr().out
+    import sacrebleu
+
+    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["refs.tsv", "-i", "S1", "-m", "bleu"], "a table is always read as a table"),
+    (["R1", "-i", "hyps.tsv", "-m", "bleu"], "a table is always read as a table"),
+])
+def test_tables_do_not_mix_with_text_files(argv, message, tables, capsys, monkeypatch):
+    monkeypatch.chdir(tables)
+    assert main(["score", *argv]) == 1
+    assert message in capsys.readouterr().err

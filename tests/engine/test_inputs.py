@@ -165,15 +165,14 @@ def test_per_segment_lists_with_text_weight_pairs(base):
     assert_same_stats(compute_stats(HYPS, pairs, references_layout="segments"), base)
 
 
-def test_per_segment_layout_detected_automatically(base):
+def test_per_segment_lists_are_read_only_when_named(base):
     refs, wts = per_segment()
     refs.append(["extra reference"])
-    # 6 lists for 5 hypotheses cannot be per-segment lists: read as streams, the error
-    # names the first short stream and points to the other layout ...
+    # lists are sacreBLEU's streams: the error names the first short stream and the other layout ...
     with pytest.raises(
         InputError,
-        match=r"^references\[0\] has 2 lines but there are 5 hypotheses; .*"
-        r"pass references_layout='segments'\.$",
+        match=r"^references\[0\] has 2 lines but there are 5 hypotheses\. sacreBLEU's layout is one list per "
+        r"reference stream.*pass references_layout='segments'",
     ):
         compute_stats(HYPS, refs)
     # ... which, asked for, reports the count of per-segment lists
@@ -181,8 +180,10 @@ def test_per_segment_layout_detected_automatically(base):
         InputError, match=r"references has 6 per-segment lists but there are 5 hypotheses"
     ):
         compute_stats(HYPS, refs, references_layout="segments")
-    refs, wts = per_segment()  # ... and lengths 2,2,1,2,2 cannot be 5-long streams: segments
-    assert_same_stats(compute_stats(HYPS, refs, ref_weights=wts), base)
+    refs, wts = per_segment()  # n_hyp lists of references: never guessed to be per-segment lists
+    with pytest.raises(InputError, match=r"references\[0\] has 2 lines but there are 5 hypotheses"):
+        compute_stats(HYPS, refs, ref_weights=wts)
+    assert_same_stats(compute_stats(HYPS, refs, ref_weights=wts, references_layout="segments"), base)
 
 
 def test_pandas_long_form(base):
@@ -600,15 +601,15 @@ def test_mismatched_lengths():
     # 'auto' reads lists that are not n_hyp per-segment lists as streams, naming the short one
     with pytest.raises(
         InputError,
-        match=r"references\[0\] has 1 lines? but there are 2 hypotheses; every reference "
-        r"stream must be as long as the hypotheses \(use None for a missing reference\)\. "
-        r"If references holds one list of references per segment, pass "
-        r"references_layout='segments'\.",
+        match=r"references\[0\] has 1 line but there are 2 hypotheses\. sacreBLEU's layout is one list per "
+        r"reference stream, each as long as the hypotheses: .*\(use None for a missing reference\); sacreBLEU "
+        r"itself would score only the segments the shortest list covers\. If references holds one list of "
+        r"references per hypothesis .*, pass references_layout='segments'",
     ):
         compute_stats(H2, [["x"]])
     with pytest.raises(
         InputError,
-        match=r"references\[2\] has 1 lines? but there are 2 hypotheses; .*"
+        match=r"references\[2\] has 1 line but there are 2 hypotheses\. .*"
         r"references_layout='segments'",
     ):
         compute_stats(H2, [["x", "y"], ["z", "w"], ["u"]])
@@ -628,7 +629,8 @@ def test_short_single_stream_error_names_the_stream():
     # a sacreBLEU user's one stream, a line short: named as a stream, not as 'per-segment lists'
     with pytest.raises(
         InputError,
-        match=r"^references\[0\] has 1 lines? but there are 2 hypotheses; every reference stream",
+        match=r"^references\[0\] has 1 line but there are 2 hypotheses\. sacreBLEU's layout is one list per "
+        r"reference stream",
     ):
         bleustats.corpus_bleu(H2, [["x"]])
 
@@ -638,7 +640,7 @@ def test_ragged_streams_are_not_silently_reinterpreted():
     for score in (bleustats.corpus_bleu, compute_stats):
         with pytest.raises(
             InputError,
-            match=r"^references\[1\] has 1 lines? but there are 2 hypotheses; .*"
+            match=r"^references\[1\] has 1 line but there are 2 hypotheses\. .*"
             r"pass references_layout='segments'",
         ):
             score(H2, [["x", "y"], ["z"]])
@@ -649,7 +651,7 @@ def test_ragged_streams_are_not_silently_reinterpreted():
 
 def test_mismatched_stream_lengths_streams_layout():
     with pytest.raises(
-        InputError, match=r"references\[1\] has 1 lines but there are 2 hypotheses.*None"
+        InputError, match=r"references\[1\] has 1 lines? but there are 2 hypotheses.*None"
     ):
         compute_stats(H2, [["x", "y"], ["z"]], references_layout="streams")
 

@@ -10,9 +10,10 @@ This mode is on when any of ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*``
 or a chrF / TER flag is given (or ``$SACREBLEU_FORMAT`` is set); without them
 ``bleustats score`` prints its own format, as before.
 
-Every sacreBLEU flag is either handled or rejected by name (``-t`` / ``-l``
-test-set downloads, ``--echo``, ``--list``, ``--origlang``, ...): a test set
-cannot be downloaded here, so pass its reference files instead.
+``-t`` / ``-l`` (and ``--echo``) read test sets already in the local sacreBLEU
+cache (``$SACREBLEU``, :mod:`bleustats.engine.testsets`); bleustats never
+downloads. The other test-set flags (``--list``, ``--origlang``, ``--subset``,
+``--download``, ...) are rejected by name.
 """
 
 from __future__ import annotations
@@ -30,19 +31,17 @@ from ..engine.options import CHRF_DEFAULTS
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
 
-__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "run", "wants_sacrebleu"]
+__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "print_results_table", "print_single_results", "run",
+           "wants_sacrebleu"]
 
 #: ``-m`` choices and ``-f`` choices, as sacreBLEU spells them.
 METRIC_NAMES = ("bleu", "chrf", "ter")
 FORMATS = ("json", "text", "latex")
 # sacreBLEU flags bleustats cannot honour here, and why
 _REJECTED = {
-    "test_set": "-t/--test-set downloads a test set, and bleustats does not download (no network access here): "
-                "pass the test set's reference files as positional arguments (REF ... -i SYS).",
     "citation": "--citation needs sacreBLEU's test-set database: not available in bleustats.",
     "list": "--list needs sacreBLEU's test-set database: not available in bleustats.",
     "download": "--download fetches a test set: bleustats does not download; pass reference files.",
-    "echo": "--echo prints a downloaded test set: not available in bleustats; pass reference files.",
     "origlang": "--origlang filters a downloaded WMT test set by document: not available in bleustats.",
     "subset": "--subset filters a downloaded WMT test set by document: not available in bleustats.",
     "detail": "--detail splits a downloaded WMT test set by origlang: not available in bleustats.",
@@ -55,7 +54,8 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-m", "--metrics", choices=METRIC_NAMES, nargs="+", default=None,
                    help="metrics to compute, as sacreBLEU's -m (default: bleu)")
     g.add_argument("-f", "--format", choices=FORMATS, default=None,
-                   help="sacreBLEU's output format (default json; $SACREBLEU_FORMAT overrides it); latex: rejected")
+                   help="sacreBLEU's output format (default json; $SACREBLEU_FORMAT overrides it); latex: several "
+                        "systems' table in LaTeX (booktabs), one system as text")
     g.add_argument("-sl", "--sentence-level", action="store_true", help="score each sentence (one metric)")
     g.add_argument("--force", action="store_true", help="accepted (bleustats prints no tokenized-input warning)")
     g.add_argument("-nr", "--num-refs", type=int, default=1, help="references per line of one tab-separated file")
@@ -85,12 +85,14 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-nc", "--no-color", action="store_true", help="accepted (bleustats prints no colors)")
     g.add_argument("-l", "--language-pair", dest="langpair", default=None,
                    help="SRC-TRG: picks the BLEU tokenizer for TRG (zh, ja, ko), as sacreBLEU does")
+    g.add_argument("-t", "--test-set", default=None,
+                   help="test set(s) of the local sacreBLEU cache ($SACREBLEU), comma-separated; with -l")
+    g.add_argument("--echo", nargs="+", default=None,
+                   help="print these fields (src, ref, docid, ..., all) of the -t test set and exit")
     rejected = p.add_argument_group("sacreBLEU's test-set options (rejected: pass files)")
-    rejected.add_argument("-t", "--test-set", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("--citation", "--cite", action="store_true", help=argparse.SUPPRESS)
     rejected.add_argument("--list", action="store_true", help=argparse.SUPPRESS)
     rejected.add_argument("--download", default=None, help=argparse.SUPPRESS)
-    rejected.add_argument("--echo", nargs="+", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("-ol", "--origlang", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("--subset", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("-d", "--detail", action="store_true", help=argparse.SUPPRESS)
@@ -105,7 +107,7 @@ def wants_sacrebleu(args: argparse.Namespace) -> bool:
                 or args.ter_no_punct or args.ter_normalized)
     return bool(args.metrics or args.format or args.confidence or args.sentence_level or args.paired_ar
                 or args.paired_bs or chrf_ter or os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS
-                or any(getattr(args, k) for k in _REJECTED))
+                or args.test_set or args.echo or any(getattr(args, k) for k in _REJECTED))
 
 
 def _read(path: str, encoding: str) -> list[str]:
@@ -143,21 +145,67 @@ def _check(args: argparse.Namespace) -> None:
     for key, why in _REJECTED.items():
         if getattr(args, key):
             raise InputError(why)
-    if args.format == "latex":
-        raise InputError("-f latex: sacreBLEU's LaTeX table is not available in bleustats; use -f json or text.")
     if args.from_stats:
         raise InputError("--from-stats: sacreBLEU's output mode scores texts; drop --from-stats or the sacreBLEU "
                          "flags (-m, -f, -ci, -sl, --paired-*).")
     if args.sentence_level and len(args.metrics or ["bleu"]) > 1:
         raise InputError("-sl: only one metric can be used in sentence-level mode.")
-    if not args.refs:
-        raise InputError("no references: give the reference files before -i (sacreBLEU's -t test sets cannot be "
-                         "downloaded here).")
-    if args.num_refs != 1 and len(args.refs) > 1:
-        raise InputError("--num-refs: give one file of tab-separated references, not several files.")
+    if args.test_set:
+        _check_test_sets(args)
+    elif args.echo:
+        raise InputError("--echo needs a test set (-t) and a language pair (-l).")
+    elif not args.refs:
+        raise InputError("no references: give the reference files before -i, or a test set of the local sacreBLEU "
+                         "cache with -t and -l.")
+    if args.num_refs != 1 and (len(args.refs) > 1 or args.test_set):
+        raise InputError("--num-refs: give one file of tab-separated references, not several files or -t.")
+
+
+def _check_test_sets(args: argparse.Namespace) -> None:
+    """-t/-l as sacreBLEU checks them, against the test sets of the local cache (bleustats never downloads)."""
+    from ..engine.testsets import no_such_test_set, scan_cache
+
+    if args.refs:
+        raise InputError("give either a test set (-t) or reference files, not both.")
+    if not args.langpair:
+        raise InputError("-t needs a language pair (-l), e.g. -l de-en.")
+    cached = scan_cache()
+    for name in args.test_set.split(","):
+        if name not in cached:
+            raise no_such_test_set(name)
+        if args.langpair not in cached[name].langpairs:
+            raise InputError(f"test set {name!r}: no language pair {args.langpair!r} in the local sacreBLEU cache; "
+                             f"it has {', '.join(cached[name].langpairs)}.")
+    args.test_sets = [cached[name] for name in args.test_set.split(",")]
+
+
+def _echo(args: argparse.Namespace, out: Any) -> None:
+    """sacreBLEU's --echo: the requested fields of each -t test set, tab-separated, one line per segment."""
+    for test_set in args.test_sets:
+        fields = test_set.fieldnames(args.langpair)
+        wanted = fields if args.echo == ["all"] else list(args.echo)
+        if "all" in wanted:
+            raise InputError("--echo all cannot be combined with other fields.")
+        if "ref" not in fields:  # sacreBLEU: 'ref' stands for the first reference when there is no plain 'ref'
+            wanted = [min(f for f in fields if f.startswith("ref")) if f == "ref" else f for f in wanted]
+        for f in wanted:
+            if f not in fields:
+                raise InputError(f"--echo: no field {f!r} in test set {test_set.name}/{args.langpair}; it has "
+                                 f"{', '.join(fields)}.")
+        paths = [test_set.get_files(args.langpair)[fields.index(f)] for f in wanted]
+        streams = [_read(p, "utf-8") for p in paths]
+        for lines in zip(*streams):
+            print("\t".join(lines), file=out)
 
 
 def _references(args: argparse.Namespace) -> list[list[str]]:
+    if args.test_set:  # each test set's references, concatenated test set after test set (sacreBLEU's -t a,b)
+        files = [t.get_reference_files(args.langpair) for t in args.test_sets]
+        refs = [[] for _ in range(len(files[0]))]
+        for ref_files in files:
+            for k, path in enumerate(ref_files):
+                refs[k].extend(_read(path, args.encoding))
+        return refs
     if args.num_refs == 1:
         return [_read(p, args.encoding) for p in args.refs]
     refs: list[list[str]] = [[] for _ in range(args.num_refs)]
@@ -168,6 +216,66 @@ def _references(args: argparse.Namespace) -> list[list[str]]:
         for k, ref in enumerate(fields):
             refs[k].append(ref)
     return refs
+
+
+def _is_table(path: str) -> bool:
+    from ..engine.io import TABLE_SUFFIXES
+
+    return os.path.splitext(path)[1].lower() in TABLE_SUFFIXES
+
+
+def _table_inputs(args: argparse.Namespace, paired: bool
+                  ) -> tuple[list[str], list[list[str]], list[list[str | None]]] | None:
+    """Systems and reference streams of a hypotheses table and a references table, or ``None`` (text files).
+
+    A table (``.tsv``, ``.jsonl``, ``.parquet``) is always read as a table: each
+    ``system`` of the hypotheses table is one system (in order of first
+    appearance, the first the baseline of a paired test), segments are the
+    ``seg_id`` values in increasing order, and reference stream k holds each
+    segment's k-th reference (``None`` where a segment has fewer).
+    """
+    paths = [*args.refs, *(args.input or [])]
+    if not any(_is_table(p) for p in paths):
+        return None
+    if args.test_set or len(args.refs) != 1 or len(args.input or []) != 1 or not all(map(_is_table, paths)):
+        raise InputError("tables: give one references table (REF) and one hypotheses table (-i HYP), both .tsv, "
+                         ".jsonl or .parquet; a table is always read as a table, never as lines of text, and does "
+                         "not mix with text files or -t.")
+    from ..engine.io import read_table
+
+    hyps = read_table(args.input[0], "hypotheses").to_pydict()
+    refs = read_table(args.refs[0], "references").to_pydict()
+    if any(w != 1.0 for w in refs["weight"]):
+        raise InputError(f"{args.refs[0]}: some reference weights are not 1; sacreBLEU's output mode has no "
+                         "reference weights (score weighted references with bleustats' own output: drop -m/-f).")
+    segs = sorted(set(hyps["seg_id"]))
+    position = {s: i for i, s in enumerate(segs)}
+    texts: dict[str, list[str | None]] = {}
+    for system, seg, text in zip(hyps["system"], hyps["seg_id"], hyps["text"]):
+        row = texts.setdefault(system, [None] * len(segs))
+        if row[position[seg]] is not None:
+            raise InputError(f"{args.input[0]}: system {system!r} has several hypotheses for seg_id {seg} (a k-best "
+                             "table); sacreBLEU's output mode scores one hypothesis per segment.")
+        row[position[seg]] = text
+    for system, row in texts.items():
+        if None in row:
+            missing = [segs[i] for i, t in enumerate(row) if t is None]
+            raise InputError(f"{args.input[0]}: system {system!r} has no hypothesis for seg_id "
+                             f"{', '.join(map(str, missing[:10]))}; every system must cover the same segments.")
+    per_segment: list[list[str]] = [[] for _ in segs]
+    for seg, text in zip(refs["seg_id"], refs["text"]):
+        if seg not in position:
+            raise InputError(f"{args.refs[0]}: seg_id {seg} has references but no hypothesis in {args.input[0]}.")
+        per_segment[position[seg]].append(text)
+    if any(not r for r in per_segment):
+        missing = [segs[i] for i, r in enumerate(per_segment) if not r]
+        raise InputError(f"{args.refs[0]}: no reference for seg_id {', '.join(map(str, missing[:10]))}.")
+    width = max(len(r) for r in per_segment)
+    streams = [[r[k] if k < len(r) else None for r in per_segment] for k in range(width)]
+    names = list(texts)
+    if paired:
+        names[0] = f"Baseline: {names[0]}"
+    return names, [list(t) for t in texts.values()], streams  # type: ignore[misc]
 
 
 def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[list[str]]]:
@@ -280,9 +388,10 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
             rows.append(row)
         print(json.dumps(rows, indent=4), file=out)
         return
+    tablefmt = "latex_booktabs" if fmt == "latex" else "fancy_grid"  # sacreBLEU's booktabs for latex
     columns: dict[str, list[str]] = {"System": scores["System"]}
     for key in list(scores)[1:]:
-        cells = [_cell(v, width, True) for v in scores[key]]
+        cells = [_cell(v, width, tablefmt == "fancy_grid") for v in scores[key]]
         bootstrap = any(not isinstance(v, str) and v.mean is not None for v in scores[key])
         columns[key + (" (μ ± 95% CI)" if bootstrap else "")] = cells
     try:
@@ -290,7 +399,7 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
     except ImportError:
         raise InputError("text tables of several systems need the package 'tabulate' (sacreBLEU's); "
                          "pip install tabulate, or use -f json.") from None
-    print(tabulate(columns, headers="keys", tablefmt="fancy_grid", colalign=("right",), stralign="center",
+    print(tabulate(columns, headers="keys", tablefmt=tablefmt, colalign=("right",), stralign="center",
                    numalign="center", floatfmt=f".{width}f"), file=out)
     print(file=out)
     if args.paired_bs or args.paired_ar:
@@ -312,13 +421,15 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     _check(args)
     env = os.environ.get("SACREBLEU_FORMAT", "").lower()
     fmt = env if env in FORMATS else (args.format or "json")
-    if fmt == "latex":
-        raise InputError("SACREBLEU_FORMAT=latex: sacreBLEU's LaTeX table is not available in bleustats.")
+    if args.echo:
+        _echo(args, out)
+        return 0
     if args.width_given is None:
         args.width = 1  # sacreBLEU's default width
     paired = args.paired_bs or args.paired_ar
-    refs = _references(args)
-    names, systems = _systems(args, paired)
+    tables = _table_inputs(args, paired)
+    refs = tables[2] if tables else _references(args)
+    names, systems = tables[:2] if tables else _systems(args, paired)
     for system in systems:
         if any(len(r) != len(system) for r in refs):
             raise InputError(f"the system output has {len(system)} lines but the reference streams have "
@@ -366,3 +477,37 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
                 table[score.name].append(score.format(args.width, True))
     _print_table(dict(table), sigs, args, fmt, out)
     return 0
+
+
+def print_single_results(results: list[str], args: argparse.Namespace) -> None:
+    """sacreBLEU's ``utils.print_single_results``: one system's score lines, as JSON or '='-aligned text.
+
+    ``args.format`` is ``'json'`` (the lines are JSON objects, printed as a
+    list when several) or ``'text'``. Printed without colour.
+
+    >>> print_single_results(["BLEU = 1.0", "chrF2 = 10.0"], argparse.Namespace(format="text"))
+     BLEU = 1.0
+    chrF2 = 10.0
+    """
+    _print_single(list(results), args.format, sys.stdout)
+
+
+def print_results_table(results: dict[str, list[Any]], signatures: dict[str, str], args: argparse.Namespace
+                        ) -> None:
+    """sacreBLEU's ``utils.print_results_table``: several systems' scores as a JSON list or a text table.
+
+    ``results`` maps ``'System'`` to the system names and each metric name to
+    a column of formatted strings or :class:`~bleustats.meta.paired_systems.Result`
+    objects; ``args`` needs ``format``, ``width``, ``paired_bs``, ``paired_ar``
+    (and ``paired_bs_n`` / ``paired_ar_n`` for a paired test). Printed without colour.
+
+    >>> args = argparse.Namespace(format="json", width=1, paired_bs=False, paired_ar=False)
+    >>> print_results_table({"System": ["a"], "BLEU": ["31.3"]}, {"BLEU": "nrefs:1"}, args)
+    [
+        {
+            "system": "a",
+            "BLEU": "31.3"
+        }
+    ]
+    """
+    _print_table(dict(results), dict(signatures), args, args.format, sys.stdout)

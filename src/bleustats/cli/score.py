@@ -117,9 +117,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _inputs(args: argparse.Namespace) -> None:
-    """``-i`` takes one or more files: with no REF before it, the files after the first are references."""
+    """``-i`` takes one or more files: with no REF before it (and no -t test set), the files after the first are
+    references."""
     if isinstance(args.input, list):
-        if not args.refs and len(args.input) > 1:
+        if not args.refs and len(args.input) > 1 and not getattr(args, "test_set", None):
             args.refs, args.input = args.input[1:], [args.input[0]]
         args.systems = args.input
         args.input = args.input[0]

@@ -64,6 +64,7 @@ __all__ = [
     "read_lines",
     "read_table",
     "read_weights",
+    "stream_length_error",
     "streams_table",
     "table_digest",
     "to_arrow",
@@ -72,6 +73,26 @@ __all__ = [
 
 #: How list references are laid out: sacreBLEU streams or one list per segment.
 REFERENCE_LAYOUTS = ("auto", "streams", "segments")
+
+
+def stream_length_error(k: int, length: int, n_hyp: int) -> InputError:
+    """The one error of every entry point for list references whose stream ``k`` is not ``n_hyp`` long.
+
+    Lists of references are read in sacreBLEU's layout (streams); a list of
+    references per hypothesis (``[[r1], [r2]]`` for two hypotheses) is read
+    so only when ``references_layout='segments'`` says it, never guessed.
+
+    >>> print(stream_length_error(0, 1, 2))  # doctest: +ELLIPSIS
+    references[0] has 1 line but there are 2 hypotheses. sacreBLEU's layout is one list per reference stream...
+    """
+    return InputError(
+        f"references[{k}] has {length} line{'s' if length != 1 else ''} but there are {n_hyp} hypotheses. "
+        "sacreBLEU's layout is one list per reference stream, each as long as the hypotheses: "
+        "[[ref1_of_seg1, ref1_of_seg2, ...], [ref2_of_seg1, ...]] (use None for a missing reference); "
+        "sacreBLEU itself would score only the segments the shortest list covers. If references holds one "
+        "list of references per hypothesis ([[refs of hyp 1], [refs of hyp 2], ...]), pass "
+        "references_layout='segments' (metric objects: references=bleustats.ReferenceSet(refs, layout='segments'))."
+    )
 #: File suffixes read as long-form tables by :func:`read_table`.
 TABLE_SUFFIXES = (".tsv", ".jsonl", ".parquet")
 
@@ -211,9 +232,9 @@ def as_references_table(
         Number of hypothesis segments, used to tell the list layouts apart and
         to check their lengths.
     layout : {'auto', 'streams', 'segments'}
-        ``'auto'`` reads K lists that are each ``n_hyp`` long as streams (what
-        sacreBLEU does, also when ``K == n_hyp``), otherwise ``n_hyp`` lists as
-        per-segment lists.
+        ``'auto'`` and ``'streams'`` read lists as sacreBLEU's streams (each
+        ``n_hyp`` long, else :func:`stream_length_error`); ``'segments'`` as
+        one list of references per hypothesis. The layout is never guessed.
 
     Returns
     -------
@@ -263,15 +284,7 @@ def as_references_table(
                 "[[ref_seg1, ref_seg2, ...]]."
             )
     if layout == "auto":
-        lengths = [len(r) for r in references]
-        if n_hyp is None or (lengths and all(x == n_hyp for x in lengths)):
-            layout = "streams"
-        elif any(x == n_hyp for x in lengths) or len(references) != n_hyp:
-            # some lists look like streams, or there are not n_hyp per-segment lists:
-            # read as streams so the length check below names the short one
-            layout = "streams"
-        else:
-            layout = "segments"
+        layout = "streams"  # lists are sacreBLEU's streams; per-segment lists only when asked for by name
     if ref_weights is not None:
         ref_weights = [list(w) for w in ref_weights]
         if len(ref_weights) != len(references) or any(
@@ -289,12 +302,7 @@ def as_references_table(
         if n_hyp is not None:
             for k, stream in enumerate(references):
                 if len(stream) != n_hyp:
-                    raise InputError(
-                        f"references[{k}] has {len(stream)} lines but there are {n_hyp} hypotheses; "
-                        "every reference stream must be as long as the hypotheses (use None for a "
-                        "missing reference). If references holds one list of references per segment, "
-                        "pass references_layout='segments'."
-                    )
+                    raise stream_length_error(k, len(stream), n_hyp)
         for k, stream in enumerate(references):
             _check_str_list(stream, f"references[{k}]", allow_none=True)
             w = ref_weights[k] if ref_weights is not None else None

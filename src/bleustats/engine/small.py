@@ -128,13 +128,7 @@ def plain_references(
     if not isinstance(references, (list, tuple)) or not all(isinstance(r, (list, tuple)) for r in references):
         return None
     if layout == "auto":
-        lengths = [len(r) for r in references]
-        if lengths and all(x == n_hyp for x in lengths):
-            layout = "streams"
-        elif any(x == n_hyp for x in lengths) or len(references) != n_hyp:
-            layout = "streams"  # the general path names the stream of the wrong length
-        else:
-            layout = "segments"
+        layout = "streams"  # lists are sacreBLEU's streams; a wrong length: the general path's error
     if ref_weights is not None:
         if not isinstance(ref_weights, (list, tuple)) or len(ref_weights) != len(references):
             return None

@@ -433,14 +433,13 @@ class Metric:
             raise RuntimeError(f"{type(self).__name__}: no references provided and the cache is empty. Pass "
                                "references to corpus_score, or references= to the constructor.")
         self.num_refs = refs.num_refs
-        if n_hyp is not None and refs.n_segments != n_hyp:
-            raise InputError(
-                f"{type(self).__name__}: there are {n_hyp} hypotheses but the references have "
-                f"{refs.n_segments} segments; every reference stream must be as long as the hypotheses "
-                "(use None for a missing reference).")
+        if n_hyp is not None and refs.n_segments is not None and refs.n_segments != n_hyp:
+            from ..engine.io import stream_length_error
+
+            raise stream_length_error(0, refs.n_segments, n_hyp)
         return refs
 
-    def _cache_references(self, references: Any) -> ReferenceSet:
+    def _reference_set(self, references: Any) -> ReferenceSet:
         """Validate and prepare ``references`` once (the constructor's ``references=``)."""
         from ..engine.references import ReferenceSet
 
@@ -451,6 +450,34 @@ class Metric:
 
     def _prepare(self, refs: ReferenceSet) -> None:
         """Compute and cache in ``refs`` what every later call needs (tokenized texts, ...)."""
+
+    # -- sacreBLEU's per-segment reference records (its private API, which libraries call) --
+
+    def _preprocess_segment(self, sent: str) -> str:
+        """One segment as the metric reads it (lowercased and tokenized as the options say)."""
+        raise NotImplementedError
+
+    def _extract_reference_info(self, refs: Sequence[str]) -> dict[str, Any]:
+        """sacreBLEU's record of one segment's preprocessed references (n-gram counts, lengths, words)."""
+        raise NotImplementedError
+
+    def _cache_references(self, references: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+        """sacreBLEU's reference cache: one :meth:`_extract_reference_info` record per segment.
+
+        ``references`` are streams (``references[k][i]``, ``None`` = segment i
+        has no k-th reference). Sets ``num_refs`` (-1 when segments have
+        different numbers of references), as sacreBLEU does. bleustats' own
+        scoring keeps a :class:`~bleustats.engine.references.ReferenceSet`
+        instead (:meth:`_reference_set`); this list is for code written
+        against sacreBLEU's internals.
+        """
+        records, counts = [], set()
+        for segment in zip(*references):
+            lines = [r for r in segment if r is not None]
+            counts.add(len(lines))
+            records.append(self._extract_reference_info([self._preprocess_segment(r) for r in lines]))
+        self.num_refs = counts.pop() if len(counts) == 1 else -1
+        return records
 
     # -- statistics and scores (subclasses) --
 

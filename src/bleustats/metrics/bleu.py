@@ -41,6 +41,7 @@ Examples
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -52,8 +53,9 @@ from ..engine import small
 from ..engine.options import BLEU_METRICS, REF_LENGTHS, SMOOTH_DEFAULTS, SMOOTH_METHODS, check_options
 from ..engine.sums import column_sums, group_sums
 from ..errors import InputError
-from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer
+from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer, tokenizer_class
 from .base import Metric, MetricSignature
+from .helpers import extract_all_word_ngrams
 from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
 from .results import BLEUScore, Signature, check_coverage, record_coverage
 
@@ -1018,6 +1020,9 @@ class BLEUSignature(MetricSignature):
 
 #: sacreBLEU's default largest n-gram order.
 MAX_NGRAM_ORDER = 4
+
+#: sacreBLEU's ``sacrebleu.metrics.bleu._get_tokenizer``: tokenizer name -> its class
+_get_tokenizer = tokenizer_class
 # target language -> tokenizer, when none is named (sacreBLEU's _TOKENIZER_MAP)
 _LANGUAGE_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 
@@ -1094,9 +1099,38 @@ class BLEU(Metric):
         if references is not None:
             from ..engine.references import ReferenceSet
 
-            self._ref_cache = self._cache_references(ReferenceSet(references, ref_weights))
+            given = isinstance(references, ReferenceSet) and ref_weights is None  # e.g. layout='segments'
+            self._ref_cache = self._reference_set(references if given else ReferenceSet(references, ref_weights))
         elif ref_weights is not None:
             raise InputError("ref_weights: give them with references= (the weights of those references).")
+
+    def _preprocess_segment(self, sent: str) -> str:
+        """``sent`` lowercased (if ``lowercase``) and tokenized, trailing whitespace dropped (sacreBLEU's method).
+
+        >>> BLEU(lowercase=True)._preprocess_segment("Hello, World! ")
+        'hello , world !'
+        """
+        return self.tokenizer((sent.lower() if self.lowercase else sent).rstrip())
+
+    def _extract_reference_info(self, refs: Sequence[str]) -> dict[str, Any]:
+        """``{'ref_ngrams': Counter, 'ref_lens': [int]}`` of one segment's preprocessed references.
+
+        The counter holds each n-gram (order 1..``max_ngram_order``, word
+        tuples) with its largest count over the references, the clip of
+        BLEU's modified precision; ``ref_lens`` the references' word counts.
+        """
+        grams: Counter | None = None  # None for a segment without references, as in sacreBLEU
+        lens = []
+        for ref in refs:
+            counts, n_words = extract_all_word_ngrams(ref, 1, self.max_ngram_order)
+            lens.append(n_words)
+            if grams is None:
+                grams = counts
+                continue
+            for gram, count in counts.items():
+                if count > grams[gram]:
+                    grams[gram] = count
+        return {"ref_ngrams": grams, "ref_lens": lens}
 
     def _prepare(self, refs: ReferenceSet) -> None:
         if text_bytes(refs) <= small.COLD_MAX_CHARS:

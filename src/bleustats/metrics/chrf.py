@@ -24,7 +24,8 @@ chrF2++ = 59.15
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_options, chrf_statistics
 from ..engine.references import ReferenceSet
 from .base import Metric, MetricSignature, Score
+from .helpers import extract_all_char_ngrams, extract_word_ngrams
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_from_sums", "chrf_table", "corpus_chrf", "sentence_chrf"]
 
@@ -209,6 +211,8 @@ def corpus_chrf(
     beta: float = CHRF_DEFAULTS["beta"],
     remove_whitespace: bool = True,
     eps_smoothing: bool = False,
+    *,
+    references_layout: str = "auto",
 ) -> CHRFScore:
     r"""Corpus chrF (chrF++ with ``word_order=2``): sacreBLEU 2.6's ``corpus_chrf``.
 
@@ -225,6 +229,10 @@ def corpus_chrf(
     char_order, word_order, beta, remove_whitespace, eps_smoothing
         As in ``sacrebleu.corpus_chrf`` (``remove_whitespace=False`` keeps
         whitespace in character n-grams).
+    references_layout : {'auto', 'streams', 'segments'}
+        List ``references`` are sacreBLEU's streams (``'auto'``, ``'streams'``)
+        or, with ``'segments'``, one list of references per hypothesis
+        (:func:`bleustats.engine.io.as_references_table`).
 
     Returns
     -------
@@ -237,7 +245,7 @@ def corpus_chrf(
     """
     opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
                         whitespace=_whitespace(remove_whitespace), eps_smoothing=eps_smoothing)
-    stats = chrf_statistics(hypotheses, references, **opts)
+    stats = chrf_statistics(hypotheses, references, references_layout=references_layout, **opts)
     return _score_of(stats, opts)
 
 
@@ -343,10 +351,76 @@ class CHRF(Metric):
         self.order = char_order + word_order
         self.lowercase, self.whitespace, self.eps_smoothing = lowercase, whitespace, eps_smoothing
         if references is not None:
-            self._ref_cache = self._cache_references(references)
+            self._ref_cache = self._reference_set(references)
 
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> NDArray[np.int64]:
         return chrf_statistics(list(hypotheses), refs, **self._options)
+
+    # -- sacreBLEU's per-segment methods (its private API, which MBR and reranking code calls) --
+
+    #: the characters :meth:`_remove_punctuation` splits off a word's end or start (ASCII punctuation)
+    _PUNCTS = frozenset(string.punctuation)
+
+    def _preprocess_segment(self, sent: str) -> str:
+        """``sent`` lowercased when ``lowercase`` is on, else unchanged (chrF does not tokenize)."""
+        return sent.lower() if self.lowercase else sent
+
+    def _remove_punctuation(self, sent: str) -> list[str]:
+        """chrF++'s words: whitespace-split, one punctuation character split off each word's end (else start).
+
+        A word of one character stays whole; ``'(hi)'`` gives ``'(hi'`` and ``')'``
+        (sacreBLEU 2.6, after Popović's chrF++.py).
+
+        >>> CHRF(word_order=2)._remove_punctuation("Hello, (world) !")
+        ['Hello', ',', '(world', ')', '!']
+        """
+        words: list[str] = []
+        for w in sent.split():
+            if len(w) > 1 and w[-1] in self._PUNCTS:
+                words += [w[:-1], w[-1]]
+            elif len(w) > 1 and w[0] in self._PUNCTS:
+                words += [w[0], w[1:]]
+            else:
+                words.append(w)
+        return words
+
+    @staticmethod
+    def _get_match_statistics(hyp_ngrams: Mapping[Any, float], ref_ngrams: Mapping[Any, float]) -> list:
+        """``[hyp count, ref count, matched count]`` of one order's n-gram counts.
+
+        The matched count is the clipped overlap (the sum over n-grams of the smaller of the two counts);
+        the hypothesis count is 0 when the reference has no n-gram of the order.
+
+        >>> from collections import Counter
+        >>> CHRF._get_match_statistics(Counter("aab"), Counter("abb")), CHRF._get_match_statistics(Counter("a"), {})
+        ([3, 3, 2], [0, 0, 0])
+        """
+        hyp_count = match = 0
+        for gram, count in hyp_ngrams.items():
+            hyp_count += count
+            if gram in ref_ngrams:
+                match += min(count, ref_ngrams[gram])
+        return [hyp_count if ref_ngrams else 0, sum(ref_ngrams.values()), match]
+
+    def _compute_f_score(self, statistics: Sequence[float]) -> float:
+        """chrF in [0, 100] of one flat ``[hyp, ref, match] * order`` statistics list (:func:`chrf_from_sums`).
+
+        >>> CHRF(char_order=1, word_order=0)._compute_f_score([4, 4, 2])
+        50.0
+        """
+        return float(chrf_from_sums(np.asarray(statistics, dtype=np.float64), char_order=self.char_order,
+                                    word_order=self.word_order, beta=self.beta, eps_smoothing=self.eps_smoothing))
+
+    def _extract_reference_info(self, refs: Sequence[str]) -> dict[str, Any]:
+        """``{'ref_ngrams': [per reference: its character then word n-gram Counters, by order]}``."""
+        records = []
+        for ref in refs:
+            grams = extract_all_char_ngrams(ref, self.char_order, self.whitespace)
+            if self.word_order > 0:
+                words = self._remove_punctuation(ref)
+                grams += [extract_word_ngrams(words, n) for n in range(1, self.word_order + 1)]
+            records.append(grams)
+        return {"ref_ngrams": records}
 
     def _compute_score_from_stats(self, stats: ArrayLike) -> CHRFScore:
         """The chrF of one row of summed statistics (3 per order)."""

@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..engine.references import ReferenceSet
 from ..engine.ter_stats import ter_statistics
 from ..errors import InputError
+from ..tokenizers.tokenizer_ter import TercomTokenizer
 from .base import Metric, MetricSignature, Score
 
 if TYPE_CHECKING:
@@ -289,9 +290,23 @@ class TER(Metric):
                 raise InputError(f"{name} must be True or False; got {type(value).__name__} {value!r:.40}.")
         self.normalized, self.no_punct = normalized, no_punct
         self.asian_support, self.case_sensitive = asian_support, case_sensitive
-        self.tokenizer_signature = "tercom"
+        self.tokenizer = TercomTokenizer(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                                         case_sensitive=case_sensitive)
+        self.tokenizer_signature = self.tokenizer.signature()
         if references is not None:
-            self._ref_cache = self._cache_references(references)
+            self._ref_cache = self._reference_set(references)
+
+    def _preprocess_segment(self, sent: str) -> str:
+        """``sent`` through tercom's normalizer with this object's options (sacreBLEU's ``TER`` method).
+
+        >>> TER(normalized=True)._preprocess_segment("Jim's car (red).  ")
+        "jim 's car ( red ) ."
+        """
+        return self.tokenizer(sent.rstrip())
+
+    def _extract_reference_info(self, refs: Sequence[str]) -> dict[str, Any]:
+        """``{'ref_words': [per reference: its words after the tokenizer]}`` (sacreBLEU's record)."""
+        return {"ref_words": [self._preprocess_segment(ref).split() for ref in refs]}
 
     def _prepare(self, refs: ReferenceSet) -> None:
         if refs.n_segments:  # tokenizes the references once, into refs' cache

@@ -58,6 +58,7 @@ __all__ = [
     "TokenizerZh",
     "get_tokenizer",
     "tokenize_lines",
+    "tokenizer_class",
     "tokenizer_signature",
 ]
 
@@ -243,6 +244,25 @@ def get_tokenizer(tokenize: str) -> BaseTokenizer:
     """
     name = _check_tokenize(tokenize)
     return _optional(name) if name in OPTIONAL_TOKENIZERS else __getattr__(_CLASS_NAMES[name])()
+
+
+def tokenizer_class(tokenize: str) -> type[BaseTokenizer]:
+    """The class (not an instance) of the tokenizer named ``tokenize`` (sacreBLEU's ``_get_tokenizer``).
+
+    An optional tokenizer's module is imported, its package only when the class is instantiated.
+    An unknown name raises ``KeyError``, as sacreBLEU's lookup does.
+
+    Examples
+    --------
+    >>> tokenizer_class("13a")()("Hello, world!"), tokenizer_class("spm").__name__
+    ('Hello , world !', 'TokenizerSPM')
+    """
+    if tokenize in _CLASSES:
+        return _CLASSES[tokenize]
+    if tokenize not in OPTIONAL_TOKENIZERS:
+        raise KeyError(tokenize)
+    module, cls = OPTIONAL_TOKENIZERS[tokenize].split(".")
+    return getattr(importlib.import_module(f".{module}", __name__), cls)
 
 
 def tokenizer_signature(tokenize: str) -> str:
