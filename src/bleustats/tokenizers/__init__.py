@@ -257,8 +257,8 @@ def tokenizer_class(tokenize: str) -> type[BaseTokenizer]:
     >>> tokenizer_class("13a")()("Hello, world!"), tokenizer_class("spm").__name__
     ('Hello , world !', 'TokenizerSPM')
     """
-    if tokenize in _CLASSES:
-        return _CLASSES[tokenize]
+    if tokenize in _CLASS_NAMES:
+        return __getattr__(_CLASS_NAMES[tokenize])
     if tokenize not in OPTIONAL_TOKENIZERS:
         raise KeyError(tokenize)
     module, cls = OPTIONAL_TOKENIZERS[tokenize].split(".")
