@@ -32,7 +32,8 @@ def _subpackages(root: Path) -> set[str]:
 
 
 def _env(**over: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "BLEUSTATS_QUIET_COMPILE")}
     env.update(over)
     return env
 

@@ -288,6 +288,8 @@ class _CompileNotice:
             return
         if not self.said:
             self.said = True
+            if os.environ.get("BLEUSTATS_QUIET_COMPILE", "") == "1":  # scripts and test suites that want stderr clean
+                return
             self.tty = sys.stderr.isatty()
             import time
 
@@ -296,7 +298,7 @@ class _CompileNotice:
                   f"{Path(kernel_cache_folder()).parent})", file=sys.stderr, flush=True)
 
     def on_end(self, event) -> None:
-        if not self.said:
+        if not self.said or not self.start:
             return
         self.compiled += 1
         if self.tty:
@@ -310,7 +312,10 @@ _NOTICE: _CompileNotice | None = None
 
 
 def announce_compiles() -> None:
-    """Say on stderr, once per process, when a bleustats kernel starts compiling (numba's event API)."""
+    """Say on stderr, once per process, when a bleustats kernel starts compiling (numba's event API).
+
+    ``BLEUSTATS_QUIET_COMPILE=1`` in the environment keeps it quiet.
+    """
     global _NOTICE
     if _NOTICE is not None:
         return
