@@ -1,4 +1,4 @@
-"""Collection of the package's doctests: bleustats.distributed needs the dask extra.
+"""The whole suite's settings: a quiet compile notice, and the doctests of bleustats.distributed only with Dask.
 
 CI installs it (the ``test`` extra pulls ``dask[dataframe]`` and ``distributed``), so
 there its doctests run; a checkout without Dask skips those modules instead of
