@@ -39,4 +39,8 @@ Sums and partitioned tables:
   Parquet parts, read with bounded memory, written whole or not at all.
 - :mod:`~bleustats.engine.partitioned_stats`: statistics computed partition
   by partition (streamed, or on an executor) into a dataset.
+
+Test sets:
+
+- :mod:`~bleustats.engine.testsets`: sacreBLEU's test sets read from its local cache (never downloaded).
 """

@@ -22,6 +22,8 @@ again.
 - :mod:`~bleustats.metrics.results`: :class:`BLEUScore` and :class:`Signature`.
 - :mod:`~bleustats.metrics.partitioned`: the same scores of a partitioned
   statistics table (per-part partial sums merged exactly).
+- :mod:`~bleustats.metrics.helpers` and :mod:`~bleustats.metrics.lib_ter`: sacreBLEU's n-gram helpers
+  and TER library under their sacreBLEU names, for code that calls them.
 
 The metric classes load on first use (``import bleustats.metrics`` stays light).
 """

@@ -1124,12 +1124,7 @@ class BLEU(Metric):
         for ref in refs:
             counts, n_words = extract_all_word_ngrams(ref, 1, self.max_ngram_order)
             lens.append(n_words)
-            if grams is None:
-                grams = counts
-                continue
-            for gram, count in counts.items():
-                if count > grams[gram]:
-                    grams[gram] = count
+            grams = counts if grams is None else grams | counts  # Counter union: the larger count of each
         return {"ref_ngrams": grams, "ref_lens": lens}
 
     def _prepare(self, refs: ReferenceSet) -> None:

@@ -12,7 +12,8 @@ every such import in this process resolves to bleustats:
   ``sacrebleu.tokenizers[.tokenizer_*]``, ``sacrebleu.compat`` and
   ``sacrebleu.significance`` are the bleustats modules of those names;
 - ``sacrebleu.utils``, ``sacrebleu.dataset``, ``sacrebleu.version`` and
-  ``sacrebleu.sacrebleu`` (the command line) are the modules of this package.
+  ``sacrebleu.sacrebleu`` (the command line, module ``cli``) are the modules of this package;
+  ``__main__`` is the runner below.
 
 Nothing changes until :func:`install` runs (``import bleustats`` alone never
 touches ``sacrebleu``). The same from the shell, for a script or module that
