@@ -33,7 +33,8 @@ def layout(sources):
     if self_refs:
         ref_ptr = hyp_ptr
     else:
-        ref_ptr = len(hyps) + np.r_[0, np.cumsum([len(hs if rs is None else rs) for hs, rs in sources])].astype(np.int64)
+        n_refs = [len(hs if rs is None else rs) for hs, rs in sources]
+        ref_ptr = len(hyps) + np.r_[0, np.cumsum(n_refs)].astype(np.int64)
     pairs = [(hs, hs if rs is None else rs) for hs, rs in sources]
     return tokens, tok_off, hyp_ptr, ref_ptr, pairs
 

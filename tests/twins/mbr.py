@@ -32,7 +32,10 @@ def pairwise_matches(sources, max_order):
 
 
 def aggregate_matches(hyps, refs, max_order, exclude_self=False):
-    """Per hypothesis: sum_g min(M * #g(h), sum_j #g(r_j)) per order (M - 1 and its own counts out with exclude_self)."""
+    """Per hypothesis and order: sum_g min(M * #g(h), sum_j #g(r_j)).
+
+    With exclude_self the hypothesis' own text leaves the pool (and M is one less).
+    """
     out = []
     for i, h in enumerate(hyps):
         pool_refs = [r for j, r in enumerate(refs) if not (exclude_self and j == i)]

@@ -45,7 +45,7 @@ _SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
 #: The subcommands, in help order; each is a module of this package with ``add_parser(subparsers)``.
 #: Only the module of the command that runs is imported (``bleustats score`` loads no study code).
-_SUBCOMMANDS = ("score", "stats", "kbest", "tune", "analyze", "study", "correlate", "demo")
+_SUBCOMMANDS = ("score", "stats", "kbest", "mbr", "tune", "analyze", "study", "correlate", "demo")
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -47,7 +47,7 @@ _EMPTY = -1
 
 @njit(cache=True, nogil=True, inline="always")
 def _slot_of(a, b, mask):
-    """Hash slot of the key (a, b); a < 2**31 and b < 2**32; a product may wrap around int64, which only mixes the bits."""
+    """Hash slot of the key (a, b); a product may wrap around int64, which only mixes the bits."""
     x = np.int64(a) * 0x2545F491 + np.int64(b) * 0x3C6EF35F
     x = x ^ (x >> 29)
     x = (x & 0xFFFFFFFF) * 0x27D4EB2F

@@ -375,7 +375,7 @@ def pairwise_batch(
     --------
     >>> u = utility("bleu", tokenize="none")
     >>> pairwise_batch(["a b", "a c"], None, np.array([0, 2]), None, u).round(2).tolist()
-    [100.0, 0.0, 0.0, 100.0]
+    [100.0, 50.0, 50.0, 100.0]
     """
     hyp_ptr = np.asarray(hyp_ptr, np.int64)
     n_h = len(hypotheses)
@@ -503,7 +503,7 @@ def source_batches(sizes: NDArray[np.int64], limit: int) -> Iterator[tuple[int, 
     Examples
     --------
     >>> list(source_batches(np.array([3, 3, 5, 1]), 6))
-    [(0, 2), (2, 3), (3, 4)]
+    [(0, 2), (2, 4)]
     """
     start, acc = 0, 0
     for s, size in enumerate(sizes):
