@@ -76,3 +76,28 @@ def test_twin_select_first_on_ties(n):
     matrix = [[1.0] * n for _ in range(n)]
     assert twin.select(matrix)[1] == 0
     assert twin.select(matrix, loss=True)[1] == 0
+
+
+@SETTINGS
+@given(st.lists(st.tuples(texts, texts), min_size=1, max_size=3), st.booleans(), st.integers(0, 4),
+       st.integers(0, 3), st.sampled_from([0, 0.5, 1, 2, 3]), st.booleans())
+def test_pairwise_chrf_equals_twin(sources, self_refs, char_order, word_order, beta, eps_smoothing):
+    if char_order + word_order == 0:
+        char_order = 1
+    # each source: candidate char sequences; words are the same lists read as word ids (any ints work)
+    chars = [(hs, None if self_refs else rs[:len(rs)]) for hs, rs in sources]
+    tokens, tok_off, hyp_ptr, ref_ptr, pairs = layout(chars)
+    out_ptr = np.r_[0, np.cumsum(np.diff(hyp_ptr) * np.diff(ref_ptr))].astype(np.int64)
+    seqs = [list(tokens[a:b]) for a, b in zip(tok_off[:-1], tok_off[1:])]
+    wseqs = [[x % 3 for x in reversed(t)] for t in seqs]  # a second stream over the same texts
+    w_off = np.r_[0, np.cumsum([len(w) for w in wseqs])].astype(np.int64)
+    w_flat = np.array([x for w in wseqs for x in w], np.int64)
+    got = _k.pairwise_chrf(tokens, tok_off, char_order, w_flat, w_off, word_order, hyp_ptr, ref_ptr,
+                           float(beta ** 2), eps_smoothing, out_ptr)
+    want = []
+    for s in range(len(hyp_ptr) - 1):
+        for i in range(hyp_ptr[s], hyp_ptr[s + 1]):
+            for j in range(ref_ptr[s], ref_ptr[s + 1]):
+                want.append(twin.pair_chrf(seqs[i], seqs[j], wseqs[i], wseqs[j], char_order, word_order, beta,
+                                           eps_smoothing))
+    assert got.tolist() == want

@@ -63,3 +63,41 @@ def select(matrix, *, loss=False, exclude_self=False):
         if better:
             best = i
     return expected, best
+
+
+def chrf_f(stats, beta, eps_smoothing):
+    """sacreBLEU 2.6's chrF F-score of one (hyp, ref, match)-per-order row, written out plainly."""
+    eps = 1e-16
+    factor = beta ** 2
+    n_orders = len(stats) // 3
+    score, eff, avg_p, avg_r = 0.0, 0, 0.0, 0.0
+    for i in range(n_orders):
+        n_hyp, n_ref, n_match = stats[3 * i: 3 * i + 3]
+        prec = n_match / n_hyp if n_hyp > 0 else eps
+        rec = n_match / n_ref if n_ref > 0 else eps
+        denom = factor * prec + rec
+        score += ((1 + factor) * prec * rec / denom) if denom > 0 else eps
+        if n_hyp > 0 and n_ref > 0:
+            avg_p, avg_r, eff = avg_p + prec, avg_r + rec, eff + 1
+    if eps_smoothing:
+        return 100 * score / n_orders
+    if eff:
+        avg_p, avg_r = avg_p / eff, avg_r / eff
+    else:
+        avg_p = avg_r = 0.0
+    if avg_p + avg_r:
+        score = (1 + factor) * avg_p * avg_r
+        score /= (factor * avg_p) + avg_r
+        return 100 * score
+    return 0.0
+
+
+def pair_chrf(h_chars, r_chars, h_words, r_words, char_order, word_order, beta, eps_smoothing):
+    """Sentence chrF of one pair of token sequences (characters, words) by the twin's counts."""
+    stats = []
+    for h, r, order in ((h_chars, r_chars, char_order), (h_words, r_words, word_order)):
+        m = pair_matches(h, r, order) if order else []
+        for n in range(order):
+            h_tot, r_tot = max(0, len(h) - n), max(0, len(r) - n)
+            stats += [h_tot if r_tot > 0 else 0, r_tot, m[n]]
+    return chrf_f(stats, beta, eps_smoothing)

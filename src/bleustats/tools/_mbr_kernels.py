@@ -207,6 +207,139 @@ def pairwise_matches(tokens, tok_off, hyp_ptr, ref_ptr, max_order, out_ptr):
     return out
 
 
+_EPS = 1e-16
+
+
+@njit(cache=True, nogil=True)
+def _chrf_f(stats, n_orders, factor, eps_smoothing):
+    """sacreBLEU 2.6's ``CHRF._compute_f_score`` of one statistics row, in its float64 operation order.
+
+    ``stats`` holds (hyp, ref, match) per order; ``factor`` is beta squared.
+    """
+    score = 0.0
+    effective_order = 0
+    avg_prec = 0.0
+    avg_rec = 0.0
+    for i in range(n_orders):
+        n_hyp = stats[3 * i]
+        n_ref = stats[3 * i + 1]
+        n_match = stats[3 * i + 2]
+        prec = n_match / n_hyp if n_hyp > 0 else _EPS
+        rec = n_match / n_ref if n_ref > 0 else _EPS
+        denom = factor * prec + rec
+        score += ((1.0 + factor) * prec * rec / denom) if denom > 0 else _EPS
+        if n_hyp > 0 and n_ref > 0:
+            avg_prec += prec
+            avg_rec += rec
+            effective_order += 1
+    if eps_smoothing:
+        return 100.0 * score / n_orders
+    if effective_order == 0:
+        avg_prec = 0.0
+        avg_rec = 0.0
+    else:
+        avg_prec /= effective_order
+        avg_rec /= effective_order
+    if avg_prec + avg_rec != 0.0:
+        score = (1.0 + factor) * avg_prec * avg_rec
+        score /= (factor * avg_prec) + avg_rec
+        return 100.0 * score
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _stream_matches(order_of, uniq_ptr, uniq_id, uniq_cnt, cnt, k, base, m):
+    """Add reference text k's clipped matches against the scattered hypothesis counts to m[base + order]."""
+    for q in range(uniq_ptr[k], uniq_ptr[k + 1]):
+        c = cnt[uniq_id[q]]
+        if c > 0:
+            m[base + order_of[uniq_id[q]]] += min(c, uniq_cnt[q])
+
+
+@njit(cache=True, nogil=True)
+def _fill_totals(stats, m, base, order, hl, rl):
+    """(hyp, ref, match) rows of one stream: n-gram totals from the lengths; hyp shown as 0 without ref n-grams."""
+    for d in range(order):
+        h_tot = max(0, hl - d)
+        r_tot = max(0, rl - d)
+        stats[3 * (base + d)] = h_tot if r_tot > 0 else 0
+        stats[3 * (base + d) + 1] = r_tot
+        stats[3 * (base + d) + 2] = m[base + d]
+
+
+@njit(cache=True, nogil=True)
+def _source_chrf(c_tokens, c_off, char_order, w_tokens, w_off, word_order, h0, h1, r0, r1, factor,
+                 eps_smoothing, out, o0):
+    """Sentence chrF of every (hypothesis, reference) pair of one source into ``out[o0 + i * M + j]``."""
+    n_h = h1 - h0
+    n_r = r1 - r0
+    same = h0 == r0 and h1 == r1
+    ref_base = 0 if same else n_h
+    n_orders = char_order + word_order
+    m = np.zeros(n_orders, np.int64)
+    stats = np.zeros(3 * n_orders, np.int64)
+    c_order_of, c_ptr, c_id, c_cnt, c_ids, _ = _index_source(c_tokens, c_off, h0, h1, r0, r1, max(char_order, 1))
+    w_order_of, w_ptr, w_id, w_cnt, w_ids, _ = _index_source(w_tokens, w_off, h0, h1, r0, r1, max(word_order, 1))
+    c_cnt_h = np.zeros(c_ids, np.int64)
+    w_cnt_h = np.zeros(w_ids, np.int64)
+    for i in range(n_h):
+        if char_order > 0:
+            for q in range(c_ptr[i], c_ptr[i + 1]):
+                c_cnt_h[c_id[q]] = c_cnt[q]
+        if word_order > 0:
+            for q in range(w_ptr[i], w_ptr[i + 1]):
+                w_cnt_h[w_id[q]] = w_cnt[q]
+        hc = np.int64(c_off[h0 + i + 1]) - np.int64(c_off[h0 + i])
+        hw = np.int64(w_off[h0 + i + 1]) - np.int64(w_off[h0 + i])
+        for j in range(i if same else 0, n_r):
+            k = ref_base + j
+            t = r0 + j
+            m[:] = 0
+            if char_order > 0:
+                _stream_matches(c_order_of, c_ptr, c_id, c_cnt, c_cnt_h, k, 0, m)
+                _fill_totals(stats, m, 0, char_order, hc, np.int64(c_off[t + 1]) - np.int64(c_off[t]))
+            if word_order > 0:
+                _stream_matches(w_order_of, w_ptr, w_id, w_cnt, w_cnt_h, k, char_order, m)
+                _fill_totals(stats, m, char_order, word_order, hw, np.int64(w_off[t + 1]) - np.int64(w_off[t]))
+            out[o0 + i * n_r + j] = _chrf_f(stats, n_orders, factor, eps_smoothing)
+            if same and j != i:
+                # the mirrored pair has the same matches with hypothesis and reference swapped
+                rc = np.int64(c_off[t + 1]) - np.int64(c_off[t])
+                rw = np.int64(w_off[t + 1]) - np.int64(w_off[t])
+                if char_order > 0:
+                    _fill_totals(stats, m, 0, char_order, rc, hc)
+                if word_order > 0:
+                    _fill_totals(stats, m, char_order, word_order, rw, hw)
+                out[o0 + j * n_r + i] = _chrf_f(stats, n_orders, factor, eps_smoothing)
+        for q in range(c_ptr[i], c_ptr[i + 1]):
+            c_cnt_h[c_id[q]] = 0
+        for q in range(w_ptr[i], w_ptr[i + 1]):
+            w_cnt_h[w_id[q]] = 0
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pairwise_chrf(c_tokens, c_off, char_order, w_tokens, w_off, word_order, hyp_ptr, ref_ptr, factor,
+                  eps_smoothing, out_ptr):
+    """Sentence chrF / chrF++ of every (hypothesis, reference) pair within each source, fused.
+
+    ``c_tokens`` / ``c_off``: code points of each text (whitespace removed
+    unless chrF keeps it); ``w_tokens`` / ``w_off``: chrF++ word ids of each
+    text (any arrays with one empty text each when ``word_order`` is 0).
+    Other arguments as :func:`pairwise_matches`; ``factor`` is beta squared,
+    ``out_ptr`` counts pairs (not pair × order).
+
+    Returns
+    -------
+    float64[out_ptr[-1]]
+        Pair (i, j) of source s at ``out[out_ptr[s] + i * M_s + j]``.
+    """
+    out = np.zeros(out_ptr[-1], np.float64)
+    for s in prange(hyp_ptr.shape[0] - 1):
+        _source_chrf(c_tokens, c_off, char_order, w_tokens, w_off, word_order, hyp_ptr[s], hyp_ptr[s + 1],
+                     ref_ptr[s], ref_ptr[s + 1], factor, eps_smoothing, out, out_ptr[s])
+    return out
+
+
 @njit(cache=True, nogil=True)
 def _source_aggregate(tokens, tok_off, h0, h1, r0, r1, max_order, exclude_self, out):
     """Matches of each hypothesis of one source against the summed counts of its references.

@@ -395,16 +395,28 @@ def pairwise_batch(
     streams = _streams(hypotheses, references, hyp_ptr, ref_ptr, u)
     if aggregate:
         return _aggregate_scores(u, streams, hyp_ptr, k_ref_ptr, exclude_self)
+    if u.family == "chrf":
+        return _fused_chrf(u, streams, hyp_ptr, k_ref_ptr, len(hypotheses) + len(references or []))
     hi, rj, pair_ptr = _pair_indices(hyp_ptr, k_ref_ptr)
     parts = []
     for tokens, tok_off, order in streams:
         m = _k.pairwise_matches(tokens, tok_off, hyp_ptr, k_ref_ptr, order, pair_ptr * order).reshape(-1, order)
         lengths = np.diff(tok_off)
         parts.append((_orders_totals(lengths[hi], order), _orders_totals(lengths[rj], order), m, lengths))
-    if u.family == "chrf":
-        return _chrf_scores(u, [p[:3] for p in parts])
     h_tot, _, m, lengths = parts[0]
     return _bleu_scores(u, m, h_tot, lengths[hi], lengths[rj])
+
+
+def _fused_chrf(u: Utility, streams: list, hyp_ptr: np.ndarray, ref_ptr: np.ndarray, n_texts: int) -> np.ndarray:
+    """Every pair's sentence chrF from the fused kernel (matches and F-score in one pass)."""
+    o = u.options
+    empty = (np.zeros(0, np.int64), np.zeros(n_texts + 1, np.int64))
+    chars = streams[0][:2] if o["char_order"] else empty
+    words = streams[-1][:2] if o["word_order"] else empty
+    pair_ptr = np.zeros(len(hyp_ptr), np.int64)
+    np.cumsum(np.diff(hyp_ptr) * np.diff(ref_ptr), out=pair_ptr[1:])
+    return _k.pairwise_chrf(*chars, o["char_order"], *words, o["word_order"], hyp_ptr, ref_ptr,
+                            float(o["beta"] ** 2), o["eps_smoothing"], pair_ptr)
 
 
 def _aggregate_scores(u: Utility, streams: list, hyp_ptr: np.ndarray, ref_ptr: np.ndarray,
