@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", default=["200x64", "1000x256"])
     ap.add_argument("--repeats", type=int, default=3, help="repeats on 200x64 (1000x256: once)")
-    ap.add_argument("--sacre-sources", type=int, default=4, help="sources the sacreBLEU loop scores")
+    ap.add_argument("--sacre-sources", type=int, default=4, help="sources the sacreBLEU loop / mbrs score")
+    ap.add_argument("--sacre-sources-large", type=int, default=1, help="the same on 1000x256")
     ap.add_argument("--fastchrf-sources-large", type=int, default=40,
                     help="sources fastchrf scores on 1000x256 (extrapolated; 0: all)")
     ap.add_argument("--mbrs-python", default=None, help="a Python with mbrs installed (its own venv)")
@@ -237,12 +238,13 @@ def main(argv: list[str] | None = None) -> int:
                 jobs.append((f"fastchrf pairwise_chrf ({fc_src} sources, extrapolated)", run_peer,
                              ("fastchrf", sub, fc_src)))
             jobs.append(("fastchrf aggregate_chrf", run_peer, ("fastchrf-aggregate", nbest, n_src)))
+            k = args.sacre_sources_large if large else args.sacre_sources
             for metric in ("chrf", "chrf++", "bleu"):
-                jobs.append((f"sacrebleu {metric} loop ({args.sacre_sources} sources, extrapolated)", run_peer,
-                             (f"sacrebleu-{metric}", nbest, args.sacre_sources)))
+                jobs.append((f"sacrebleu {metric} loop ({k} sources, extrapolated)", run_peer,
+                             (f"sacrebleu-{metric}", nbest, k)))
             if args.mbrs_python:
-                jobs.append((f"mbrs DecoderMBR chrF ({args.sacre_sources} sources, extrapolated)", run_peer,
-                             ("mbrs", nbest, args.sacre_sources, args.mbrs_python)))
+                jobs.append((f"mbrs DecoderMBR chrF ({k} sources, extrapolated)", run_peer,
+                             ("mbrs", nbest, k, args.mbrs_python)))
             for rep in range(reps):
                 order = jobs[rep % len(jobs):] + jobs[:rep % len(jobs)]
                 for name, fn, job_args in order:

@@ -196,3 +196,22 @@ def test_errors():
         pairwise_scores(["a", None], ["b"])
     with pytest.raises(InputError, match="TER has no pooled form"):
         pairwise_batch(["a"], None, np.array([0, 1]), None, utility("ter"), aggregate=True)
+
+
+@pytest.mark.parametrize("opts", CHRF_OPTIONS[:3])
+def test_aggregate_chrf_exclude_self_pools_the_others(opts):
+    cands = EDGE[1] + ["a cat sat"]
+    u = utility("chrf", **opts)
+    got = pairwise_batch(cands, None, np.array([0, len(cands)]), None, u, aggregate=True, exclude_self=True)
+    want = [aggregate_chrf_oracle([h], cands[:i] + cands[i + 1:], opts)[0] for i, h in enumerate(cands)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
+def test_aggregate_bleu_exclude_self():
+    cands = ["the cat sat", "a cat sat on", "the dog"]
+    u = utility("bleu", tokenize="none")
+    got = pairwise_batch(cands, None, np.array([0, 3]), None, u, aggregate=True, exclude_self=True)
+    for i, h in enumerate(cands):
+        others = cands[:i] + cands[i + 1:]
+        want = pairwise_batch([h], others, np.array([0, 1]), np.array([0, 2]), u, aggregate=True)
+        assert got[i] == want[0]
