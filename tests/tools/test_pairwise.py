@@ -50,7 +50,8 @@ def check(got, want):
 
 
 CHRF_OPTIONS = [dict(), dict(word_order=2), dict(char_order=4, word_order=1, beta=1, lowercase=True),
-                dict(whitespace=True, eps_smoothing=True), dict(word_order=2, beta=3, eps_smoothing=True)]
+                dict(whitespace=True, eps_smoothing=True), dict(word_order=2, beta=3, eps_smoothing=True),
+                dict(char_order=0, word_order=2)]
 
 
 @pytest.mark.parametrize("opts", CHRF_OPTIONS)
