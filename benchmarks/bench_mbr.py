@@ -23,7 +23,7 @@ for the CLI, from the job's own clock and ``getrusage`` for in-process peers):
 * ``fastchrf-aggregate``: ``fastchrf.aggregate_chrf(lists, lists)`` beside
   ``bleustats mbr --aggregate``;
 * ``sacrebleu``: ``CHRF().sentence_score(h, [r])`` (or ``BLEU(effective_order=True)``
-  / chrF++) for every pair of the first ``--sacre-sources`` sources,
+  / chrF++) for every pair of ``--sacre-sources`` evenly spaced sources,
   extrapolated linearly in pairs to all sources (stated in the table);
 * ``mbrs``: mbrs' ``DecoderMBR`` with its ``MetricChrF`` on the same lists,
   when ``--mbrs-python`` names a Python with mbrs installed.
@@ -153,7 +153,7 @@ elif job.startswith("sacrebleu"):
     from sacrebleu.metrics import BLEU, CHRF
     metric = {{"sacrebleu-chrf": CHRF(), "sacrebleu-chrf++": CHRF(word_order=2),
               "sacrebleu-bleu": BLEU(effective_order=True)}}[job]
-    sub = lists[:n_src]
+    sub = lists[::max(1, len(lists) // n_src)][:n_src]
     for c in sub:
         rows = [[metric.sentence_score(h, [r]).score for r in c] for h in c]
     pairs = sum(len(c) ** 2 for c in sub)
@@ -163,7 +163,7 @@ elif job == "mbrs":
     from mbrs.decoders import DecoderMBR
     metric = MetricChrF(MetricChrF.Config())
     dec = DecoderMBR(DecoderMBR.Config(), metric)
-    sub = lists[:n_src]
+    sub = lists[::max(1, len(lists) // n_src)][:n_src]
     for c in sub:
         dec.decode(c, c, nbest=1)
     pairs = sum(len(c) ** 2 for c in sub)
