@@ -256,7 +256,11 @@ def _from_sources(cands: list[list[str]], refs: list[list[str]] | None, seg: np.
                   exclude_self: bool, aggregate: bool, batch_pairs: int,
                   on_matrix: Callable[[int, NDArray[np.float64]], None] | None = None) -> MBRResult:
     t0 = time.perf_counter()
-    sizes = np.array([len(c) * (len(c) if refs is None else len(refs[s])) for s, c in enumerate(cands)], np.int64)
+    if aggregate:  # linear work: batch by texts, not pairs
+        sizes = np.array([len(c) + (0 if refs is None else len(refs[s])) for s, c in enumerate(cands)], np.int64)
+    else:
+        sizes = np.array([len(c) * (len(c) if refs is None else len(refs[s])) for s, c in enumerate(cands)],
+                         np.int64)
     expected = np.empty(len(seg), np.float64)
     chosen = []
     base = 0
