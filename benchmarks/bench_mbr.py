@@ -199,6 +199,43 @@ def versions() -> dict:
     return out
 
 
+def _median(runs: list[dict], key: str) -> float | None:
+    vals = sorted(r[key] for r in runs if key in r)
+    return vals[len(vals) // 2] if vals else None
+
+
+def render(report: dict) -> str:
+    """The results page (markdown) of one run."""
+    v = report["versions"]
+    lines = ["# MBR benchmark (`benchmarks/bench_mbr.py`)", "",
+             f"Run {report['date']}; {v.get('cpus')} CPU cores (shared with other work), numba threads "
+             f"{v.get('numba_threads')}; bleustats {v.get('bleustats')}, numba {v.get('numba')}, numpy "
+             f"{v.get('numpy')}, sacrebleu {v.get('sacrebleu')}, fastchrf {v.get('fastchrf')}, "
+             f"Python {v.get('python')}. "
+             "Wall times are medians over the repeats (one run on 1000x256); 'extrapolated' rows scored a "
+             "sample of sources and are scaled linearly in pairs. Ratios are against `bleustats mbr -m chrf` "
+             "(whole process) in the same run.", ""]
+    for size, res in report["sizes"].items():
+        runs = res["runs"]
+        ours = _median(runs.get("bleustats-cli chrf", []), "wall_s")
+        lines += [f"## {size}: {res['sources']} sources, {res['candidates']} candidates, {res['pairs']:,} pairs", "",
+                  "| job | wall s | peak RSS MB | pairs/s | × bleustats chrF |", "|---|---|---|---|---|"]
+        for name, rs in runs.items():
+            if any("error" in r for r in rs):
+                lines.append(f"| {name} | error: {rs[0]['error']} | | | |")
+                continue
+            wall = _median(rs, "wall_s_extrapolated") or _median(rs, "wall_s")
+            rss = _median(rs, "peak_rss_mb")
+            ratio = f"{wall / ours:.1f}" if ours else ""
+            lines.append(f"| {name} | {wall:.1f} | {rss:.0f} | {res['pairs'] / wall:,.0f} | {ratio} |")
+        for key in ("max_abs_diff_vs_fastchrf", "max_abs_diff_aggregate_vs_fastchrf"):
+            if key in res:
+                lines.append("")
+                lines.append(f"{key.replace('_', ' ')}: {res[key]:.3g}")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", default=["200x64", "1000x256"])
@@ -209,7 +246,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="sources fastchrf scores on 1000x256 (extrapolated; 0: all)")
     ap.add_argument("--mbrs-python", default=None, help="a Python with mbrs installed (its own venv)")
     ap.add_argument("--out", default=os.path.join(RESULTS, "mbr"))
+    ap.add_argument("--render-only", metavar="JSON", help="write the markdown page of an earlier run's JSON")
     args = ap.parse_args(argv)
+    if args.render_only:
+        with open(args.render_only, encoding="utf-8") as f:
+            report = json.load(f)
+        with open(args.out + ".md", "w", encoding="utf-8") as f:
+            f.write(render(report))
+        return 0
     import numpy as np
     import pyarrow.parquet as pq
 
@@ -274,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
             report["sizes"][size] = res
     with open(args.out + ".json", "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
+    with open(args.out + ".md", "w", encoding="utf-8") as f:
+        f.write(render(report))
     print(json.dumps({s: {k: v for k, v in r.items() if k != "runs"} for s, r in report["sizes"].items()}, indent=1))
     return 0
 
