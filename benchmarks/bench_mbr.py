@@ -18,6 +18,9 @@ for the CLI, from the job's own clock and ``getrusage`` for in-process peers):
 * ``bleustats-cli``: ``bleustats mbr NBEST -m METRIC --best BEST -o OUT``,
   the whole process (start-up, numba cache load, reading, scoring, writing);
   a warm-up run first (numba's on-disk cache filled), not timed;
+* ``bleustats-inprocess``: ``bleustats.tools.mbr.mbr_select(lists)`` in-process,
+  after a warm-up call (reading the lists not timed), for a like-for-like
+  comparison with the in-process peers;
 * ``fastchrf``: ``fastchrf.pairwise_chrf(lists, lists)`` in-process (reading
   the lists not timed), then the row means and argmax;
 * ``fastchrf-aggregate``: ``fastchrf.aggregate_chrf(lists, lists)`` beside
@@ -149,6 +152,13 @@ elif job == "fastchrf-aggregate":
     best = [int(np.argmax(a)) for a in agg]
     extra = {{"means": [float(x) for a in agg for x in a]}}
     pairs = sum(len(c) ** 2 for c in lists)
+elif job == "bleustats-inprocess":
+    from bleustats.tools.mbr import mbr_select
+    mbr_select([lists[0][:4]])  # numba's cache loaded before the clock starts
+    t0 = time.perf_counter()
+    r = mbr_select(lists, metric="chrf")
+    extra = {{"means": [float(x) for x in r.expected_utility]}}
+    pairs = sum(len(c) ** 2 for c in lists)
 elif job.startswith("sacrebleu"):
     from sacrebleu.metrics import BLEU, CHRF
     metric = {{"sacrebleu-chrf": CHRF(), "sacrebleu-chrf++": CHRF(word_order=2),
@@ -184,11 +194,12 @@ def run_peer(job: str, nbest: str, n_src: int, python: str = sys.executable) -> 
 
 def versions() -> dict:
     out = {"python": platform.python_version(), "cpus": os.cpu_count(), "machine": platform.machine()}
+    from importlib import metadata
+
     for mod in ("bleustats", "numba", "numpy", "sacrebleu", "fastchrf"):
         try:
-            m = __import__(mod)
-            out[mod] = getattr(m, "__version__", "?")
-        except ImportError:
+            out[mod] = metadata.version(mod)
+        except metadata.PackageNotFoundError:
             out[mod] = None
     try:
         import numba
@@ -271,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
                                  ("bleustats-cli chrf++", run_cli, (nbest, "chrf++", [], tmp)),
                                  ("bleustats-cli bleu", run_cli, (nbest, "bleu", [], tmp)),
                                  ("bleustats-cli chrf --aggregate", run_cli, (nbest, "chrf", ["--aggregate"], tmp))]
+            jobs.append(("bleustats mbr_select in-process (chrF)", run_peer, ("bleustats-inprocess", nbest, n_src)))
             fc_src = n_src if not large or not args.fastchrf_sources_large else args.fastchrf_sources_large
             if fc_src == n_src:
                 jobs.append(("fastchrf pairwise_chrf", run_peer, ("fastchrf", nbest, n_src)))
