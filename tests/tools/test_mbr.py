@@ -195,3 +195,9 @@ def test_pseudo_references_file(tmp_path):
         mbr_nbest(nb, pseudo_references=write_nbest(tmp_path / "r2.txt", {0: ["a"], 3: ["b"]}))
     with pytest.raises(InputError, match=r"no candidate \(id 9\)"):
         mbr_nbest(nb, pseudo_references=write_nbest(tmp_path / "r3.txt", {**refs, 9: ["z"]}))
+
+
+def test_matrices_need_pairs(tmp_path):
+    nb = write_nbest(tmp_path / "nbest.txt")
+    with pytest.raises(InputError, match="no pairwise matrix"):
+        mbr_nbest(nb, aggregate=True, matrices=tmp_path / "m")

@@ -391,6 +391,10 @@ def mbr_nbest(
     what = "nbest" if io.is_table(nbest) else str(nbest)
     mat_dir = None
     if matrices is not None:
+        if aggregate:
+            raise InputError("matrices: reference aggregation scores each candidate against the pooled "
+                             "pseudo-references, so there is no pairwise matrix to write; drop --matrices or "
+                             "--aggregate.")
         mat_dir = Path(matrices)
         mat_dir.mkdir(parents=True, exist_ok=True)
 
