@@ -70,7 +70,7 @@ def test_the_readme_names_the_commands_this_test_expects():
         pytest.skip("not running from a source checkout")
     commands = readme_commands(README.read_text(encoding="utf-8"))
     subcommands = {shlex.split(c, comments=True)[1] for c in commands}
-    assert subcommands == {"demo", "score", "stats", "kbest", "tune", "analyze", "study", "correlate"}, commands
+    assert subcommands == {"demo", "score", "stats", "kbest", "mbr", "tune", "analyze", "study", "correlate"}, commands
     assert len(commands) >= 12
 
 

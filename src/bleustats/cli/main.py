@@ -49,6 +49,7 @@ COMMANDS = {
     "score": "corpus BLEU / ΔBLEU (and chrF, TER) of hypotheses against references",
     "stats": "compute the per-hypothesis statistics table and save it",
     "kbest": "statistics and sentence-level scores of every entry of a k-best list",
+    "mbr": "minimum Bayes risk selection: each candidate against every pseudo-reference",
     "tune": "tune feature weights on k-best lists (PRO or batch k-best MIRA)",
     "analyze": "BLEU's blind spots: same-scoring chunk permutations per sentence (Callison-Burch et al. 2006)",
     "study": "the ΔBLEU paper's correlation study (Table 2, Figure 2, metric comparisons) into a folder",

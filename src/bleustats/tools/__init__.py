@@ -10,6 +10,10 @@
   on partitioned data.
 - :mod:`~bleustats.tools.tune`: offline tuning on k-best lists (PRO, batch
   k-best MIRA) driven by any sentence-level variant.
+- :mod:`~bleustats.tools.pairwise` / :mod:`~bleustats.tools.mbr`: every
+  candidate against every candidate (chrF, BLEU variants, TER) from shared
+  n-gram counts (numba kernels in :mod:`~bleustats.tools._mbr_kernels`),
+  minimum Bayes risk selection and reference aggregation.
 - :mod:`~bleustats.tools.blind_spots`: Callison-Burch, Osborne & Koehn's
   (2006) permutations and reference draws that keep BLEU unchanged.
 - :mod:`~bleustats.tools.outliers`: R² of a metric against human scores and

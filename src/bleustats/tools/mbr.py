@@ -1,0 +1,475 @@
+r"""Minimum Bayes risk (MBR) selection over candidate lists, from pairwise sentence scores.
+
+For source :math:`s` with candidates :math:`h_1..h_N` and pseudo-references
+:math:`r_1..r_M` (by default the candidates themselves, each included), the
+expected utility of candidate :math:`i` under utility :math:`u` is
+
+.. math::
+
+    \bar u_i = \frac{1}{|J_i|} \sum_{j \in J_i} u(h_i, r_j), \qquad
+    \hat\imath = \operatorname*{arg\,max}_i \bar u_i
+
+with :math:`J_i = \{1..M\}`, or :math:`\{1..N\} \setminus \{i\}` with
+``exclude_self``; the first candidate in list order wins ties. :math:`u` is
+any metric of :func:`bleustats.tools.pairwise.utility` (chrF, chrF++,
+sentence BLEU and its variants; TER as a loss: :math:`u = -\mathrm{TER}`, so
+the lowest expected TER wins). With ``aggregate=True`` :math:`\bar u_i` is
+:math:`u` against the pooled statistics of all pseudo-references (Vamvas &
+Sennrich, 2024; :mod:`bleustats.tools.pairwise`), linear in :math:`M`.
+
+Row sums are taken over each row's values in sorted order, so two candidates
+whose utilities are the same multiset (identical candidates) get bit-identical
+expected utilities and the tie goes to the first.
+
+:func:`mbr_select` takes Python lists; :func:`mbr_nbest` streams a Moses
+n-best list (or reads a long-form hypotheses table, several systems allowed:
+MBR system combination) source by source, with memory bounded by one batch of
+sources' pairwise matrices, and writes the per-candidate table
+(``data_schemas/mbr.json``), the chosen texts and optionally the matrices.
+
+References
+----------
+S. Kumar, W. Byrne. Minimum Bayes-risk decoding for statistical machine translation. NAACL 2004.
+J. Vamvas, R. Sennrich. Linear-time minimum Bayes risk decoding with reference aggregation. ACL 2024.
+
+Examples
+--------
+>>> r = mbr_select([["the cat sat", "a cat sat", "the dog"]], metric="chrf")
+>>> r.best_texts
+['the cat sat']
+>>> r.expected_utility.round(2).tolist()
+[61.46, 52.1, 38.51]
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from numpy.typing import NDArray
+
+from .._validate import describe_ids
+from ..engine import io
+from ..engine.schemas import arrow_schema
+from ..errors import InputError
+from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks
+from .pairwise import BATCH_PAIRS, Utility, csr, pairwise_batch, source_batches, utility
+
+__all__ = ["MBRResult", "expected_utilities", "mbr_nbest", "mbr_select"]
+
+
+@dataclass
+class MBRResult:
+    """Per-candidate expected utilities and each source's choice.
+
+    Attributes
+    ----------
+    seg_id, entry : numpy.ndarray of int64
+        Source id and 0-based position within its source of every candidate, in input order.
+    expected_utility : numpy.ndarray of float64
+        Per candidate (``-TER`` for TER); NaN when no pseudo-reference is left.
+    chosen : numpy.ndarray of int64
+        Row (into the per-candidate arrays) of each source's choice, sources in increasing id order.
+    sources : numpy.ndarray of int64
+        The source ids, increasing.
+    best_texts : list of str
+        The chosen candidate of each source.
+    metric : str
+        The utility's signature.
+    system : list of str or None
+        Per candidate, when the input named systems.
+    """
+
+    seg_id: NDArray[np.int64]
+    entry: NDArray[np.int64]
+    expected_utility: NDArray[np.float64]
+    chosen: NDArray[np.int64]
+    sources: NDArray[np.int64]
+    best_texts: list[str]
+    metric: str
+    exclude_self: bool = False
+    aggregate: bool = False
+    system: list[str] | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def table(self) -> pa.Table:
+        """The ``mbr`` table (``data_schemas/mbr.json``), with the options in its metadata."""
+        chosen = np.zeros(len(self.seg_id), np.int64)
+        chosen[self.chosen] = 1
+        cols: dict[str, Any] = {"seg_id": self.seg_id, "entry": self.entry}
+        if self.system is not None:
+            cols["system"] = self.system
+        cols.update({"expected_utility": self.expected_utility, "chosen": chosen})
+        schema = arrow_schema("mbr")
+        schema = pa.schema([schema.field(name) for name in cols])
+        meta = {"bleustats.mbr.metric": self.metric, "bleustats.mbr.exclude_self": str(self.exclude_self).lower(),
+                "bleustats.mbr.aggregate": str(self.aggregate).lower()}
+        return pa.table(cols, schema=schema).replace_schema_metadata(meta)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (``bleustats mbr --json``)."""
+        chosen_u = self.expected_utility[self.chosen]
+        finite = chosen_u[~np.isnan(chosen_u)]
+        return {"n_candidates": int(len(self.seg_id)), "n_sources": int(len(self.sources)), "metric": self.metric,
+                "exclude_self": self.exclude_self, "aggregate": self.aggregate,
+                "mean_chosen_expected_utility": float(finite.mean()) if len(finite) else None,
+                "chosen_first_entry": int((self.entry[self.chosen] == 0).sum()),
+                "timings": {k: round(v, 4) for k, v in self.timings.items()}}
+
+
+def expected_utilities(matrix: NDArray[np.float64], *, loss: bool = False,
+                       exclude_self: bool = False) -> NDArray[np.float64]:
+    r"""Expected utility of each row of one source's pairwise matrix.
+
+    .. math:: \bar u_i = \frac{1}{|J_i|}\sum_{j \in J_i} \pm U_{ij}
+
+    Parameters
+    ----------
+    matrix : numpy.ndarray, shape (N, M)
+    loss : bool
+        The matrix holds losses (TER): utilities are their negatives.
+    exclude_self : bool
+        Leave out the diagonal (the matrix must be square).
+
+    Examples
+    --------
+    >>> expected_utilities(np.array([[100.0, 20.0], [20.0, 100.0]]), exclude_self=True).tolist()
+    [20.0, 20.0]
+    """
+    u = -matrix if loss else np.array(matrix, np.float64, copy=True)
+    n, m = u.shape
+    if exclude_self:
+        if n != m:
+            raise InputError(f"exclude_self: needs a square matrix (the candidates as pseudo-references); got {n}×{m}.")
+        u[np.arange(n), np.arange(n)] = 0.0
+        m -= 1
+    if m <= 0:
+        return np.full(n, np.nan)
+    # sorted rows: equal multisets of utilities give bit-identical sums (ties stay ties)
+    return np.sort(u, axis=1).sum(axis=1) / m
+
+
+def _argbest(values: NDArray[np.float64]) -> int:
+    """First index of the largest value; NaN (no pseudo-reference) counts as lowest; 0 when all are NaN."""
+    if np.isnan(values).all():
+        return 0
+    return int(np.nanargmax(values))
+
+
+def _select_batch(hyps: list[str], h_ptr: np.ndarray, refs: list[str] | None, r_ptr: np.ndarray | None, u: Utility,
+                  exclude_self: bool, aggregate: bool,
+                  on_matrix: Callable[[int, NDArray[np.float64]], None] | None) -> tuple[np.ndarray, np.ndarray]:
+    """(expected utility per hypothesis, chosen hypothesis index per source) for one batch of sources."""
+    n_src = len(h_ptr) - 1
+    expected = np.empty(int(h_ptr[-1]), np.float64)
+    chosen = np.empty(n_src, np.int64)
+    if aggregate:
+        expected[:] = pairwise_batch(hyps, refs, h_ptr, r_ptr, u, aggregate=True, exclude_self=exclude_self)
+        for s in range(n_src):
+            chosen[s] = h_ptr[s] + _argbest(expected[h_ptr[s]:h_ptr[s + 1]])
+        return expected, chosen
+    flat = pairwise_batch(hyps, refs, h_ptr, r_ptr, u)
+    pos = 0
+    for s in range(n_src):
+        n = int(h_ptr[s + 1] - h_ptr[s])
+        m = n if refs is None else int(r_ptr[s + 1] - r_ptr[s])
+        mat = flat[pos:pos + n * m].reshape(n, m)
+        pos += n * m
+        if on_matrix is not None:
+            on_matrix(s, mat)
+        e = expected_utilities(mat, loss=u.loss, exclude_self=exclude_self)
+        expected[h_ptr[s]:h_ptr[s + 1]] = e
+        chosen[s] = h_ptr[s] + _argbest(e)
+    return expected, chosen
+
+
+def _check_options(u: Utility, exclude_self: bool, aggregate: bool, has_refs: bool) -> None:
+    if exclude_self and has_refs:
+        raise InputError("exclude_self: leaves each candidate out of its own pseudo-references, so the "
+                         "pseudo-references must be the candidates; drop exclude_self (--exclude-self) or the "
+                         "separate pseudo-references.")
+    if aggregate and u.family == "ter":
+        raise InputError("aggregate: reference aggregation is defined for chrF and BLEU statistics; TER has no "
+                         "pooled form. Use chrf, chrf++ or a BLEU metric, or drop aggregate (--aggregate).")
+
+
+def mbr_select(
+    candidates: Sequence[Sequence[str]],
+    pseudo_references: Sequence[Sequence[str]] | None = None,
+    *,
+    metric: str | Utility = "chrf",
+    exclude_self: bool = False,
+    aggregate: bool = False,
+    batch_pairs: int = BATCH_PAIRS,
+    **options: Any,
+) -> MBRResult:
+    """MBR selection for lists of candidates, one list per source (sources numbered 0, 1, ...).
+
+    Parameters
+    ----------
+    candidates : list of lists of str
+    pseudo_references : list of lists of str, optional
+        One list per source (e.g. samples while the candidates are a beam);
+        default: the candidates themselves.
+    metric : str or Utility
+        See :func:`bleustats.tools.pairwise.utility`; ``options`` are its options.
+    exclude_self : bool
+        Leave each candidate out of its own pseudo-references.
+    aggregate : bool
+        Utility against the pooled pseudo-reference statistics (chrF, BLEU).
+    batch_pairs : int
+        Pairs scored at once (memory bound).
+
+    Returns
+    -------
+    MBRResult
+
+    Examples
+    --------
+    >>> mbr_select([["a b c", "a b c d", "a b x"]], metric="ter").best_texts
+    ['a b c']
+    """
+    u = metric if isinstance(metric, Utility) else utility(metric, **options)
+    _check_options(u, exclude_self, aggregate, pseudo_references is not None)
+    cands = [list(c) for c in candidates]
+    refs = None if pseudo_references is None else [list(r) for r in pseudo_references]
+    if refs is not None and len(refs) != len(cands):
+        raise InputError(f"pseudo_references: {len(refs)} lists for {len(cands)} sources; give one per source.")
+    for s, c in enumerate(cands):
+        if not c:
+            raise InputError(f"candidates[{s}] is empty; every source needs at least one candidate.")
+        bad = [i for i, t in enumerate(c) if not isinstance(t, str)]
+        if bad:
+            raise InputError(f"candidates[{s}][{bad[0]}] must be a str; got {type(c[bad[0]]).__name__}.")
+    seg = np.repeat(np.arange(len(cands), dtype=np.int64), [len(c) for c in cands])
+    return _from_sources(cands, refs, seg, u, exclude_self, aggregate, batch_pairs)
+
+
+def _from_sources(cands: list[list[str]], refs: list[list[str]] | None, seg: np.ndarray, u: Utility,
+                  exclude_self: bool, aggregate: bool, batch_pairs: int,
+                  on_matrix: Callable[[int, NDArray[np.float64]], None] | None = None) -> MBRResult:
+    t0 = time.perf_counter()
+    if aggregate:  # linear work: batch by texts, not pairs
+        sizes = np.array([len(c) + (0 if refs is None else len(refs[s])) for s, c in enumerate(cands)], np.int64)
+    else:
+        sizes = np.array([len(c) * (len(c) if refs is None else len(refs[s])) for s, c in enumerate(cands)],
+                         np.int64)
+    expected = np.empty(len(seg), np.float64)
+    chosen = []
+    base = 0
+    for a, b in source_batches(sizes, batch_pairs):
+        h_flat, h_ptr = csr(cands[a:b])
+        r_flat, r_ptr = (None, None) if refs is None else csr(refs[a:b])
+        hook = None if on_matrix is None else (lambda s, mat, a=a: on_matrix(a + s, mat))
+        e, c = _select_batch(h_flat, h_ptr, r_flat, r_ptr, u, exclude_self, aggregate, hook)
+        expected[base:base + len(h_flat)] = e
+        chosen.append(c + base)
+        base += len(h_flat)
+    chosen_rows = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    flat = [t for c in cands for t in c]
+    entry = np.concatenate([np.arange(len(c)) for c in cands]).astype(np.int64) if cands else np.zeros(0, np.int64)
+    return MBRResult(seg, entry, expected, chosen_rows, np.unique(seg), [flat[i] for i in chosen_rows],
+                     u.signature(), exclude_self, aggregate, timings={"score": time.perf_counter() - t0})
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _read_table_input(path: Any) -> pa.Table:
+    """A long-form hypotheses table (file or in-memory), several systems allowed, as seg_id / system / text."""
+    if io.is_table(path):
+        table = io.as_hypotheses_table(path, k_best=True)
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise InputError(f"{p}: no such file; check the path.")
+        table = io.read_jsonl(p) if p.suffix.lower() == ".jsonl" else io.read_table(p, "hypotheses")
+        table = io.as_hypotheses_table(table, k_best=True)
+    return table.select(["seg_id", "system", "text"])
+
+
+def _is_table_input(nbest: Any) -> bool:
+    return io.is_table(nbest) or (isinstance(nbest, (str, os.PathLike))
+                                  and Path(nbest).suffix.lower() in io.TABLE_SUFFIXES)
+
+
+def _grouped(seg: np.ndarray, texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[list[str]], np.ndarray]:
+    """Stable grouping by source id: (order, source ids, lists, entry per input row)."""
+    order = np.argsort(seg, kind="stable")
+    s_sorted = seg[order]
+    starts = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]]) if len(seg) else np.zeros(0, np.int64)
+    ends = np.r_[starts[1:], len(seg)]
+    lists = [[texts[i] for i in order[a:b]] for a, b in zip(starts, ends)]
+    entry = np.empty(len(seg), np.int64)
+    entry[order] = np.arange(len(seg)) - np.repeat(starts, ends - starts)
+    return order, s_sorted[starts], lists, entry
+
+
+def _pseudo_reference_lists(path: Any) -> dict[int, list[str]]:
+    if _is_table_input(path):
+        t = _read_table_input(path)
+        seg, texts = t.column("seg_id").to_numpy(), t.column("text").to_pylist()
+    else:
+        chunks = list(source_chunks(path, DEFAULT_CHUNK_BYTES))
+        seg = np.concatenate([c.column("seg_id").to_numpy() for c, _, _ in chunks]) if chunks else np.zeros(0)
+        texts = [t for c, _, _ in chunks for t in c.column("text").to_pylist()]
+    _, ids, lists, _ = _grouped(np.asarray(seg, np.int64), texts)
+    return {int(s): lst for s, lst in zip(ids, lists)}
+
+
+def _refs_for(ids: np.ndarray, pool: dict[int, list[str]], what: str) -> list[list[str]]:
+    missing = [int(s) for s in ids if int(s) not in pool]
+    if missing:
+        raise InputError(f"{what}: {len(missing)} source(s) have candidates but no pseudo-reference (id "
+                         f"{describe_ids(missing)}); the two inputs must use the same source ids.")
+    return [pool[int(s)] for s in ids]
+
+
+def mbr_nbest(
+    nbest: Any,
+    *,
+    pseudo_references: Any = None,
+    metric: str | Utility = "chrf",
+    exclude_self: bool = False,
+    aggregate: bool = False,
+    output: str | os.PathLike | None = None,
+    best: str | os.PathLike | None = None,
+    matrices: str | os.PathLike | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    batch_pairs: int = BATCH_PAIRS,
+    **options: Any,
+) -> MBRResult:
+    """MBR over a Moses n-best list or a long-form hypotheses table; writes the outputs asked for.
+
+    Parameters
+    ----------
+    nbest : path or table
+        Moses n-best text (``.gz`` too; streamed in source-aligned chunks) or
+        a hypotheses table (``.parquet``, ``.tsv``, ``.jsonl``, pandas /
+        Arrow; ``seg_id``, ``text``, optional ``system``: rows of one source
+        are its candidates in table order, several systems allowed).
+    pseudo_references : path or table, optional
+        The same formats; every source of ``nbest`` needs at least one, and
+        no other source may appear. Default: the candidates.
+    metric, exclude_self, aggregate, **options
+        As :func:`mbr_select`.
+    output : path, optional
+        Parquet ``mbr`` table: one row per input candidate, input order.
+    best : path, optional
+        One line per source (increasing id): the chosen candidate's text.
+    matrices : path, optional
+        Folder for each source's pairwise matrix, ``<seg_id>.npy`` (float64,
+        candidates × pseudo-references; the metric's own scores, TER as TER).
+    progress : callable, optional
+        ``progress(done, total)`` after each chunk.
+
+    Returns
+    -------
+    MBRResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"seg_id": [1, 2, 1, 2], "system": ["A", "A", "B", "B"],
+    ...                   "text": ["a cat sat", "x y", "the cat sat", "x y z"]})
+    >>> r = mbr_nbest(t, metric="bleu", tokenize="none")
+    >>> r.best_texts, r.entry.tolist()
+    (['a cat sat', 'x y'], [0, 0, 1, 1])
+    """
+    u = metric if isinstance(metric, Utility) else utility(metric, **options)
+    _check_options(u, exclude_self, aggregate, pseudo_references is not None)
+    t0 = time.perf_counter()
+    pool = None if pseudo_references is None else _pseudo_reference_lists(pseudo_references)
+    what = "nbest" if io.is_table(nbest) else str(nbest)
+    mat_dir = None
+    if matrices is not None:
+        if aggregate:
+            raise InputError("matrices: reference aggregation scores each candidate against the pooled "
+                             "pseudo-references, so there is no pairwise matrix to write; drop --matrices or "
+                             "--aggregate.")
+        mat_dir = Path(matrices)
+        mat_dir.mkdir(parents=True, exist_ok=True)
+
+    results: list[MBRResult] = []
+    systems: list[str] | None = None
+    if _is_table_input(nbest):
+        table = _read_table_input(nbest)
+        seg = table.column("seg_id").to_numpy().astype(np.int64)
+        order, ids, lists, entry = _grouped(seg, table.column("text").to_pylist())
+        systems = table.column("system").to_pylist()
+        chunks = [(order, ids, lists, entry)]
+    else:
+        chunks = None
+    seen: list[np.ndarray] = []
+
+    def run(ids: np.ndarray, lists: list[list[str]]) -> MBRResult:
+        refs = None if pool is None else _refs_for(ids, pool, "pseudo_references")
+        seg_sorted = np.repeat(ids, [len(c) for c in lists])
+        hook = None
+        if mat_dir is not None:
+            def hook(s: int, mat: NDArray[np.float64]) -> None:
+                io.write_atomic(mat_dir / f"{int(ids[s])}.npy", lambda tmp: _save_npy(tmp, mat))
+        return _from_sources(lists, refs, seg_sorted, u, exclude_self, aggregate, batch_pairs, hook)
+
+    if chunks is not None:
+        order, ids, lists, entry = chunks[0]
+        if not lists:
+            raise InputError(f"{what}: no candidates; the input is empty.")
+        r = run(ids, lists)
+        inv = np.empty(len(order), np.int64)
+        inv[order] = np.arange(len(order))
+        # rows of r are in grouped order: grouped row k is input row order[k]
+        result = MBRResult(seg, entry, r.expected_utility[inv], order[r.chosen], ids, r.best_texts, u.signature(),
+                           exclude_self, aggregate, systems)
+        seen.append(ids)
+        if progress is not None:
+            progress(1, 1)
+    else:
+        for chunk, done, total in source_chunks(nbest, chunk_bytes):
+            seg = chunk.column("seg_id").to_numpy().astype(np.int64)
+            _, ids, lists, _ = _grouped(seg, chunk.column("text").to_pylist())
+            results.append(run(ids, lists))
+            seen.append(ids)
+            if progress is not None:
+                progress(done, total)
+        if not results:
+            raise InputError(f"{what}: no candidates; the n-best list is empty.")
+        offsets = np.cumsum([0] + [len(r.seg_id) for r in results[:-1]])
+        result = MBRResult(np.concatenate([r.seg_id for r in results]), np.concatenate([r.entry for r in results]),
+                           np.concatenate([r.expected_utility for r in results]),
+                           np.concatenate([r.chosen + o for r, o in zip(results, offsets)]),
+                           np.concatenate([r.sources for r in results]),
+                           [t for r in results for t in r.best_texts], u.signature(), exclude_self, aggregate)
+    if pool is not None:
+        extra = sorted(set(pool) - set(np.concatenate(seen).tolist()))
+        if extra:
+            raise InputError(f"pseudo_references: {len(extra)} source(s) have pseudo-references but no candidate "
+                             f"(id {describe_ids(extra)}); the two inputs must use the same source ids.")
+    t_write = time.perf_counter()
+    if output is not None:
+        tbl = result.table()
+        io.write_atomic(output, lambda tmp: pq.write_table(tbl, tmp))
+    if best is not None:
+        bad = [i for i, t in enumerate(result.best_texts) if "\n" in t or "\r" in t]
+        if bad:
+            raise InputError(f"best: the chosen candidate of source {int(result.sources[bad[0]])} contains a line "
+                             "break; the --best file has one line per source. Use -o instead.")
+        text = "".join(t + "\n" for t in result.best_texts)
+        io.write_atomic(best, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    t_end = time.perf_counter()
+    result.timings = {"score": t_write - t0, "write": t_end - t_write, "total": t_end - t0}
+    return result
+
+
+def _save_npy(tmp: str, mat: NDArray[np.float64]) -> None:
+    with open(tmp, "wb") as f:
+        np.save(f, mat)
+

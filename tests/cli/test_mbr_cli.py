@@ -1,0 +1,72 @@
+"""``bleustats mbr`` in-process: outputs equal bleustats.tools.mbr's, options reach the metric, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from bleustats.cli.main import main
+from bleustats.tools.mbr import mbr_select
+
+pytestmark = pytest.mark.usefixtures("numba_one_thread")
+
+NBEST = {0: ["the cat sat on the mat", "a cat sat on a mat", "the cat", ""], 1: ["hello world", "hello there world"]}
+
+
+@pytest.fixture()
+def nbest(tmp_path):
+    lines = [f"{s} ||| {h} ||| F0= {-k} ||| {-k}" for s, hs in NBEST.items() for k, h in enumerate(hs)]
+    path = tmp_path / "nbest.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("argv, metric, options", [
+    ([], "chrf", {}),
+    (["-m", "chrf++", "--chrf-beta", "1"], "chrf++", {"beta": 1}),
+    (["-m", "bleu", "-tok", "none", "--exclude-self"], "bleu", {"tokenize": "none"}),
+    (["-m", "bleu+1", "--aggregate"], "bleu+1", {}),
+    (["-m", "ter", "--ter-normalized"], "ter", {"normalized": True}),
+])
+def test_outputs_equal_the_library(nbest, tmp_path, capsys, argv, metric, options):
+    out, best = tmp_path / "o.parquet", tmp_path / "best.txt"
+    assert main(["mbr", str(nbest), "-o", str(out), "--best", str(best), "--json", *argv]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    want = mbr_select(list(NBEST.values()), metric=metric, exclude_self="--exclude-self" in argv,
+                      aggregate="--aggregate" in argv, **options)
+    assert summary["n_candidates"] == 6 and summary["n_sources"] == 2
+    assert summary["metric"] == want.metric
+    np.testing.assert_array_equal(pq.read_table(out).column("expected_utility").to_numpy(), want.expected_utility)
+    assert best.read_text(encoding="utf-8").splitlines() == want.best_texts
+
+
+def test_text_summary_and_matrices(nbest, tmp_path, capsys):
+    assert main(["mbr", str(nbest), "--matrices", str(tmp_path / "m")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("6 candidates, 2 sources; metric chrf|")
+    assert np.load(tmp_path / "m" / "1.npy").shape == (2, 2)
+
+
+@pytest.mark.parametrize("argv, code, message", [
+    (["-m", "bleurt"], 1, "metric must be one of"),
+    (["-m", "chrf", "-tok", "intl"], 2, "option(s) for bleu (tokenize) given with -m chrf"),
+    (["-m", "ter", "--aggregate"], 1, "TER has no pooled form"),
+    (["-m", "sacrebleu:exp", "--smooth-method", "floor"], 2, "--smooth-method: only for -m bleu"),
+])
+def test_errors_are_one_line(nbest, capsys, argv, code, message):
+    assert main(["mbr", str(nbest), *argv]) == code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bleustats mbr: error: ") and message in err[0]
+
+
+def test_bad_nbest_line_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 ||| a ||| F0= 1 ||| 1\n1 ||| b\n", encoding="utf-8")
+    assert main(["mbr", str(bad)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bleustats mbr: error:" in err[0]
+    assert main(["mbr", str(tmp_path / "missing.txt")]) == 1
+    assert "no such file" in capsys.readouterr().err
