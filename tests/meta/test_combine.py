@@ -97,7 +97,7 @@ def test_engine_components_match_the_engine(stats):
 
 
 def test_delta_bleu_component_with_weights():
-    st_ = compute_stats(["a b c"], [["a b c", "a b d"]], ref_weights=[[1.0, 0.5]], tokenize="none")
+    st_ = compute_stats(["a b c"], [["a b c"], ["a b d"]], ref_weights=[[1.0], [0.5]], tokenize="none")
     out = combine.component_scores(st_, ["delta_bleu"])
     assert np.allclose(out["delta_bleu"], scoring.sentence_scores(st_, metric="delta_bleu"))
 

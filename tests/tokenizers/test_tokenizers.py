@@ -380,7 +380,7 @@ def test_constants_and_signature() -> None:
         assert f"|tok:{tokenizer_signature(tok)}|" in str(bleu.get_signature())
     assert set(tokmod.__all__) == {
         "DEFAULT_TOKENIZER", "TOKENIZERS", "OPTIONAL_TOKENIZERS", "SACREBLEU_TOKENIZERS", "tokenize_lines",
-        "tokenizer_signature", "get_tokenizer",
+        "tokenizer_signature", "get_tokenizer", "tokenizer_class",
         "BaseTokenizer", "NoneTokenizer", "Tokenizer13a", "TokenizerChar", "TokenizerV14International",
         "TokenizerZh", "TercomTokenizer",
     }

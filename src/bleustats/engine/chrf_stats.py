@@ -246,9 +246,9 @@ def chrf_statistics(
 
     Examples
     --------
-    >>> chrf_statistics(["ab"], [["ab", "ab b"]], char_order=2).tolist()
+    >>> chrf_statistics(["ab"], [["ab"], ["ab b"]], char_order=2).tolist()
     [[2, 2, 2, 1, 1, 1]]
-    >>> chrf_statistics(["ab"], [["", "b"]], char_order=1).tolist()  # the empty reference scores 0
+    >>> chrf_statistics(["ab"], [[""], ["b"]], char_order=1).tolist()  # the empty reference scores 0
     [[2, 1, 1]]
     """
     opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
