@@ -267,4 +267,56 @@ def sum_units(values, units, columns):
     return out
 
 
+@njit(cache=True, nogil=True)
+def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size):
+    """Cut item sequences into units of ``unit_size`` and sum each unit's ``values`` rows.
+
+    Sequence j is ``items[starts[j]:starts[j + 1]]``: positions, -1 where nothing
+    is drawn; it belongs to output row ``row_of[j]`` and its position i means
+    ``values[base[j] + i]``. Its drawn items are cut in order into
+    ``floor(drawn / unit_size)`` units (the remainder dropped), numbered after the
+    units its row already has. Returns ``(sums, unit_row, unit_col, n_units)``:
+    ``sums`` of shape (k, 1, n_all_units) (laid out as :func:`sum_units`' output,
+    each unit summed item by item from 0.0, so the same bits), the row and the
+    column of every unit in sequence order, and the units per row.
+    """
+    n_seq = row_of.shape[0]
+    k = values.shape[1]
+    n_units = np.zeros(n_rows, np.int64)
+    per_seq = np.zeros(n_seq, np.int64)
+    total = 0
+    for j in range(n_seq):
+        drawn = 0
+        for t in range(starts[j], starts[j + 1]):
+            if items[t] >= 0:
+                drawn += 1
+        per_seq[j] = drawn // unit_size
+        total += per_seq[j]
+    sums = np.zeros((k, 1, total), np.float64)
+    unit_row = np.empty(total, np.int64)
+    unit_col = np.empty(total, np.int64)
+    at = 0
+    for j in range(n_seq):
+        r = row_of[j]
+        nu = per_seq[j]
+        for u in range(nu):
+            unit_row[at + u] = r
+            unit_col[at + u] = n_units[r] + u
+        slot = 0
+        for t in range(starts[j], starts[j + 1]):
+            i = items[t]
+            if i < 0:
+                continue
+            u = slot // unit_size
+            if u >= nu:
+                break
+            v = base[j] + i
+            for c in range(k):
+                sums[c, 0, at + u] += values[v, c]
+            slot += 1
+        n_units[r] += nu
+        at += nu
+    return sums, unit_row, unit_col, n_units
+
+
 _USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting
