@@ -287,9 +287,12 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
         raise InputError(f"unit_size must be an integer >= 1; got {unit_size!r}.")
     if ro.size and (ro.min() < 0 or ro.max() >= n_rows):
         raise InputError(f"row_of must index the {n_rows} output rows; got values from {ro.min()} to {ro.max()}.")
-    # a bound on every base + item read (min and max only: this runs on every block of replicates)
-    if it.size and (it.min() < -1 or (bs.size and (bs.min() < 0 or bs.max() + it.max() >= v.shape[0]))):
-        raise InputError(f"items + base must index the {v.shape[0]} rows of values (items >= -1, base >= 0); got "
-                         f"items from {it.min()} to {it.max()} and base from {bs.min()} to {bs.max()}.")
-    sums, unit_row, unit_col, n_units = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows), int(unit_size))
+    if bs.size and bs.min() < 0:
+        raise InputError(f"base must be >= 0; got {bs.min()}.")
+    sums, unit_row, unit_col, n_units, bad = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows),
+                                                                          int(unit_size))
+    if bad >= 0:  # checked inside the kernel's counting pass: a separate check would cost another pass
+        j = int(np.searchsorted(st, bad, side="right")) - 1
+        raise InputError(f"items + base must index the {v.shape[0]} rows of values (or items be -1); item {bad} "
+                         f"(sequence {j}) is {it[bad]} with base {bs[j]}.")
     return np.moveaxis(sums, 0, -1)[0], unit_row, unit_col, n_units
