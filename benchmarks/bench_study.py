@@ -33,11 +33,19 @@ replicates each (target: the three studies within 30 s on this project's 2-core 
 paired comparison ΔBLEU [all] vs BLEU [all] with 1,000 replicates of each of its three resamplings,
 per unit size (``timings['comparisons']``). Medians of ``--repeats`` runs.
 
+With ``--ted-cli`` it times the whole ``bleustats study`` process on the TED-sized tables of issue 28
+(the same synthetic data written as TSV: 13 systems x 529 segments, four references whose own human
+scores give the ΔBLEU weights through ``--weight-transform linear:12.5``, ``--single-ref ref-0``,
+M = 1, 10, 100, ``--compare delta_bleu:all,bleu:all``), wall and CPU seconds of each fresh process
+(the target: <= 30 s wall). ``--baseline-src DIR`` times another source tree (e.g. a ``git archive``
+of main) in the same run, interleaved, and checks that both write the same result files byte for byte.
+
 Usage::
 
     python benchmarks/bench_study.py                  # writes benchmarks/results/study.json / .md
     python benchmarks/bench_study.py --naive-units 10 --repeats 1
     python benchmarks/bench_study.py --ted --repeats 3   # writes benchmarks/results/study_ted.json / .md
+    python benchmarks/bench_study.py --ted-cli --baseline-src /tmp/main --repeats 3   # prints JSON
 """
 
 from __future__ import annotations
@@ -423,7 +431,9 @@ def ted_cli(args) -> int:
     same = None
     if "baseline" in trees:
         out_b, out_c = os.path.join(tmp, "out_baseline"), os.path.join(tmp, "out_current")
-        numbers = [f for f in sorted(os.listdir(out_c)) if f.endswith((".csv", ".parquet"))]
+        # every result file but the figures and study.json (which holds the timings)
+        numbers = [f for f in sorted(os.listdir(out_c)) if f.endswith((".csv", ".parquet", ".md", ".json"))
+                   and f != "study.json"]
         same = {f: filecmp.cmp(os.path.join(out_b, f), os.path.join(out_c, f), shallow=False) for f in numbers}
         print(f"outputs identical: {same}", file=sys.stderr)
     med = {tree: {k: float(np.median([x[k] for x in rows if x["tree"] == tree])) for k in ("wall", "cpu")}
