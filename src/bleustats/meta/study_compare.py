@@ -312,6 +312,11 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
                 pos = np.tile(np.arange(sizes[p], dtype=np.int64), (len(rows), 1))
             items.append((p, rows, pos))
     values, offsets, spans = cells.stacked_values(which)
+    # identical columns (lengths and totals shared by the metrics) are summed once, then copied
+    first_of: dict[bytes, int] = {}
+    inverse = np.array([first_of.setdefault(values[:, j].tobytes(), len(first_of)) for j in range(values.shape[1])],
+                       dtype=np.int64)
+    distinct = np.ascontiguousarray(values[:, np.unique(inverse, return_index=True)[1]])
     row_of = np.concatenate([rows for _, rows, _ in items]) if items else np.zeros(0, np.int64)
     base = np.concatenate([np.full(len(rows), offsets[p], np.int64) for p, rows, _ in items]) if items \
         else np.zeros(0, np.int64)
@@ -321,9 +326,10 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
         # a random order of its own for every copy: a random assignment (the draws in the same order as ever)
         flat = np.concatenate([order_rng.permuted(pos, axis=1).ravel() for _, _, pos in items]) if items \
             else np.zeros(0, np.int64)
-        sums, rr, cc, n_units_total = cut_unit_sums(values, flat, starts, row_of, base, blk, unit_size)
+        sums, rr, cc, n_units_total = cut_unit_sums(distinct, flat, starts, row_of, base, blk, unit_size)
         if not len(rr):
             return
+        sums = sums.T[inverse].T  # (units, k), each column contiguous
         diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size)
         width = int(n_units_total.max())
         y = np.zeros((blk, width))
