@@ -33,11 +33,19 @@ replicates each (target: the three studies within 30 s on this project's 2-core 
 paired comparison ΔBLEU [all] vs BLEU [all] with 1,000 replicates of each of its three resamplings,
 per unit size (``timings['comparisons']``). Medians of ``--repeats`` runs.
 
+With ``--ted-cli`` it times the whole ``bleustats study`` process on the TED-sized tables of issue 28
+(the same synthetic data written as TSV: 13 systems x 529 segments, four references whose own human
+scores give the ΔBLEU weights through ``--weight-transform linear:12.5``, ``--single-ref ref-0``,
+M = 1, 10, 100, ``--compare delta_bleu:all,bleu:all``), wall and CPU seconds of each fresh process
+(the target: <= 30 s wall). ``--baseline-src DIR`` times another source tree (e.g. a ``git archive``
+of main) in the same run, interleaved, and checks that both write the same result files byte for byte.
+
 Usage::
 
     python benchmarks/bench_study.py                  # writes benchmarks/results/study.json / .md
     python benchmarks/bench_study.py --naive-units 10 --repeats 1
     python benchmarks/bench_study.py --ted --repeats 3   # writes benchmarks/results/study_ted.json / .md
+    python benchmarks/bench_study.py --ted-cli --baseline-src /tmp/main --repeats 3   # prints JSON
 """
 
 from __future__ import annotations
@@ -171,7 +179,13 @@ def main(argv=None) -> int:
     ap.add_argument("--naive-units", type=int, default=24, help="units timed with sacreBLEU")
     ap.add_argument("--name", default=None)
     ap.add_argument("--ted", action="store_true", help="the TED-sized study of issue 16 (M = 1, 10, 100)")
+    ap.add_argument("--ted-cli", action="store_true",
+                    help="the TED-sized `bleustats study` command line of issue 28, whole process")
+    ap.add_argument("--baseline-src", default=None, metavar="DIR",
+                    help="with --ted-cli: also time this bleustats source tree (its src/), interleaved")
     args = ap.parse_args(argv)
+    if args.ted_cli:
+        return ted_cli(args)
     if args.ted:
         return ted(args)
     args.name = args.name or "study"
@@ -364,6 +378,68 @@ def ted(args) -> int:
     with open(os.path.join(RESULTS, f"{name}.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+    return 0
+
+
+def ted_cli_tables(folder: str) -> list[str]:
+    """Write the TED-sized tables (13 systems x 529 segments, 4 references rated) and return the command."""
+    hyp_df, ref_df, human_df, *_ = make_data(n_seg=529, n_sys=13, n_pairs=78)
+    ref_df = ref_df.assign(ref_id="ref-" + ref_df["ref_id"])
+    # the references' own human scores, which linear:12.5 maps back to the weights (top = ref-0's 0)
+    rated = pd.DataFrame({"ref_id": ref_df["ref_id"], "seg_id": ref_df["seg_id"],
+                          "score": 12.5 * (ref_df["weight"] - 1.0)})
+    paths = {k: os.path.join(folder, f"{k}.tsv") for k in ("hyps", "refs", "human", "ref_scores")}
+    hyp_df.to_csv(paths["hyps"], sep="\t", index=False, quoting=3)
+    ref_df[["ref_id", "seg_id", "text"]].to_csv(paths["refs"], sep="\t", index=False, quoting=3)
+    human_df.to_csv(paths["human"], sep="\t", index=False, quoting=3)
+    rated.to_csv(paths["ref_scores"], sep="\t", index=False, quoting=3)
+    return ["study", "--hypotheses", paths["hyps"], "--references", paths["refs"], "--human", paths["human"],
+            "--ref-weights-from", paths["ref_scores"], "--weight-transform", "linear:12.5", "--single-ref", "ref-0",
+            "--unit-sizes", "1,10,100", "--compare", "delta_bleu:all,bleu:all", "--overwrite"]
+
+
+def ted_cli(args) -> int:
+    """``bleustats study`` on the TED-sized tables in fresh processes: wall and CPU seconds, outputs compared."""
+    import filecmp
+    import resource
+    import subprocess
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="bench_study_cli_")
+    cmd = ted_cli_tables(tmp)
+    trees = {"current": os.path.join(os.path.dirname(HERE), "src")}
+    if args.baseline_src:
+        trees = {"baseline": os.path.abspath(os.path.join(args.baseline_src, "src")), **trees}
+    rows = []
+    for tree, src in trees.items():  # one untimed run each: numba's cache, the outputs to compare
+        env = {**os.environ, "PYTHONPATH": src}
+        subprocess.run([sys.executable, "-m", "bleustats", *cmd, "-o", os.path.join(tmp, f"out_{tree}")],
+                       env=env, check=True, capture_output=True)
+    for r in range(args.repeats):
+        for tree, src in trees.items():
+            env = {**os.environ, "PYTHONPATH": src}
+            load = os.getloadavg()[0]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "bleustats", *cmd, "-o", os.path.join(tmp, f"out_{tree}_{r}")],
+                           env=env, check=True, capture_output=True)
+            wall = time.perf_counter() - t
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            rows.append({"tree": tree, "run": r + 1, "load": load, "wall": wall, "cpu": cpu})
+            print(f"{tree} run {r + 1}: wall {wall:.1f}s, CPU {cpu:.1f}s (load {load:.1f})", file=sys.stderr)
+    same = None
+    if "baseline" in trees:
+        out_b, out_c = os.path.join(tmp, "out_baseline"), os.path.join(tmp, "out_current")
+        # every result file but the figures and study.json (which holds the timings)
+        numbers = [f for f in sorted(os.listdir(out_c)) if f.endswith((".csv", ".parquet", ".md", ".json"))
+                   and f != "study.json"]
+        same = {f: filecmp.cmp(os.path.join(out_b, f), os.path.join(out_c, f), shallow=False) for f in numbers}
+        print(f"outputs identical: {same}", file=sys.stderr)
+    med = {tree: {k: float(np.median([x[k] for x in rows if x["tree"] == tree])) for k in ("wall", "cpu")}
+           for tree in trees}
+    print(json.dumps({"command": "bleustats " + " ".join(cmd), "runs": rows, "median": med, "identical": same},
+                     indent=1))
     return 0
 
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from bleustats.errors import InputError
 from bleustats.meta import _rank_kernels
 from bleustats.meta.correlation import kendall_tau, spearman
-from bleustats.meta.rank_stats import dense_ranks, rank_rows, sum_units, tau_from_counts
+from bleustats.meta.rank_stats import cut_unit_sums, dense_ranks, rank_rows, sum_units, tau_from_counts
 
-from ..twins.ranks import rank_stats_twin, sort_rows_twin, sum_units_twin
+from ..twins.ranks import cut_unit_sums_twin, rank_stats_twin, sort_rows_twin, sum_units_twin
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -71,6 +71,63 @@ def test_sum_units_equals_twin(data, k, size, rows):
     cols = rng.integers(0, k, size=5)
     got = sum_units(vals, units, cols)
     assert got.tolist() == sum_units_twin(vals.tolist(), units.tolist(), cols.tolist(), k)
+
+
+@st.composite
+def unit_sequences(draw):
+    """Values (n, k), sequences (row, base, positions with -1 for nothing drawn) that index them, rows, M."""
+    n = draw(st.integers(0, 8))
+    k = draw(st.integers(1, 3))
+    vals = draw(st.lists(st.lists(values, min_size=k, max_size=k), min_size=n, max_size=n))
+    n_rows = draw(st.integers(1, 3))
+    seqs = []
+    for _ in range(draw(st.integers(0, 5))):
+        base = draw(st.integers(0, max(n - 1, 0)))
+        room = n - base
+        positions = draw(st.lists(st.integers(-1, room - 1) if room > 0 else st.just(-1), max_size=9))
+        seqs.append((draw(st.integers(0, n_rows - 1)), base, positions))
+    return vals, k, seqs, n_rows, draw(st.integers(1, 4))
+
+
+@SETTINGS
+@given(data=unit_sequences())
+def test_cut_unit_sums_equals_twin(data):
+    vals, k, seqs, n_rows, size = data
+    items = [i for _, _, pos in seqs for i in pos]
+    starts = np.concatenate([[0], np.cumsum([len(pos) for _, _, pos in seqs])])
+    got = cut_unit_sums(np.array(vals, dtype=np.float64).reshape(len(vals), k), np.array(items, dtype=np.int64),
+                        starts, [r for r, _, _ in seqs], [b for _, b, _ in seqs], n_rows, size)
+    want = cut_unit_sums_twin(vals, seqs, n_rows, size)
+    assert got[0].shape == (len(want[1]), k)
+    assert got[0].tolist() == want[0]  # the same additions in the same order: equal, not close
+    assert [a.tolist() for a in got[1:]] == list(want[1:])
+
+
+def test_cut_unit_sums_equals_sum_units_and_refuses_bad_input():
+    rng = np.random.default_rng(5)
+    vals = rng.normal(size=(30, 4))
+    seq = rng.permuted(np.where(rng.random((6, 10)) < 0.2, -1, rng.integers(0, 10, (6, 10))), axis=1)
+    bases = np.array([0, 10, 20, 0, 10, 20])
+    sums, rows, cols, n = cut_unit_sums(vals, seq.ravel(), np.arange(0, 70, 10), [0, 0, 1, 1, 2, 2], bases, 3, 3)
+    units = np.full((len(rows), 3), -1)  # the same units by hand, for sum_units
+    k = 0
+    for pos, b in zip(seq, bases):
+        drawn = pos[pos >= 0] + b
+        for u in range(len(drawn) // 3):
+            units[k] = drawn[3 * u:3 * u + 3]
+            k += 1
+    assert k == len(rows) and n.sum() == k
+    assert np.array_equal(sums, sum_units(vals, units[None])[0])
+    with pytest.raises(InputError, match="must index the 30 rows.*item 0 .sequence 0. is 29 with base 1"):
+        cut_unit_sums(vals, [29, 0], [0, 2], [0], [1], 1, 1)
+    with pytest.raises(InputError, match="item 1 .sequence 0. is -2"):
+        cut_unit_sums(vals, [3, -2], [0, 2], [0], [0], 1, 1)
+    with pytest.raises(InputError, match="starts must rise"):
+        cut_unit_sums(vals, [1, 2], [0, 1], [0], [0], 1, 1)
+    with pytest.raises(InputError, match="row_of must index"):
+        cut_unit_sums(vals, [1, 2], [0, 2], [3], [0], 1, 1)
+    with pytest.raises(InputError, match="unit_size"):
+        cut_unit_sums(vals, [1, 2], [0, 2], [0], [0], 1, 0)
 
 
 def test_weights_equal_scipy_on_the_expanded_draws():

@@ -10,6 +10,7 @@ pair is compared, so each statistic is its definition.
   pairs of copies, the numbers of pairs, of pairs tied in x, in y and in both,
   of discordant pairs, and the number of distinct x and y values present.
 * ``sum_units_twin``: the unit sums, one item at a time.
+* ``cut_unit_sums_twin``: units cut from sequences of drawn items, summed one item at a time.
 """
 
 from __future__ import annotations
@@ -80,3 +81,26 @@ def sum_units_twin(values, units, columns, n_columns):
             out_row.append([sums[c] for c in columns])
         out.append(out_row)
     return out
+
+
+def cut_unit_sums_twin(values, sequences, n_rows, unit_size):
+    """Units of M consecutive drawn items of each sequence ``(row, base, positions)``, their value sums.
+
+    Returns ``(sums, unit_row, unit_col, n_units)`` as lists: a unit's sums start at 0.0
+    and add its items' rows one by one; units are numbered per row in sequence order.
+    """
+    n_cols = len(values[0]) if values else 0
+    sums, unit_row, unit_col = [], [], []
+    n_units = [0] * n_rows
+    for row, base, positions in sequences:
+        drawn = [base + i for i in positions if i >= 0]
+        for u in range(len(drawn) // unit_size):
+            acc = [0.0] * n_cols
+            for i in drawn[u * unit_size:(u + 1) * unit_size]:
+                for c in range(n_cols):
+                    acc[c] += values[i][c]
+            sums.append(acc)
+            unit_row.append(row)
+            unit_col.append(n_units[row])
+            n_units[row] += 1
+    return sums, unit_row, unit_col, n_units

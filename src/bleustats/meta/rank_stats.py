@@ -56,7 +56,7 @@ from ..errors import InputError
 from . import _rank_kernels
 from .correlation import as_scores
 
-__all__ = ["RankedRows", "dense_ranks", "rank_rows", "sum_units", "tau_from_counts"]
+__all__ = ["RankedRows", "cut_unit_sums", "dense_ranks", "rank_rows", "sum_units", "tau_from_counts"]
 
 _KENDALL = ("b", "c")
 # below this many entries a kernel runs on one thread: launching a parallel region costs more
@@ -240,3 +240,59 @@ def sum_units(values: ArrayLike, units: ArrayLike, columns: ArrayLike | None = N
     if cols.ndim != 1 or (cols.size and (cols.min() < 0 or cols.max() >= v.shape[1])):
         raise InputError(f"columns must be 1-D indices of the {v.shape[1]} columns of values; got {cols!r:.80}.")
     return np.moveaxis(_rank_kernels.sum_units(v, u, cols), 0, -1)  # (rows, U, k), each column contiguous
+
+
+def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of: ArrayLike, base: ArrayLike,
+                  n_rows: int, unit_size: int
+                  ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    r"""Cut sequences of items into units of M and sum each unit's rows of ``values``, in one pass.
+
+    Sequence :math:`j` is ``items[starts[j]:starts[j + 1]]`` (positions; -1 means
+    nothing drawn there). Its drawn positions :math:`i_1, i_2, \dots` (in order)
+    form :math:`\lfloor n_j / M \rfloor` units, the remainder dropped; unit
+    :math:`u` sums
+
+    .. math::
+
+        T_{u,c} = \sum_{m=1}^{M} X_{\mathrm{base}_j + i_{uM + m},\, c}
+
+    item by item from 0.0 (the bits of :func:`sum_units` on the same units). The
+    units of sequence j go to output row ``row_of[j]``, numbered after the units
+    that row already has.
+
+    Returns
+    -------
+    (sums, unit_row, unit_col, n_units)
+        ``sums`` of shape (units, k) (each column contiguous), the row and
+        column of every unit (sequence order), and the units per row (n_rows,).
+
+    Examples
+    --------
+    >>> s, r, c, n = cut_unit_sums([[1.0], [2.0], [4.0], [8.0]], [2, -1, 0, 1, 2, 1, 0], [0, 4, 7],
+    ...                            [0, 0], [0, 1], n_rows=1, unit_size=2)
+    >>> s[:, 0].tolist(), r.tolist(), c.tolist(), n.tolist()
+    ([5.0, 12.0], [0, 0], [0, 1], [2])
+    """
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    it = np.ascontiguousarray(items, dtype=np.int64)
+    st = np.ascontiguousarray(starts, dtype=np.int64)
+    ro = np.ascontiguousarray(row_of, dtype=np.int64)
+    bs = np.ascontiguousarray(base, dtype=np.int64)
+    if v.ndim != 2 or it.ndim != 1 or ro.ndim != 1 or bs.shape != ro.shape or st.shape != (len(ro) + 1,):
+        raise InputError(f"values must have shape (n, k), items be 1-D, row_of and base (sequences,) and starts "
+                         f"(sequences + 1,); got {v.shape}, {it.shape}, {ro.shape}, {bs.shape}, {st.shape}.")
+    if st[0] != 0 or st[-1] != len(it) or (np.diff(st) < 0).any():
+        raise InputError(f"starts must rise from 0 to len(items) = {len(it)}; got {st.tolist()!r:.80}.")
+    if isinstance(unit_size, bool) or int(unit_size) != unit_size or unit_size < 1:
+        raise InputError(f"unit_size must be an integer >= 1; got {unit_size!r}.")
+    if ro.size and (ro.min() < 0 or ro.max() >= n_rows):
+        raise InputError(f"row_of must index the {n_rows} output rows; got values from {ro.min()} to {ro.max()}.")
+    if bs.size and bs.min() < 0:
+        raise InputError(f"base must be >= 0; got {bs.min()}.")
+    sums, unit_row, unit_col, n_units, bad = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows),
+                                                                          int(unit_size))
+    if bad >= 0:  # checked inside the kernel's counting pass: a separate check would cost another pass
+        j = int(np.searchsorted(st, bad, side="right")) - 1
+        raise InputError(f"items + base must index the {v.shape[0]} rows of values (or items be -1); item {bad} "
+                         f"(sequence {j}) is {it[bad]} with base {bs[j]}.")
+    return np.moveaxis(sums, 0, -1)[0], unit_row, unit_col, n_units

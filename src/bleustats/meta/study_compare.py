@@ -118,7 +118,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import check_count, choices_text
 from ..errors import InputError
-from .rank_stats import dense_ranks, rank_rows, sum_units, tau_from_counts
+from .rank_stats import cut_unit_sums, dense_ranks, rank_rows, tau_from_counts
 from .resample import SeedLike
 from .units import StudyCells
 
@@ -312,33 +312,24 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
                 pos = np.tile(np.arange(sizes[p], dtype=np.int64), (len(rows), 1))
             items.append((p, rows, pos))
     values, offsets, spans = cells.stacked_values(which)
-    columns = np.arange(values.shape[1], dtype=np.int64)
+    # identical columns (lengths and totals shared by the metrics) are summed once, then copied
+    first_of: dict[bytes, int] = {}
+    inverse = np.array([first_of.setdefault(values[:, j].tobytes(), len(first_of)) for j in range(values.shape[1])],
+                       dtype=np.int64)
+    distinct = np.ascontiguousarray(values[:, np.unique(inverse, return_index=True)[1]])
+    row_of = np.concatenate([rows for _, rows, _ in items]) if items else np.zeros(0, np.int64)
+    base = np.concatenate([np.full(len(rows), offsets[p], np.int64) for p, rows, _ in items]) if items \
+        else np.zeros(0, np.int64)
+    lengths = np.array([pos.shape[1] for _, rows, pos in items for _ in range(len(rows))], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     for part in range(n_partitions):
-        n_units_total = np.zeros(blk, dtype=np.int64)
-        unit_rows, unit_cols, unit_items = [], [], []  # every unit of every pair copy, in one list
-        for p, rows, pos in items:
-            pos = order_rng.permuted(pos, axis=1)  # a random order of its own: a random assignment
-            mask = pos >= 0
-            n_units = mask.sum(axis=1) // unit_size
-            u_max = int(n_units.max()) if len(rows) else 0
-            if u_max == 0:
-                continue
-            rank = np.cumsum(mask, axis=1) - 1
-            unit, slot = rank // unit_size, rank % unit_size
-            keep = mask & (unit < n_units[:, None])
-            r_i, c_i = np.nonzero(keep)
-            units = np.full((len(rows), u_max, unit_size), -1, dtype=np.int64)
-            units[r_i, unit[r_i, c_i], slot[r_i, c_i]] = pos[r_i, c_i] + offsets[p]
-            ok = np.arange(u_max)[None, :] < n_units[:, None]
-            r_u, u_u = np.nonzero(ok)
-            unit_rows.append(rows[r_u])
-            unit_cols.append(n_units_total[rows][r_u] + u_u)
-            unit_items.append(units[r_u, u_u])
-            n_units_total[rows] += n_units
-        if not unit_items:
+        # a random order of its own for every copy: a random assignment (the draws in the same order as ever)
+        flat = np.concatenate([order_rng.permuted(pos, axis=1).ravel() for _, _, pos in items]) if items \
+            else np.zeros(0, np.int64)
+        sums, rr, cc, n_units_total = cut_unit_sums(distinct, flat, starts, row_of, base, blk, unit_size)
+        if not len(rr):
             return
-        rr, cc = np.concatenate(unit_rows), np.concatenate(unit_cols)
-        sums = sum_units(values, np.concatenate(unit_items)[None], columns)[0]
+        sums = sums.T[inverse].T  # (units, k), each column contiguous
         diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size)
         width = int(n_units_total.max())
         y = np.zeros((blk, width))
