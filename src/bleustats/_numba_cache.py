@@ -280,12 +280,14 @@ class _CompileNotice:
         self.compiled = 0
         self.tty = False
         self.start = 0.0
+        self.depth = 0  # a kernel's compile compiles its callees inside it
 
     def on_start(self, event) -> None:
         dispatcher = (event.data or {}).get("dispatcher")
         module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
         if not module.startswith("bleustats."):
             return
+        self.depth += 1
         if not self.said:
             self.said = True
             if os.environ.get("BLEUSTATS_QUIET_COMPILE", "") == "1":  # scripts and test suites that want stderr clean
@@ -298,14 +300,19 @@ class _CompileNotice:
                   f"{Path(kernel_cache_folder()).parent})", file=sys.stderr, flush=True)
 
     def on_end(self, event) -> None:
-        if not self.said or not self.start:
+        dispatcher = (event.data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        if not module.startswith("bleustats."):
+            return
+        self.depth = max(0, self.depth - 1)
+        if not self.start:  # quiet, or nothing said
             return
         self.compiled += 1
-        if self.tty:
+        if self.tty:  # a counter while compiling, erased once the outermost kernel is compiled
             import time
 
-            print(f"\rbleustats: {self.compiled} kernels compiled, {time.perf_counter() - self.start:.0f} s",
-                  end="", file=sys.stderr, flush=True)
+            line = f"bleustats: {self.compiled} kernels compiled, {time.perf_counter() - self.start:.0f} s"
+            print("\r\x1b[K" if self.depth == 0 else f"\r{line}", end="", file=sys.stderr, flush=True)
 
 
 _NOTICE: _CompileNotice | None = None
