@@ -34,7 +34,8 @@ PROBE = (
 def _installed_copy(root: Path) -> Path:
     """The package as a wheel installs it: sources, data_schemas inside, no __pycache__."""
     site = root / "site"
-    shutil.copytree(PACKAGE, site / "bleustats", ignore=shutil.ignore_patterns("__pycache__"))
+    # without the compiled kernels a wheel ships: what is checked is where numba writes
+    shutil.copytree(PACKAGE, site / "bleustats", ignore=shutil.ignore_patterns("__pycache__", "_kernel_cache"))
     schemas = site / "bleustats" / "data_schemas"
     if not (schemas / "statistics.json").exists():
         shutil.rmtree(schemas, ignore_errors=True)
