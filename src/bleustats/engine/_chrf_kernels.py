@@ -44,7 +44,7 @@ per code point for chrF++; a 1M-character line measured 1.8 s and ~0.6 GB).
 
 Scores
 ------
-:func:`_f_score` is sacreBLEU's sentence F-score, operation for operation in
+:func:`f_score` is sacreBLEU's sentence F-score, operation for operation in
 float64, so the reference chosen here is the one sacreBLEU chooses.
 """
 
@@ -231,7 +231,7 @@ def _id_capacity(n_cps, char_order, word_order):
 
 
 @njit(cache=True, nogil=True)
-def _f_score(stats, n_orders, factor, eps_smoothing):
+def f_score(stats, n_orders, factor, eps_smoothing):
     """sacreBLEU 2.6's sentence chrF of one statistics row, in the same float64 operation order.
 
     ``factor`` is beta squared as a float. With ``eps_smoothing`` every order
@@ -470,7 +470,7 @@ def _chrf_block(h0, h1, hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, r
                                   key_a, key_b, vals, bits, hcnt_c, hcnt_w, rcnt_c, rcnt_w,
                                   starts, ends, wids, touched, touched_order, match)
             _fill_counts(cur, match, hl, rl, hw, rw, char_order, word_order)
-            f = _f_score(cur, n_orders, factor, eps_smoothing)
+            f = f_score(cur, n_orders, factor, eps_smoothing)
             if f > best:
                 best = f
                 out[h, :] = cur

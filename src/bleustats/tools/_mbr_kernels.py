@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._numba_cache import use_user_cache
+from ..engine._chrf_kernels import f_score
 
 # numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
 _USER_CACHE = use_user_cache()
@@ -207,46 +208,6 @@ def pairwise_matches(tokens, tok_off, hyp_ptr, ref_ptr, max_order, out_ptr):
     return out
 
 
-_EPS = 1e-16
-
-
-@njit(cache=True, nogil=True)
-def _chrf_f(stats, n_orders, factor, eps_smoothing):
-    """sacreBLEU 2.6's ``CHRF._compute_f_score`` of one statistics row, in its float64 operation order.
-
-    ``stats`` holds (hyp, ref, match) per order; ``factor`` is beta squared.
-    """
-    score = 0.0
-    effective_order = 0
-    avg_prec = 0.0
-    avg_rec = 0.0
-    for i in range(n_orders):
-        n_hyp = stats[3 * i]
-        n_ref = stats[3 * i + 1]
-        n_match = stats[3 * i + 2]
-        prec = n_match / n_hyp if n_hyp > 0 else _EPS
-        rec = n_match / n_ref if n_ref > 0 else _EPS
-        denom = factor * prec + rec
-        score += ((1.0 + factor) * prec * rec / denom) if denom > 0 else _EPS
-        if n_hyp > 0 and n_ref > 0:
-            avg_prec += prec
-            avg_rec += rec
-            effective_order += 1
-    if eps_smoothing:
-        return 100.0 * score / n_orders
-    if effective_order == 0:
-        avg_prec = 0.0
-        avg_rec = 0.0
-    else:
-        avg_prec /= effective_order
-        avg_rec /= effective_order
-    if avg_prec + avg_rec != 0.0:
-        score = (1.0 + factor) * avg_prec * avg_rec
-        score /= (factor * avg_prec) + avg_rec
-        return 100.0 * score
-    return 0.0
-
-
 @njit(cache=True, nogil=True)
 def _stream_matches(order_of, uniq_ptr, uniq_id, uniq_cnt, cnt, k, base, m):
     """Add reference text k's clipped matches against the scattered hypothesis counts to m[base + order]."""
@@ -301,7 +262,7 @@ def _source_chrf(c_tokens, c_off, char_order, w_tokens, w_off, word_order, h0, h
             if word_order > 0:
                 _stream_matches(w_order_of, w_ptr, w_id, w_cnt, w_cnt_h, k, char_order, m)
                 _fill_totals(stats, m, char_order, word_order, hw, np.int64(w_off[t + 1]) - np.int64(w_off[t]))
-            out[o0 + i * n_r + j] = _chrf_f(stats, n_orders, factor, eps_smoothing)
+            out[o0 + i * n_r + j] = f_score(stats, n_orders, factor, eps_smoothing)
             if same and j != i:
                 # the mirrored pair has the same matches with hypothesis and reference swapped
                 rc = np.int64(c_off[t + 1]) - np.int64(c_off[t])
@@ -310,7 +271,7 @@ def _source_chrf(c_tokens, c_off, char_order, w_tokens, w_off, word_order, h0, h
                     _fill_totals(stats, m, 0, char_order, rc, hc)
                 if word_order > 0:
                     _fill_totals(stats, m, char_order, word_order, rw, hw)
-                out[o0 + j * n_r + i] = _chrf_f(stats, n_orders, factor, eps_smoothing)
+                out[o0 + j * n_r + i] = f_score(stats, n_orders, factor, eps_smoothing)
         for q in range(c_ptr[i], c_ptr[i + 1]):
             c_cnt_h[c_id[q]] = 0
         for q in range(w_ptr[i], w_ptr[i + 1]):
