@@ -33,6 +33,13 @@ def run(capsys, *argv):
     return rc, out, err
 
 
+def one_line(rc, err, *parts, code=1):
+    assert rc == code, err
+    assert err.count("\n") == 1 and err.startswith("bleustats") and "Traceback" not in err, err
+    for part in parts:
+        assert part in err, (part, err)
+
+
 def refused(rc: int, err: str, *parts: str, code: int = 1) -> None:
     assert rc == code, err
     assert err.count("\n") == 1 and err.startswith("bleustats"), err

@@ -20,26 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from bleustats.cli import main
 from bleustats.engine import io
 
+from .test_trust import HYPS, REFS, one_line, run
+
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
-
-HYPS = ["the cat sat on the mat", "a dog barked loudly", "it rains today in paris"]
-REFS = ["the cat sat on a mat", "the dog barked loudly", "it is raining in paris today"]
-
-
-def run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_line(rc, err, *parts, code=1):
-    assert rc == code, err
-    assert err.count("\n") == 1 and err.startswith("bleustats") and "Traceback" not in err, err
-    for part in parts:
-        assert part in err, (part, err)
 
 
 @pytest.fixture

@@ -22,7 +22,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bleustats.cli import main
 from bleustats.engine import schemas
 from bleustats.engine.dataset import MANIFEST, open_stats
 from bleustats.engine.io import DIGEST_KEY
@@ -31,24 +30,11 @@ from bleustats.engine.stats import compute_stats, load_stats
 from bleustats.errors import InputError
 from bleustats.metrics import bleu, partitioned
 
+from .test_trust import HYPS, REFS, one_line, run
+
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
 
-HYPS = ["the cat sat on the mat", "a dog barked loudly", "it rains today in paris"]
-REFS = ["the cat sat on a mat", "the dog barked loudly", "it is raining in paris today"]
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-
-
-def run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_line(rc, err, *parts, code=1):
-    assert rc == code, err
-    assert err.count("\n") == 1 and err.startswith("bleustats") and "Traceback" not in err, err
-    for part in parts:
-        assert part in err, (part, err)
 
 
 def _hyps(systems=("A",), drop=()):
