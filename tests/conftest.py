@@ -99,12 +99,14 @@ def force_path(path: str):
     """Set bleustats.engine.small's thresholds so that every input takes ``path``; returns the undo."""
     from bleustats.engine import small
 
-    before = small.COLD_MAX_CHARS, small.WARM_MAX_CHARS
+    before = small.COLD_MAX_CHARS, small.WARM_MAX_CHARS, small._cold_spent
     limit = 10**15 if path == "plain" else -1
     small.COLD_MAX_CHARS = small.WARM_MAX_CHARS = limit
+    small._reset()
 
     def undo() -> None:
-        small.COLD_MAX_CHARS, small.WARM_MAX_CHARS = before
+        small.COLD_MAX_CHARS, small.WARM_MAX_CHARS = before[:2]
+        small._reset(before[2])
 
     return undo
 

@@ -141,10 +141,33 @@ def test_errors_are_the_pipelines():
 
 
 def test_prefer_plain_thresholds():
-    assert small.prefer_plain(small.WARM_MAX_CHARS, kernels_loaded=True)
-    assert not small.prefer_plain(small.WARM_MAX_CHARS + 1, kernels_loaded=True)
-    assert small.prefer_plain(small.COLD_MAX_CHARS, kernels_loaded=False)
-    assert not small.prefer_plain(small.COLD_MAX_CHARS + 1, kernels_loaded=False)
+    before = small._cold_spent
+    try:
+        small._reset()
+        assert small.prefer_plain(small.WARM_MAX_CHARS, kernels_loaded=True)
+        assert not small.prefer_plain(small.WARM_MAX_CHARS + 1, kernels_loaded=True)
+        assert not small.prefer_plain(small.COLD_MAX_CHARS + 1, kernels_loaded=False)
+        assert small.prefer_plain(small.COLD_MAX_CHARS, kernels_loaded=False)
+    finally:
+        small._reset(before)
+
+
+def test_cold_budget_is_spent_across_calls():
+    """A loop of calls shares one plain-path budget per process; expect() spends it ahead."""
+    before = small._cold_spent
+    try:
+        small._reset()
+        third = small.COLD_MAX_CHARS // 3
+        assert [small.prefer_plain(third, kernels_loaded=False) for _ in range(4)] == [True, True, True, False]
+        assert small.prefer_plain(small.COLD_MAX_CHARS - 3 * third, kernels_loaded=False)
+        assert not small.prefer_plain(1, kernels_loaded=False)
+        small._reset()
+        small.expect(small.COLD_MAX_CHARS - 10)
+        assert small.prefer_plain(10, kernels_loaded=False)
+        assert not small.prefer_plain(1, kernels_loaded=False)
+        assert small.prefer_plain(1, kernels_loaded=True)  # loaded kernels: per call, no budget
+    finally:
+        small._reset(before)
 
 
 def test_plain_path_loads_no_numba_or_pandas():

@@ -26,7 +26,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError
-from ..engine.options import CHRF_DEFAULTS
+from ..engine import small
+from ..engine.options import CHRF_DEFAULTS, TABLE_SUFFIXES
 
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
@@ -219,8 +220,6 @@ def _references(args: argparse.Namespace) -> list[list[str]]:
 
 
 def _is_table(path: str) -> bool:
-    from ..engine.io import TABLE_SUFFIXES
-
     return os.path.splitext(path)[1].lower() in TABLE_SUFFIXES
 
 
@@ -304,23 +303,25 @@ def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[li
 
 
 def _metrics(args: argparse.Namespace, refs: list[list[str]]) -> dict[str, Metric]:
-    from ..metrics.bleu import BLEU
-    from ..metrics.chrf import CHRF
-    from ..metrics.ter import TER
-
     out: dict[str, Metric] = {}
     trg = args.langpair.split("-")[1] if args.langpair and "-" in args.langpair else ""
     for name in args.metrics or ["bleu"]:
         if name == "bleu":
+            from ..metrics.bleu import BLEU
+
             tokenize = None if args.tokenize_given is None else args.tokenize
             out["BLEU"] = BLEU(lowercase=bool(args.lowercase), force=args.force, tokenize=tokenize,
                                smooth_method=args.smooth_method, smooth_value=args.smooth_value,
                                effective_order=args.sentence_level, trg_lang=trg, references=refs)
         elif name == "chrf":
+            from ..metrics.chrf import CHRF
+
             out["CHRF"] = CHRF(char_order=args.chrf_char_order, word_order=args.chrf_word_order, beta=args.chrf_beta,
                                lowercase=args.chrf_lowercase, whitespace=args.chrf_whitespace,
                                eps_smoothing=args.chrf_eps_smoothing, references=refs)
         else:
+            from ..metrics.ter import TER
+
             out["TER"] = TER(normalized=args.ter_normalized, no_punct=args.ter_no_punct,
                              asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive,
                              references=refs)
@@ -440,6 +441,9 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
         raise InputError("--paired-bs / --paired-ar need several systems given to -i.")
     if len(systems) > 1 and args.confidence:
         raise InputError("-ci: use paired tests (--paired-bs / --paired-ar) for several systems.")
+    if "bleu" in (args.metrics or ["bleu"]):  # the job's size, for the statistics path (engine.small)
+        ref_chars = sum(len(r) for stream in refs for r in stream if r is not None)
+        small.expect(sum(sum(map(len, system)) + ref_chars for system in systems))
     metrics = _metrics(args, refs)
     if args.sentence_level:
         metric = next(iter(metrics.values()))

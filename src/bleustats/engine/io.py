@@ -41,6 +41,7 @@ import pyarrow as pa
 from .._interrupts import deferred
 from ..errors import InputError
 from . import columns, schemas
+from .options import TABLE_SUFFIXES
 
 if TYPE_CHECKING:  # pandas is imported only when a DataFrame is used
     import pandas as pd
@@ -93,8 +94,6 @@ def stream_length_error(k: int, length: int, n_hyp: int) -> InputError:
         "list of references per hypothesis ([[refs of hyp 1], [refs of hyp 2], ...]), pass "
         "references_layout='segments' (metric objects: references=bleustats.ReferenceSet(refs, layout='segments'))."
     )
-#: File suffixes read as long-form tables by :func:`read_table`.
-TABLE_SUFFIXES = (".tsv", ".jsonl", ".parquet")
 
 
 def is_table(obj: Any) -> bool:

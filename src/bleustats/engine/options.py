@@ -23,13 +23,28 @@ from typing import Any
 
 from ..tokenizers import SACREBLEU_TOKENIZERS
 
-__all__ = ["BLEU_METRICS", "CHRF_DEFAULTS", "DEFAULT_BATCH_ROWS", "DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_LENGTHS",
-           "REF_VIEWS", "SENTENCE_VARIANT_NAMES", "SMOOTH_DEFAULTS", "SMOOTH_METHODS", "check_options", "is_integer",
-           "is_real"]
+__all__ = [
+    "BLEU_METRICS",
+    "CHRF_DEFAULTS",
+    "DEFAULT_BATCH_ROWS",
+    "DELTA_DEFINITIONS",
+    "MAX_ORDER_LIMIT",
+    "REF_LENGTHS",
+    "REF_VIEWS",
+    "SENTENCE_VARIANT_NAMES",
+    "SMOOTH_DEFAULTS",
+    "SMOOTH_METHODS",
+    "TABLE_SUFFIXES",
+    "check_options",
+    "is_integer",
+    "is_real",
+]
 
 #: BLEU's smoothing methods and their default value (sacreBLEU's ``BLEU.SMOOTH_DEFAULTS``).
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 SMOOTH_METHODS = tuple(SMOOTH_DEFAULTS)
+#: File suffixes read as long-form tables (:func:`bleustats.engine.io.read_table`).
+TABLE_SUFFIXES = (".tsv", ".jsonl", ".parquet")
 #: The BLEU family computable from a statistics table's BLEU columns.
 BLEU_METRICS = ("bleu", "delta_bleu")
 #: Reference-length choices for the brevity penalty.

@@ -44,6 +44,7 @@ from .options import is_real
 __all__ = [
     "COLD_MAX_CHARS",
     "WARM_MAX_CHARS",
+    "expect",
     "kernels_loaded",
     "plain_references",
     "prefer_plain",
@@ -51,13 +52,17 @@ __all__ = [
     "view_references",
 ]
 
-#: Up to this many characters of text (hypotheses and references together) the plain
-#: path runs while the numba kernels are not loaded in the process: loading them costs
-#: more than counting that much text in Python (``benchmarks/bench_latency.py``).
+#: While the numba kernels are not loaded, the plain path counts up to this many
+#: characters of text (hypotheses and references together) in a process: loading the
+#: kernels costs about as much as counting that much text in Python
+#: (``benchmarks/bench_latency.py``). Past it, the kernels load once and serve the rest.
 COLD_MAX_CHARS = 1_000_000
 #: Once the kernels are loaded, the plain path is faster only for small inputs (a call
 #: of the pipeline costs about a millisecond in Arrow tables and checks).
 WARM_MAX_CHARS = 16_384
+
+# Characters this process has counted on the plain path, or announced with expect().
+_cold_spent = 0
 
 #: One reference of a segment: (text, weight).
 Reference = tuple[str, float]
@@ -81,16 +86,53 @@ def kernels_loaded() -> bool:
 
 
 def prefer_plain(n_chars: int, *, kernels_loaded: bool) -> bool:
-    """True when the plain-Python path is the faster one for ``n_chars`` characters of text.
+    """True when the plain-Python path is the faster one for ``n_chars`` more characters of text.
+
+    With the kernels loaded: only small calls (:data:`WARM_MAX_CHARS`). Without
+    them: while this process's plain-path text, this call included, stays within
+    :data:`COLD_MAX_CHARS` (a rent-or-buy rule: a loop over many systems counts
+    the first ones in Python, then loads the kernels once for the rest, never
+    paying much more than twice the better of the two). A call that answers
+    True charges ``n_chars`` to that budget.
 
     Examples
     --------
     >>> prefer_plain(100, kernels_loaded=True), prefer_plain(10**6, kernels_loaded=True)
     (True, False)
-    >>> prefer_plain(10**6, kernels_loaded=False)
-    True
+    >>> prefer_plain(COLD_MAX_CHARS + 1, kernels_loaded=False)
+    False
     """
-    return n_chars <= (WARM_MAX_CHARS if kernels_loaded else COLD_MAX_CHARS)
+    global _cold_spent
+    if kernels_loaded:
+        return n_chars <= WARM_MAX_CHARS
+    if _cold_spent + n_chars > COLD_MAX_CHARS:
+        return False
+    _cold_spent += n_chars
+    return True
+
+
+def expect(n_chars: int) -> None:
+    """Announce ``n_chars`` characters of text this process is about to score.
+
+    A caller that knows the whole job in advance (the command line, holding every
+    system's file) says so once: a job larger than :data:`COLD_MAX_CHARS` then goes
+    to the kernels from its first call instead of counting a first share in Python.
+
+    Examples
+    --------
+    >>> before = _cold_spent
+    >>> expect(COLD_MAX_CHARS + 1); prefer_plain(10, kernels_loaded=False)
+    False
+    >>> _reset(before)
+    """
+    global _cold_spent
+    _cold_spent += max(0, int(n_chars))
+
+
+def _reset(spent: int = 0) -> None:
+    """Set the process's plain-path budget spent (tests)."""
+    global _cold_spent
+    _cold_spent = spent
 
 
 # --------------------------------------------------------------------------- list inputs

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""The WMT23 general task's automatic scores on every route: sacreBLEU 2.6 vs bleustats, same run.
+
+Data: a local copy of wmt-conference/wmt23-news-systems (``--data DIR``, the repository's
+root: ``txt/`` and ``scores/automatic-scores.tsv``), 14 language pairs, 186 systems. Each
+route computes the 744 published numbers (BLEU and chrF2, against ref A and against all
+references: refA+refB for en-he and he-en) and checks every one against
+``scores/automatic-scores.tsv`` (1e-9; the command line's JSON printed with ``-w 10``).
+BLEU uses 13a, ``zh`` into Chinese and ``char`` into Japanese (the published numbers' choice).
+
+Routes, each run in a fresh process per tool:
+
+* ``api``: ``corpus_bleu`` / ``corpus_chrf`` per system (references passed on every call);
+* ``objects``: ``BLEU(references=...)`` / ``CHRF(references=...)`` built once per reference
+  set, ``corpus_score(hyp, None)`` per system;
+* ``cli``: one command per pair and reference set (``sacrebleu REF... -i SYS... -m bleu chrf``
+  vs ``bleustats score`` with the same arguments), whole process, summed;
+* ``stats`` (bleustats only): one statistics table per pair and reference set for all systems
+  (``compute_stats(..., metrics=("bleu", "chrf"))``), scored with ``corpus_scores`` by system;
+  its peer is sacreBLEU's ``api`` route;
+* ``ende``: en-de alone, ``-m bleu -f json``, one command (12 systems x 557 paragraphs), whole
+  process, median of ``--repeats``.
+
+Usage::
+
+    python benchmarks/bench_wmt23.py --data /path/to/wmt23-news-systems \
+        [--routes api objects cli stats ende] [--repeats 5] [--json benchmarks/results/wmt23.json]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def tokenizer(pair: str) -> str:
+    """BLEU's tokenizer for ``pair``'s target language (the published numbers' choice)."""
+    return {"zh": "zh", "ja": "char"}.get(pair.split("-")[1], "13a")
+
+
+def load(data: str) -> dict:
+    """Per pair: reference sets {'refA': [stream], 'all': [streams]} and {system: lines} (name order)."""
+    txt = os.path.join(data, "txt")
+    pairs = {}
+    for path in sorted(glob.glob(os.path.join(txt, "references", "generaltest2023.*.ref.refA.*"))):
+        pair = os.path.basename(path).split(".")[1]
+        refs = sorted(glob.glob(os.path.join(txt, "references", f"generaltest2023.{pair}.ref.ref*")))
+        read = {p: _lines(p) for p in refs}
+        systems = {}
+        for hyp in sorted(glob.glob(os.path.join(txt, "system-outputs", f"generaltest2023.{pair}.hyp.*"))):
+            name = os.path.basename(hyp).split(".hyp.")[1].rsplit(".", 1)[0]
+            systems[name] = (hyp, _lines(hyp))
+        pairs[pair] = {"refs": {"refA": [path], "all": refs}, "texts": read, "systems": systems}
+    return pairs
+
+
+def _lines(path: str) -> list[str]:
+    with open(path, encoding="utf-8", newline="\n") as fh:
+        return fh.read().split("\n")[:-1]
+
+
+def published(data: str) -> dict:
+    """{(pair, system, 'bleu-refA' | 'bleu-all' | 'chrf-refA' | 'chrf-all'): score} of the task's table."""
+    with open(os.path.join(data, "scores", "automatic-scores.tsv"), encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return {(r["pair"], r["system"], r["metric"]): float(r["score"]) for r in rows}
+
+
+# ----------------------------------------------------------------------------- workers
+
+
+def worker(route: str, lib: str, data: str) -> dict:
+    """Run one in-process route with ``lib``; returns seconds (import and reading excluded) and scores."""
+    pairs = load(data)
+    t0 = time.perf_counter()
+    if lib == "sacrebleu":
+        import sacrebleu as api
+        from sacrebleu.metrics import BLEU, CHRF
+    else:
+        import bleustats as api
+        from bleustats.metrics import BLEU, CHRF
+    t_import = time.perf_counter() - t0
+    scores = {}
+    t0 = time.perf_counter()
+    for pair, p in pairs.items():
+        tok = tokenizer(pair)
+        for ref_set, paths in p["refs"].items():
+            streams = [p["texts"][path] for path in paths]
+            if route == "api":
+                for name, (_, hyp) in p["systems"].items():
+                    scores[f"{pair}|{name}|bleu-{ref_set}"] = api.corpus_bleu(hyp, streams, tokenize=tok).score
+                    scores[f"{pair}|{name}|chrf-{ref_set}"] = api.corpus_chrf(hyp, streams).score
+            elif route == "objects":
+                bleu, chrf = BLEU(tokenize=tok, references=streams), CHRF(references=streams)
+                for name, (_, hyp) in p["systems"].items():
+                    scores[f"{pair}|{name}|bleu-{ref_set}"] = bleu.corpus_score(hyp, None).score
+                    scores[f"{pair}|{name}|chrf-{ref_set}"] = chrf.corpus_score(hyp, None).score
+            elif route == "stats":
+                import pandas as pd
+
+                from bleustats.metrics.bleu import corpus_scores
+
+                names = list(p["systems"])
+                hyps = pd.DataFrame({"seg_id": [i for n in names for i in range(len(p["systems"][n][1]))],
+                                     "system": [n for n in names for _ in p["systems"][n][1]],
+                                     "text": [t for n in names for t in p["systems"][n][1]]})
+                stats = api.compute_stats(hyps, streams, tokenize=tok, metrics=("bleu", "chrf"))
+                for metric in ("bleu", "chrf"):
+                    table = corpus_scores(stats, metric=metric)
+                    for name, score in zip(table["system"], table["score"]):
+                        scores[f"{pair}|{name}|{metric}-{ref_set}"] = float(score)
+            else:
+                raise SystemExit(f"unknown route {route!r}")
+    return {"seconds": time.perf_counter() - t0, "import_seconds": t_import, "scores": scores}
+
+
+def run_worker(route: str, lib: str, data: str) -> dict:
+    """:func:`worker` in a fresh interpreter (whole-process wall time added)."""
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, __file__, "--worker", route, lib, "--data", data],
+                         check=True, capture_output=True, text=True)
+    result = json.loads(out.stdout)
+    result["process_seconds"] = time.perf_counter() - t0
+    return result
+
+
+def command(tool: str) -> list[str]:
+    """The command line of ``tool`` (the entry points installed beside this interpreter)."""
+    bindir = os.path.dirname(sys.executable)
+    return [os.path.join(bindir, "sacrebleu")] if tool == "sacrebleu" else [os.path.join(bindir, "bleustats"), "score"]
+
+
+def cli_route(tool: str, data: str) -> dict:
+    """One command per pair and reference set; whole-process seconds summed."""
+    pairs = load(data)
+    scores, seconds = {}, 0.0
+    for pair, p in pairs.items():
+        names = list(p["systems"])
+        hyps = [p["systems"][n][0] for n in names]
+        for ref_set, paths in p["refs"].items():
+            args = [*command(tool), *paths, "-i", *hyps, "-m", "bleu", "chrf", "--tokenize", tokenizer(pair),
+                    "-f", "json", "-w", "10"]
+            t0 = time.perf_counter()
+            out = subprocess.run(args, check=True, capture_output=True, text=True)
+            seconds += time.perf_counter() - t0
+            for name, row in zip(names, json.loads(out.stdout)):
+                scores[f"{pair}|{name}|bleu-{ref_set}"] = float(row["BLEU"])
+                scores[f"{pair}|{name}|chrf-{ref_set}"] = float(row["chrF2"])
+    return {"seconds": seconds, "scores": scores}
+
+
+def ende_route(tool: str, data: str, repeats: int) -> dict:
+    """en-de, ``-m bleu -f json``, one command: median whole-process seconds and the output."""
+    p = load(data)["en-de"]
+    args = [*command(tool), *p["refs"]["refA"], "-i", *(v[0] for v in p["systems"].values()), "-m", "bleu",
+            "-f", "json"]
+    runs, outputs = [], set()
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = subprocess.run(args, check=True, capture_output=True, text=True)
+        runs.append(time.perf_counter() - t0)
+        outputs.add(out.stdout)
+    return {"seconds": statistics.median(runs), "runs": runs, "output": outputs.pop() if len(outputs) == 1 else None}
+
+
+def check(scores: dict, truth: dict, tol: float) -> int:
+    """The number of published numbers ``scores`` reproduces within ``tol`` (every one must be there)."""
+    ok = 0
+    for (pair, system, metric), value in truth.items():
+        got = scores.get(f"{pair}|{system}|{metric}")
+        if got is not None and abs(got - value) <= tol:
+            ok += 1
+    return ok
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True, help="a local copy of wmt-conference/wmt23-news-systems")
+    ap.add_argument("--routes", nargs="+", default=["api", "objects", "cli", "stats", "ende"])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--json", default=None, help="write the raw results here")
+    ap.add_argument("--worker", nargs=2, metavar=("ROUTE", "LIB"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        print(json.dumps(worker(*args.worker, args.data)))
+        return
+    truth = published(args.data)
+    import bleustats
+    import sacrebleu
+
+    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
+              "load_before": os.getloadavg(), "python": platform.python_version(),
+              "bleustats": bleustats.__version__, "sacrebleu": sacrebleu.__version__, "published": len(truth),
+              "routes": {}}
+    for route in args.routes:
+        row = {}
+        if route == "ende":
+            for tool in ("sacrebleu", "bleustats"):
+                row[tool] = ende_route(tool, args.data, args.repeats)
+            row["identical_output"] = row["sacrebleu"].pop("output") == row["bleustats"].pop("output")
+        else:
+            for tool in ("sacrebleu", "bleustats") if route != "stats" else ("bleustats",):
+                res = cli_route(tool, args.data) if route == "cli" else run_worker(route, tool, args.data)
+                res["reproduced"] = check(res.pop("scores"), truth, 1e-9 if route != "cli" else 1e-8)
+                row[tool] = res
+        peer = row.get("sacrebleu") or report["routes"].get("api", {}).get("sacrebleu")
+        if peer:
+            row["speedup"] = peer["seconds"] / row["bleustats"]["seconds"]
+        report["routes"][route] = row
+        print(route, json.dumps(row), flush=True)
+    report["load_after"] = os.getloadavg()
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
