@@ -23,7 +23,7 @@ Examples
 >>> t = pd.DataFrame({"seg_id": [0, 0, 0, 1, 1], "text": ["a b c", "a b", "a b c d", "x y", "x"]})
 >>> r = mbr_dataset(t, metric="chrf", partition_rows=3)
 >>> r.best_texts, r.best_texts == mbr_nbest(t, metric="chrf").best_texts
-(['a b c', 'x y'], True)
+(['a b c d', 'x y'], True)
 """
 
 from __future__ import annotations
