@@ -262,7 +262,7 @@ def test_rank_in_a_tsv_file_and_in_pseudo_references(tmp_path):
         mbr_nbest(tmp_path / "c.tsv", pseudo_references=tmp_path / "bad.tsv")
 
 
-# --------------------------------------------------------------------------- partitioned (bleustats.tools.mbr_partitioned)
+# --------------------------------------------------------------------------- partitioned (mbr_partitioned)
 
 
 def _parts(tmp_path, t, cuts):
