@@ -300,6 +300,7 @@ def test_partitions_equal_the_whole_table(tmp_path, metric, kw):
     t.to_parquet(tmp_path / "one.parquet", index=False, row_group_size=4)
     _equal(mbr_dataset(tmp_path / "one.parquet", metric=metric, partition_rows=4, **kw), whole)
     _equal(mbr_dataset(t, metric=metric, partition_rows=4, **kw), whole)
+    _equal(mbr_nbest(folder, metric=metric, **kw), whole)  # the folder read whole, in-process
 
 
 def test_partitions_with_matrices_and_pseudo_references(tmp_path):
@@ -312,6 +313,16 @@ def test_partitions_with_matrices_and_pseudo_references(tmp_path):
     _equal(got, whole)
     for name in ("0.npy", "3.npy", "4.npy"):
         np.testing.assert_array_equal(np.load(tmp_path / "mp" / name), np.load(tmp_path / "mw" / name))
+    # pseudo-references as a folder of parts, in rank order: the matrices' columns follow it
+    pr = pd.DataFrame({"seg_id": [0, 0, 3, 4], "text": ["a cat", "the cat sat", "hello", "x"], "rank": [2, 1, 1, 1]})
+    (tmp_path / "pr").mkdir()
+    pr.iloc[:2].to_parquet(tmp_path / "pr" / "part.0.parquet", index=False)
+    pr.iloc[2:].to_parquet(tmp_path / "pr" / "part.1.parquet", index=False)
+    mbr_nbest(t, pseudo_references=tmp_path / "pr", metric="bleu", matrices=tmp_path / "mr")
+    want = mbr_select([NBEST[0]], [["the cat sat", "a cat"]], metric="bleu")
+    m0 = np.load(tmp_path / "mr" / "0.npy")
+    np.testing.assert_array_equal(m0.mean(axis=1), want.expected_utility)
+    assert m0.shape == (4, 2) and m0[0, 0] > m0[0, 1]  # "the cat sat on the mat" against "the cat sat", then "a cat"
 
 
 def test_a_source_in_two_partitions_is_an_error(tmp_path):

@@ -58,6 +58,7 @@ from numpy.typing import NDArray
 from .._validate import describe_ids
 from ..engine import io
 from ..engine import schemas
+from ..engine.partitioned_stats import parquet_parts
 from ..engine.schemas import arrow_schema
 from ..errors import InputError
 from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks
@@ -294,10 +295,19 @@ def _raw_table(source: Any) -> pa.Table:
     if io.is_table(source):
         return io.to_arrow(source)
     p = Path(source)
-    if not p.is_file():
+    if p.is_dir():  # a folder of Parquet parts, read whole
+        files = parquet_parts(p)
+        if not files:
+            raise InputError(f"{p}: holds no .parquet file; give a folder of Parquet parts (seg_id, text, ...).")
+    elif p.is_file():
+        files = [p]
+    else:
         raise InputError(f"{p}: no such file; check the path.")
-    blocks = [block for block, _, _ in table_blocks(p, DEFAULT_CHUNK_BYTES)]
-    return pa.concat_tables(blocks) if len(blocks) > 1 else blocks[0]
+    blocks = [block for f in files for block, _, _ in table_blocks(f, DEFAULT_CHUNK_BYTES)]
+    try:
+        return pa.concat_tables(blocks) if len(blocks) > 1 else blocks[0]
+    except pa.ArrowInvalid as exc:
+        raise InputError(f"{p}: its parts have different columns or types ({exc}).") from None
 
 
 def _rank_column(raw: pa.Table, what: str) -> np.ndarray:
@@ -352,8 +362,9 @@ def _candidates_table(raw: pa.Table, what: str) -> tuple[pa.Table, np.ndarray | 
 
 
 def _is_table_input(nbest: Any) -> bool:
+    """A long-form table: in memory, a table file, or a folder of Parquet parts (else a Moses n-best list)."""
     return io.is_table(nbest) or (isinstance(nbest, (str, os.PathLike))
-                                  and Path(nbest).suffix.lower() in io.TABLE_SUFFIXES)
+                                  and (Path(nbest).suffix.lower() in io.TABLE_SUFFIXES or Path(nbest).is_dir()))
 
 
 def _grouped(seg: np.ndarray, texts: list[str], rank: np.ndarray | None = None, what: str = "nbest"
@@ -419,7 +430,8 @@ def mbr_nbest(
     ----------
     nbest : path or table
         Moses n-best text (``.gz`` too; streamed in source-aligned chunks) or
-        a hypotheses table (``.parquet``, ``.tsv``, ``.jsonl``, pandas /
+        a hypotheses table, read whole (``.parquet``, ``.tsv``, ``.jsonl``,
+        a folder of Parquet parts, pandas /
         Arrow; ``seg_id``, ``text``, optional ``system`` and ``rank``: rows
         of one source are its candidates, in ``rank`` order when the table
         has that column (integers, distinct within a source), else in table
