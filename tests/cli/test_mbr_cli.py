@@ -97,3 +97,22 @@ def test_dask_needs_a_parquet_table(nbest, capsys):
     assert main(["mbr", str(nbest), "--dask", "local:1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--dask: the candidates must be a Parquet table" in err[0]
+
+
+@pytest.mark.parametrize("metric", ["chrf", "chrf++", "bleu"])
+def test_a_moses_list_loads_no_pandas(nbest, tmp_path, metric):
+    """pandas is ~0.4 s of start-up that MBR over a Moses list does not use (pyarrow's shim imports it on any
+    pa.array / to_numpy; engine.columns builds and reads the columns without it). TER's statistics still do."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from bleustats.cli.main import main; "
+            f"rc = main(['mbr', {str(nbest)!r}, '-m', {metric!r}, '-o', {str(tmp_path / 'o.parquet')!r}, "
+            f"'--best', {str(tmp_path / 'b.txt')!r}, '--json']); print(rc, 'pandas' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "0 False", out.stdout + out.stderr
+    want = mbr_select(list(NBEST.values()), metric=metric)
+    np.testing.assert_array_equal(pq.read_table(tmp_path / "o.parquet").column("expected_utility").to_numpy(),
+                                  want.expected_utility)

@@ -57,8 +57,7 @@ from numpy.typing import NDArray
 
 from .._validate import describe_ids
 from ..engine import io
-from ..engine import schemas
-from ..engine.partitioned_stats import parquet_parts
+from ..engine import columns, schemas
 from ..engine.schemas import arrow_schema
 from ..errors import InputError
 from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks
@@ -119,7 +118,10 @@ class MBRResult:
         schema = pa.schema([schema.field(name) for name in cols])
         meta = {"bleustats.mbr.metric": self.metric, "bleustats.mbr.exclude_self": str(self.exclude_self).lower(),
                 "bleustats.mbr.aggregate": str(self.aggregate).lower()}
-        return pa.table(cols, schema=schema).replace_schema_metadata(meta)
+        # columns' builders, not pa.table: pyarrow's pandas shim would import pandas (engine.columns)
+        arrays = [columns.strings(v, where="system") if name == "system" else columns.numeric(np.asarray(v))
+                  for name, v in cols.items()]
+        return pa.Table.from_arrays(arrays, schema=schema).replace_schema_metadata(meta)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``bleustats mbr --json``)."""
@@ -296,6 +298,8 @@ def _raw_table(source: Any) -> pa.Table:
         return io.to_arrow(source)
     p = Path(source)
     if p.is_dir():  # a folder of Parquet parts, read whole
+        from ..engine.partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
+
         files = parquet_parts(p)
         if not files:
             raise InputError(f"{p}: holds no .parquet file; give a folder of Parquet parts (seg_id, text, ...).")
@@ -391,11 +395,11 @@ def _pseudo_reference_lists(path: Any) -> dict[int, list[str]]:
     if _is_table_input(path):
         what = "pseudo_references" if io.is_table(path) else str(path)
         t, rank, _ = _candidates_table(_raw_table(path), what)
-        seg, texts = t.column("seg_id").to_numpy(), t.column("text").to_pylist()
+        seg, texts = columns.to_numpy(t.column("seg_id")), t.column("text").to_pylist()
     else:
         what, rank = str(path), None
         chunks = list(source_chunks(path, DEFAULT_CHUNK_BYTES))
-        seg = np.concatenate([c.column("seg_id").to_numpy() for c, _, _ in chunks]) if chunks else np.zeros(0)
+        seg = np.concatenate([columns.to_numpy(c.column("seg_id")) for c, _, _ in chunks]) if chunks else np.zeros(0)
         texts = [t for c, _, _ in chunks for t in c.column("text").to_pylist()]
     _, ids, lists, _ = _grouped(np.asarray(seg, np.int64), texts, rank, what)
     return {int(s): lst for s, lst in zip(ids, lists)}
@@ -480,7 +484,7 @@ def mbr_nbest(
     else:
         results: list[MBRResult] = []
         for chunk, done, total in source_chunks(nbest, chunk_bytes):
-            seg = chunk.column("seg_id").to_numpy().astype(np.int64)
+            seg = columns.to_numpy(chunk.column("seg_id")).astype(np.int64)
             _, ids, lists, _ = _grouped(seg, chunk.column("text").to_pylist())
             results.append(_run_lists(ids, lists, pool, **settings))
             if progress is not None:
@@ -533,7 +537,7 @@ def select_table(raw: pa.Table, what: str, pool: dict[int, list[str]] | None, **
     table, rank, has_system = _candidates_table(raw, what)
     if table.num_rows == 0:
         raise InputError(f"{what}: no candidates; the input is empty.")
-    seg = table.column("seg_id").to_numpy().astype(np.int64)
+    seg = columns.to_numpy(table.column("seg_id")).astype(np.int64)
     order, ids, lists, entry = _grouped(seg, table.column("text").to_pylist(), rank, what)
     r = _run_lists(ids, lists, pool, **settings)
     inv = np.empty(len(order), np.int64)
