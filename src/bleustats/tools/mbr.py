@@ -60,8 +60,7 @@ from ..engine import io
 from ..engine import columns, schemas
 from ..engine.schemas import arrow_schema
 from ..errors import InputError
-from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks
-from .nbest_io import _table_blocks as table_blocks
+from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks, table_blocks
 from .pairwise import BATCH_PAIRS, Utility, csr, pairwise_batch, source_batches, utility
 
 __all__ = ["MBRResult", "expected_utilities", "mbr_nbest", "mbr_select"]
@@ -200,7 +199,17 @@ def _select_batch(hyps: list[str], h_ptr: np.ndarray, refs: list[str] | None, r_
     return expected, chosen
 
 
-def _check_options(u: Utility, exclude_self: bool, aggregate: bool, has_refs: bool) -> None:
+def check_options(u: Utility, exclude_self: bool, aggregate: bool, has_refs: bool) -> None:
+    """Options that cannot go together: ``exclude_self`` with separate pseudo-references, TER aggregated.
+
+    Examples
+    --------
+    >>> check_options(utility("chrf"), True, False, has_refs=False)
+    >>> check_options(utility("ter"), False, True, has_refs=False)
+    Traceback (most recent call last):
+    ...
+    bleustats.errors.InputError: aggregate: reference aggregation is defined for chrF and BLEU statistics; ...
+    """
     if exclude_self and has_refs:
         raise InputError("exclude_self: leaves each candidate out of its own pseudo-references, so the "
                          "pseudo-references must be the candidates; drop exclude_self (--exclude-self) or the "
@@ -247,7 +256,7 @@ def mbr_select(
     ['a b c']
     """
     u = metric if isinstance(metric, Utility) else utility(metric, **options)
-    _check_options(u, exclude_self, aggregate, pseudo_references is not None)
+    check_options(u, exclude_self, aggregate, pseudo_references is not None)
     cands = [list(c) for c in candidates]
     refs = None if pseudo_references is None else [list(r) for r in pseudo_references]
     if refs is not None and len(refs) != len(cands):
@@ -391,7 +400,14 @@ def _grouped(seg: np.ndarray, texts: list[str], rank: np.ndarray | None = None, 
     return order, s_sorted[starts], lists, entry
 
 
-def _pseudo_reference_lists(path: Any) -> dict[int, list[str]]:
+def pseudo_reference_lists(path: Any) -> dict[int, list[str]]:
+    """Source id → its pseudo-references (list order: rank, else input order), from any input ``mbr_nbest`` reads.
+
+    Examples
+    --------
+    >>> pseudo_reference_lists(pa.table({"seg_id": [4, 4, 1], "text": ["b", "a", "c"], "rank": [1, 0, 0]}))
+    {1: ['c'], 4: ['a', 'b']}
+    """
     if _is_table_input(path):
         what = "pseudo_references" if io.is_table(path) else str(path)
         t, rank, _ = _candidates_table(_raw_table(path), what)
@@ -469,11 +485,11 @@ def mbr_nbest(
     (['a cat sat', 'x y'], [0, 0, 1, 1])
     """
     u = metric if isinstance(metric, Utility) else utility(metric, **options)
-    _check_options(u, exclude_self, aggregate, pseudo_references is not None)
+    check_options(u, exclude_self, aggregate, pseudo_references is not None)
     t0 = time.perf_counter()
-    pool = None if pseudo_references is None else _pseudo_reference_lists(pseudo_references)
+    pool = None if pseudo_references is None else pseudo_reference_lists(pseudo_references)
     what = "nbest" if io.is_table(nbest) else str(nbest)
-    mat_dir = _matrix_folder(matrices, aggregate)
+    mat_dir = matrix_folder(matrices, aggregate)
     settings = dict(u=u, exclude_self=exclude_self, aggregate=aggregate, batch_pairs=batch_pairs,
                     mat_dir=None if mat_dir is None else str(mat_dir))
     if _is_table_input(nbest):
@@ -496,7 +512,14 @@ def mbr_nbest(
     return finish(result, pool, seen, output, best, t0)
 
 
-def _matrix_folder(matrices: Any, aggregate: bool) -> Path | None:
+def matrix_folder(matrices: Any, aggregate: bool) -> Path | None:
+    """The folder for ``--matrices`` (created), None without one; an error with ``aggregate`` (no matrices).
+
+    Examples
+    --------
+    >>> matrix_folder(None, aggregate=True) is None
+    True
+    """
     if matrices is None:
         return None
     if aggregate:
@@ -549,7 +572,15 @@ def select_table(raw: pa.Table, what: str, pool: dict[int, list[str]] | None, **
 
 
 def concat_results(results: Sequence[MBRResult], metric: str, exclude_self: bool, aggregate: bool) -> MBRResult:
-    """Results of consecutive row blocks as one (rows and sources in block order; no source in two blocks)."""
+    """Results of consecutive row blocks as one (rows and sources in block order; no source in two blocks).
+
+    Examples
+    --------
+    >>> a, b = mbr_select([["x y", "x"]]), mbr_select([["p", "p q"]])
+    >>> r = concat_results([a, b], a.metric, False, False)
+    >>> r.chosen.tolist(), r.best_texts
+    ([0, 3], ['x y', 'p q'])
+    """
     offsets = np.cumsum([0] + [len(r.seg_id) for r in results[:-1]])
     systems = None if any(r.system is None for r in results) else [x for r in results for x in r.system]
     ranks = None if any(r.rank is None for r in results) else np.concatenate([r.rank for r in results])
@@ -562,7 +593,16 @@ def concat_results(results: Sequence[MBRResult], metric: str, exclude_self: bool
 
 def finish(result: MBRResult, pool: dict[int, list[str]] | None, seen: Sequence[np.ndarray],
            output: Any, best: Any, t0: float) -> MBRResult:
-    """Check that every pseudo-reference source had candidates, write ``-o`` / ``--best``, set the timings."""
+    """Check that every pseudo-reference source had candidates, write ``-o`` / ``--best``, set the timings.
+
+    ``seen`` are the source ids that had candidates; ``t0`` the run's start (``time.perf_counter()``).
+
+    Examples
+    --------
+    >>> r = finish(mbr_select([["x y", "x"]]), None, [np.array([0])], None, None, time.perf_counter())
+    >>> sorted(r.timings)
+    ['score', 'total', 'write']
+    """
     if pool is not None:
         extra = sorted(set(pool) - set(np.concatenate(list(seen)).tolist()))
         if extra:

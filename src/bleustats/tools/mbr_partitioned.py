@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 from ..engine.dataset import DEFAULT_BATCH_ROWS, LocalExecutor
 from ..engine.partitioned_stats import DEFAULT_PARTITION_ROWS, HypothesesPartition, hypotheses_partitions
 from ..errors import InputError
-from .mbr import (MBRResult, _check_options, _matrix_folder, _pseudo_reference_lists, concat_results, finish,
+from .mbr import (MBRResult, check_options, concat_results, finish, matrix_folder, pseudo_reference_lists,
                   select_table)
 from .pairwise import BATCH_PAIRS, Utility, utility
 
@@ -114,11 +114,11 @@ def mbr_dataset(
         ``timings`` adds ``tasks`` (seconds summed over the partitions' tasks).
     """
     u = metric if isinstance(metric, Utility) else utility(metric, **options)
-    _check_options(u, exclude_self, aggregate, pseudo_references is not None)
+    check_options(u, exclude_self, aggregate, pseudo_references is not None)
     t0 = time.perf_counter()
-    pool = None if pseudo_references is None else _pseudo_reference_lists(pseudo_references)
+    pool = None if pseudo_references is None else pseudo_reference_lists(pseudo_references)
     parts = hypotheses_partitions(nbest, partition_rows=partition_rows)
-    mat_dir = _matrix_folder(matrices, aggregate)
+    mat_dir = matrix_folder(matrices, aggregate)
     settings = dict(u=u, exclude_self=exclude_self, aggregate=aggregate, batch_pairs=batch_pairs,
                     mat_dir=None if mat_dir is None else str(mat_dir))
     executor = executor or LocalExecutor()

@@ -209,7 +209,7 @@ def _moses_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
             yield table, raw.tell(), total
 
 
-def _table_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int, int]]:
+def table_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int, int]]:
     """Blocks of a long-form hypotheses table file (Parquet / TSV streamed)."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
@@ -249,7 +249,7 @@ def _folder_blocks(files: list[Path], chunk_bytes: int) -> Iterator[tuple[pa.Tab
     total = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
     done = 0
     for f in files:
-        for block, rows, _ in _table_blocks(f, chunk_bytes):
+        for block, rows, _ in table_blocks(f, chunk_bytes):
             yield block, done + rows, total
         done += pq.ParquetFile(f).metadata.num_rows
 
@@ -364,7 +364,7 @@ def _blocks(nbest: Any, chunk_bytes: int) -> tuple[Iterator[tuple[pa.Table, int,
     if not path.is_file():
         raise InputError(f"nbest: {path}: no such file; check the path.")
     if path.suffix.lower() in io.TABLE_SUFFIXES:
-        return _table_blocks(path, chunk_bytes), str(path)
+        return table_blocks(path, chunk_bytes), str(path)
     return _moses_blocks(path, chunk_bytes), str(path)
 
 
