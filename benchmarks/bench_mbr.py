@@ -41,6 +41,7 @@ Usage::
 
     python benchmarks/bench_mbr.py                      # both sizes, 3 repeats on 200x64
     python benchmarks/bench_mbr.py --sizes 200x64 --repeats 1
+    python benchmarks/bench_mbr.py --sizes 200x64 --keep-sizes-from benchmarks/results/mbr.json  # 1000x256 kept
 """
 
 from __future__ import annotations
@@ -234,8 +235,12 @@ def render(report: dict) -> str:
     for size, res in report["sizes"].items():
         runs = res["runs"]
         ours = _median(runs.get("bleustats-cli chrf", []), "wall_s")
-        lines += [f"## {size}: {res['sources']} sources, {res['candidates']} candidates, {res['pairs']:,} pairs", "",
-                  "| job | wall s | peak RSS MB | pairs/s | × bleustats chrF |", "|---|---|---|---|---|"]
+        lines += [f"## {size}: {res['sources']} sources, {res['candidates']} candidates, {res['pairs']:,} pairs", ""]
+        if "date" in res:  # kept from an earlier run (--keep-sizes-from)
+            lines += [f"Run {res['date']} (an earlier run than the rest of this page; bleustats "
+                      f"{res['versions'].get('bleustats')}, fastchrf {res['versions'].get('fastchrf')}); its ratios "
+                      "are within that run.", ""]
+        lines += ["| job | wall s | peak RSS MB | pairs/s | × bleustats chrF |", "|---|---|---|---|---|"]
         for name, rs in runs.items():
             if any("error" in r for r in rs):
                 lines.append(f"| {name} | error: {rs[0]['error']} | | | |")
@@ -252,6 +257,26 @@ def render(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _keep_sizes(report: dict, earlier: str | None) -> None:
+    """Sizes of an earlier run that this one did not run, each with that run's date and versions."""
+    if not earlier:
+        return
+    with open(earlier, encoding="utf-8") as f:
+        old = json.load(f)
+    for size, res in old["sizes"].items():
+        if size not in report["sizes"]:
+            res.setdefault("date", old["date"])
+            res.setdefault("versions", old["versions"])
+            report["sizes"][size] = res
+
+
+def _write(report: dict, out: str) -> None:
+    with open(out + ".json", "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1)
+    with open(out + ".md", "w", encoding="utf-8") as f:
+        f.write(render(report))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", default=["200x64", "1000x256"])
@@ -265,12 +290,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mbrs-sources-large", type=int, default=1, help="the same on 1000x256")
     ap.add_argument("--out", default=os.path.join(RESULTS, "mbr"))
     ap.add_argument("--render-only", metavar="JSON", help="write the markdown page of an earlier run's JSON")
+    ap.add_argument("--keep-sizes-from", metavar="JSON",
+                    help="an earlier run's JSON whose other sizes (not run now) stay on the page, with their run date")
     args = ap.parse_args(argv)
     if args.render_only:
         with open(args.render_only, encoding="utf-8") as f:
             report = json.load(f)
-        with open(args.out + ".md", "w", encoding="utf-8") as f:
-            f.write(render(report))
+        _keep_sizes(report, args.keep_sizes_from)
+        _write(report, args.out)
         return 0
     import numpy as np
     import pyarrow.parquet as pq
@@ -336,10 +363,8 @@ def main(argv: list[str] | None = None) -> int:
                 diff = np.abs(agg - np.array(res.pop("_fastchrf_agg")))
                 res["max_abs_diff_aggregate_vs_fastchrf"] = float(np.max(diff))
             report["sizes"][size] = res
-    with open(args.out + ".json", "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=1)
-    with open(args.out + ".md", "w", encoding="utf-8") as f:
-        f.write(render(report))
+    _keep_sizes(report, args.keep_sizes_from)
+    _write(report, args.out)
     print(json.dumps({s: {k: v for k, v in r.items() if k != "runs"} for s, r in report["sizes"].items()}, indent=1))
     return 0
 

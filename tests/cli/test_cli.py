@@ -574,7 +574,7 @@ def test_table_schema_error(capsys, files):
     )
     assert rc == 1 and err.count("\n") == 1  # one line on the command line
     want = ("hyps.tsv does not match the 'hypotheses' schema (2 problems): unknown columns 'segment', 'sys': a "
-            "hypotheses table has seg_id, system, text (and optionally model_score); rename or drop them; "
+            "hypotheses table has seg_id, system, text (and optionally model_score, rank); rename or drop them; "
             "seg_id: required column is missing")
     assert want in err
     assert err.endswith(

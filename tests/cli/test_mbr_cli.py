@@ -70,3 +70,49 @@ def test_bad_nbest_line_is_one_line(tmp_path, capsys):
     assert len(err) == 1 and "bleustats mbr: error:" in err[0]
     assert main(["mbr", str(tmp_path / "missing.txt")]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_folder_of_parquet_parts_runs_per_partition(tmp_path, capsys):
+    import pandas as pd
+
+    t = pd.DataFrame({"seg_id": [s for s, hs in NBEST.items() for _ in hs], "text": sum(NBEST.values(), []),
+                      "rank": [3, 2, 1, 0, 0, 1]})
+    t.to_parquet(tmp_path / "all.parquet", index=False)
+    (tmp_path / "parts").mkdir()
+    t.iloc[:4].to_parquet(tmp_path / "parts" / "part.0.parquet", index=False)
+    t.iloc[4:].to_parquet(tmp_path / "parts" / "part.1.parquet", index=False)
+    outs = {}
+    for name in ("all.parquet", "parts"):
+        assert main(["mbr", str(tmp_path / name), "-m", "chrf++", "-o", str(tmp_path / f"{name}.o.parquet"),
+                     "--best", str(tmp_path / f"{name}.best"), "--json"]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        outs[name] = summary, pq.read_table(tmp_path / f"{name}.o.parquet"), (tmp_path / f"{name}.best").read_text()
+    (s1, o1, b1), (s2, o2, b2) = outs.values()
+    s1.pop("timings"), s2.pop("timings")
+    assert s1 == s2 and o1.equals(o2, check_metadata=True) and b1 == b2
+    assert o1.column("entry").to_pylist() == [3, 2, 1, 0, 0, 1]
+
+
+def test_dask_needs_a_parquet_table(nbest, capsys):
+    assert main(["mbr", str(nbest), "--dask", "local:1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--dask: the candidates must be a Parquet table" in err[0]
+
+
+@pytest.mark.parametrize("metric", ["chrf", "chrf++", "bleu"])
+def test_a_moses_list_loads_no_pandas(nbest, tmp_path, metric):
+    """pandas is ~0.4 s of start-up that MBR over a Moses list does not use (pyarrow's shim imports it on any
+    pa.array / to_numpy; engine.columns builds and reads the columns without it). TER's statistics still do."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from bleustats.cli.main import main; "
+            f"rc = main(['mbr', {str(nbest)!r}, '-m', {metric!r}, '-o', {str(tmp_path / 'o.parquet')!r}, "
+            f"'--best', {str(tmp_path / 'b.txt')!r}, '--json']); print(rc, 'pandas' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "0 False", out.stdout + out.stderr
+    want = mbr_select(list(NBEST.values()), metric=metric)
+    np.testing.assert_array_equal(pq.read_table(tmp_path / "o.parquet").column("expected_utility").to_numpy(),
+                                  want.expected_utility)

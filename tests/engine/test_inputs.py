@@ -873,7 +873,7 @@ def test_table_missing_columns_all_reported_at_once():
         SchemaError,
         match=r"^hypotheses does not match the 'hypotheses' schema \(3 problems\):\n"
         r"  - unknown columns 'segment', 'hyp': a hypotheses table has seg_id, system, text \(and optionally "
-        r"model_score\); rename or drop them\n"
+        r"model_score, rank\); rename or drop them\n"
         r"  - seg_id: required column is missing\n"
         r"  - text: required column is missing\n"
         r"Each column is described in data_schemas/hypotheses\.json "

@@ -85,7 +85,8 @@ def test_safe_casts_only():
 def test_unknown_columns_are_errors_listing_the_expected_names():
     t = pa.table({"seg_id": [1], "text": ["a"], "txt": ["b"], "lang": ["de"]})
     with pytest.raises(schemas.SchemaError, match=r"unknown columns 'txt', 'lang': a hypotheses table has seg_id, "
-                                                   r"system, text \(and optionally model_score\); rename or drop them"):
+                                                   r"system, text \(and optionally model_score, rank\); rename or "
+                                                   r"drop them"):
         schemas.validate(t, "hypotheses", param="hyps.tsv")
 
 

@@ -124,9 +124,9 @@ def test_aggregate_chrf_equals_fastchrf():
                         (dict(whitespace=True, char_order=4), dict(remove_whitespace=False, char_order=4))):
         ours = mbr_select(cands, metric="chrf", aggregate=True, **opts).expected_utility
         theirs = np.concatenate(fastchrf.aggregate_chrf(cands, cands, **fopts))
-        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-3)  # fastchrf computes in float32
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)  # fastchrf returns float64 scores
         pair = np.concatenate([np.asarray(m).mean(axis=1) for m in fastchrf.pairwise_chrf(cands, cands, **fopts)])
-        np.testing.assert_allclose(mbr_select(cands, metric="chrf", **opts).expected_utility, pair, rtol=0, atol=1e-3)
+        np.testing.assert_allclose(mbr_select(cands, metric="chrf", **opts).expected_utility, pair, rtol=0, atol=1e-9)
 
 
 def test_errors():
@@ -201,3 +201,138 @@ def test_matrices_need_pairs(tmp_path):
     nb = write_nbest(tmp_path / "nbest.txt")
     with pytest.raises(InputError, match="no pairwise matrix"):
         mbr_nbest(nb, aggregate=True, matrices=tmp_path / "m")
+
+
+# --------------------------------------------------------------------------- long-form tables: rank, no system
+
+
+def test_table_files_without_system_are_kbest_lists(tmp_path):
+    # seg_id repeats without a system column: one k-best list per source, not a key violation
+    t = pd.DataFrame({"seg_id": [s for s, hs in NBEST.items() for _ in hs], "text": sum(NBEST.values(), [])})
+    want = mbr_select(list(NBEST.values()), metric="chrf")
+    for name, write in (("c.parquet", lambda p: t.to_parquet(p, index=False)),
+                        ("c.tsv", lambda p: t.to_csv(p, sep="\t", index=False)),
+                        ("c.jsonl", lambda p: t.to_json(p, orient="records", lines=True, force_ascii=False))):
+        write(tmp_path / name)
+        r = mbr_nbest(tmp_path / name, output=tmp_path / "o.parquet")
+        np.testing.assert_array_equal(r.expected_utility, want.expected_utility)
+        assert r.best_texts == want.best_texts and r.system is None
+        assert pq.read_table(tmp_path / "o.parquet").column_names == ["seg_id", "entry", "expected_utility", "chosen"]
+
+
+def test_rank_orders_each_sources_candidates(tmp_path):
+    # source 7's rows are in reverse rank order; source 2 has two identical candidates: the lower rank wins the tie
+    t = pd.DataFrame({"seg_id": [7, 2, 7, 2, 7, 2], "rank": [30, 5, 20, 1, 10, 3],
+                      "text": ["the cat", "q r", "a cat sat on a mat", "x y", "the cat sat on the mat", "x y"]})
+    r = mbr_nbest(t, metric="chrf++", output=tmp_path / "o.parquet")
+    lists = {7: ["the cat sat on the mat", "a cat sat on a mat", "the cat"], 2: ["x y", "x y", "q r"]}
+    want = mbr_select([lists[2], lists[7]], metric="chrf++")
+    assert r.entry.tolist() == [2, 2, 1, 0, 0, 1]
+    assert r.best_texts == want.best_texts and r.sources.tolist() == [2, 7]
+    by_row = {(s, e): u for s, e, u in zip(r.seg_id, r.entry, r.expected_utility)}
+    assert [by_row[(2, e)] for e in range(3)] == want.expected_utility[:3].tolist()
+    assert r.chosen.tolist()[0] == 3  # row 3 (rank 1), not row 5 (rank 3, the same text)
+    o = pq.read_table(tmp_path / "o.parquet")
+    assert o.column_names == ["seg_id", "entry", "rank", "expected_utility", "chosen"]
+    assert o.column("rank").to_pylist() == t["rank"].tolist()
+    # whole-number floats are ranks too (a pandas column that once held a missing value)
+    np.testing.assert_array_equal(mbr_nbest(t.assign(rank=t["rank"].astype(float)), metric="chrf++").entry, r.entry)
+
+
+@pytest.mark.parametrize("rank, message", [
+    ([1, 2, 1, 3], r"nbest: source 0 has rank 1 twice \(rows 0 and 2\); ranks order each source's candidates"),
+    ([1, 2.5, 3, 4], r"column rank must hold integers .*; row 1 has 2\.5\."),
+    (["1", "b", "3", "4"], r"column rank must hold integers .*; row 1 has 'b'\."),
+    ([1, None, 3, 4], r"column rank has 1 empty value\(s\), first at row 1"),
+    ([True, False, True, False], r"column rank must hold integers .*; got bool\."),
+])
+def test_rank_errors_are_one_line(rank, message):
+    t = pd.DataFrame({"seg_id": [0, 0, 0, 1], "text": ["a", "b", "c", "d"], "rank": rank})
+    with pytest.raises(InputError, match=message) as info:
+        mbr_nbest(t)
+    assert "\n" not in str(info.value)
+
+
+def test_rank_in_a_tsv_file_and_in_pseudo_references(tmp_path):
+    t = pd.DataFrame({"seg_id": [0, 0, 1], "text": ["a b c", "a b", "x"], "rank": [2, 1, 1]})
+    t.to_csv(tmp_path / "c.tsv", sep="\t", index=False)
+    assert mbr_nbest(tmp_path / "c.tsv").entry.tolist() == [1, 0, 0]
+    t.assign(rank=[1, 1, 1]).to_csv(tmp_path / "bad.tsv", sep="\t", index=False)
+    with pytest.raises(InputError, match=r"bad\.tsv: source 0 has rank 1 twice"):
+        mbr_nbest(tmp_path / "c.tsv", pseudo_references=tmp_path / "bad.tsv")
+
+
+# --------------------------------------------------------------------------- partitioned (mbr_partitioned)
+
+
+def _parts(tmp_path, t, cuts):
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(t)])):
+        t.iloc[a:b].to_parquet(folder / f"part.{i}.parquet", index=False)
+    return folder
+
+
+def _equal(a, b):
+    for name in ("seg_id", "entry", "expected_utility", "chosen", "sources"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert a.best_texts == b.best_texts and a.system == b.system and a.metric == b.metric
+    assert (a.rank is None and b.rank is None) or a.rank.tolist() == b.rank.tolist()
+
+
+@pytest.mark.parametrize("metric, kw", [("chrf", {}), ("bleu", {"exclude_self": True}), ("chrf++", {"aggregate": True}),
+                                        ("ter", {})])
+def test_partitions_equal_the_whole_table(tmp_path, metric, kw):
+    from bleustats.tools.mbr_partitioned import mbr_dataset
+
+    rng = np.random.default_rng(5)
+    words = ["the", "cat", "sat", "on", "a", "mat", "dog", "Füße", "中文", ""]
+    rows = [(s, sys, " ".join(rng.choice(words, rng.integers(0, 7)))) for s in (3, 1, 8, 2, 5) for sys in "ABCD"]
+    t = pd.DataFrame(rows, columns=["seg_id", "system", "text"])
+    t["rank"] = rng.permutation(len(t))  # distinct everywhere, so within each source
+    whole = mbr_nbest(t, metric=metric, output=tmp_path / "w.parquet", best=tmp_path / "w.txt", **kw)
+    folder = _parts(tmp_path, t, [8, 12])  # sources 3, 1 | 8 | 2, 5
+    got = mbr_dataset(folder, metric=metric, output=tmp_path / "p.parquet", best=tmp_path / "p.txt", **kw)
+    _equal(got, whole)
+    assert pq.read_table(tmp_path / "p.parquet").equals(pq.read_table(tmp_path / "w.parquet"), check_metadata=True)
+    assert (tmp_path / "p.txt").read_bytes() == (tmp_path / "w.txt").read_bytes()
+    # a single .parquet file cut at row groups, and an in-memory table cut every 4 rows
+    t.to_parquet(tmp_path / "one.parquet", index=False, row_group_size=4)
+    _equal(mbr_dataset(tmp_path / "one.parquet", metric=metric, partition_rows=4, **kw), whole)
+    _equal(mbr_dataset(t, metric=metric, partition_rows=4, **kw), whole)
+    _equal(mbr_nbest(folder, metric=metric, **kw), whole)  # the folder read whole, in-process
+
+
+def test_partitions_with_matrices_and_pseudo_references(tmp_path):
+    from bleustats.tools.mbr_partitioned import mbr_dataset
+
+    t = pd.DataFrame({"seg_id": [s for s, hs in NBEST.items() for _ in hs], "text": sum(NBEST.values(), [])})
+    refs = write_nbest(tmp_path / "refs.txt", {0: ["the cat sat on the mat"], 3: ["hello world", "hi"], 4: ["x"]})
+    whole = mbr_nbest(t, pseudo_references=refs, metric="bleu", matrices=tmp_path / "mw")
+    got = mbr_dataset(_parts(tmp_path, t, [4]), pseudo_references=refs, metric="bleu", matrices=tmp_path / "mp")
+    _equal(got, whole)
+    for name in ("0.npy", "3.npy", "4.npy"):
+        np.testing.assert_array_equal(np.load(tmp_path / "mp" / name), np.load(tmp_path / "mw" / name))
+    # pseudo-references as a folder of parts, in rank order: the matrices' columns follow it
+    pr = pd.DataFrame({"seg_id": [0, 0, 3, 4], "text": ["a cat", "the cat sat", "hello", "x"], "rank": [2, 1, 1, 1]})
+    (tmp_path / "pr").mkdir()
+    pr.iloc[:2].to_parquet(tmp_path / "pr" / "part.0.parquet", index=False)
+    pr.iloc[2:].to_parquet(tmp_path / "pr" / "part.1.parquet", index=False)
+    mbr_nbest(t, pseudo_references=tmp_path / "pr", metric="bleu", matrices=tmp_path / "mr")
+    want = mbr_select([NBEST[0]], [["the cat sat", "a cat"]], metric="bleu")
+    m0 = np.load(tmp_path / "mr" / "0.npy")
+    np.testing.assert_array_equal(m0.mean(axis=1), want.expected_utility)
+    assert m0.shape == (4, 2) and m0[0, 0] > m0[0, 1]  # "the cat sat on the mat" against "the cat sat", then "a cat"
+
+
+def test_a_source_in_two_partitions_is_an_error(tmp_path):
+    from bleustats.tools.mbr_partitioned import mbr_dataset
+
+    t = pd.DataFrame({"seg_id": [0, 0, 0, 1], "text": ["a", "b", "c", "d"]})
+    folder = _parts(tmp_path, t, [2])
+    with pytest.raises(InputError, match=r"source 0 has candidates in .*part\.0\.parquet and in .*part\.1\.parquet"):
+        mbr_dataset(folder)
+    t.assign(lang="de").to_parquet(folder / "part.1.parquet", index=False)
+    with pytest.raises(InputError, match=r"(?s)part\.1\.parquet does not match the 'hypotheses' schema.*unknown column "
+                                         r"'lang'"):
+        mbr_dataset(folder)

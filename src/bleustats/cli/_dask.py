@@ -1,4 +1,4 @@
-"""``--dask ADDRESS`` of ``stats``, ``score``, ``kbest`` and ``study``: where the partitioned work runs.
+"""``--dask ADDRESS`` of ``stats``, ``score``, ``kbest``, ``mbr`` and ``study``: where the partitioned work runs.
 
 Without ``--dask`` the work runs in this process, one partition after
 another (bounded memory). With ``--dask tcp://HOST:PORT`` it runs on that Dask

@@ -3,12 +3,15 @@
 ::
 
     bleustats mbr NBEST -m chrf --best BEST.txt -o OUT.parquet [--exclude-self] \
-        [--pseudo-references FILE] [--aggregate] [--matrices DIR] [--json]
+        [--pseudo-references FILE] [--aggregate] [--matrices DIR] [--json] [--dask ADDRESS]
 
 NBEST is a Moses n-best list (streamed source by source) or a long-form
-hypotheses table (``seg_id``, ``text``, optional ``system``: every row of a
-source is one of its candidates, so a table of several systems' outputs gives
-MBR system combination). Each candidate's expected utility against the
+hypotheses table (``seg_id``, ``text``, optional ``system`` and ``rank``: every
+row of a source is one of its candidates, in ``rank`` order when given, so a
+table of several systems' outputs gives MBR system combination). A folder of
+Parquet parts (or any Parquet table with ``--dask ADDRESS``) is run one
+partition at a time, here or on a Dask cluster
+(:mod:`bleustats.tools.mbr_partitioned`); each source's rows in one part. Each candidate's expected utility against the
 source's pseudo-references (the candidates themselves by default) goes to
 ``-o`` (one row per input candidate, input order; ``data_schemas/mbr.json``),
 the chosen candidates to ``--best`` (one line per source). A summary goes to
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import UsageError
@@ -28,6 +32,7 @@ from .main import COMMANDS
 from ..engine.options import SENTENCE_VARIANT_NAMES
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from ..tools.options import PAIRWISE_METRICS
+from ._dask import add_dask_option, executor_for
 from ._progress import one_line, progress_bar
 
 __all__ = ["add_parser", "run"]
@@ -40,8 +45,8 @@ def add_parser(subparsers: Any) -> None:
         description="MBR over a Moses n-best list or a long-form hypotheses table: every candidate scored "
                     "against every pseudo-reference of its source (chrF, chrF++, sentence BLEU and its variants, "
                     "TER as a loss), the candidate with the highest expected utility chosen.")
-    p.add_argument("nbest", metavar="NBEST", help="Moses n-best file (.gz too) or hypotheses table "
-                   "(.parquet/.tsv/.jsonl with seg_id, text, optional system)")
+    p.add_argument("nbest", metavar="NBEST", help="Moses n-best file (.gz too), hypotheses table "
+                   "(.parquet/.tsv/.jsonl with seg_id, text, optional system and rank) or a folder of Parquet parts")
     p.add_argument("-m", "--metric", default="chrf", metavar="NAME",
                    help="utility: " + ", ".join(PAIRWISE_METRICS) + " or a sentence-BLEU variant ("
                         + ", ".join(SENTENCE_VARIANT_NAMES) + "; default: %(default)s)")
@@ -73,6 +78,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--best", metavar="FILE", help="the chosen candidate of each source, one line per source")
     p.add_argument("--matrices", metavar="DIR", help="each source's pairwise matrix as DIR/<seg_id>.npy")
     p.add_argument("--chunk-mb", type=float, default=32.0, help="MiB of n-best text per chunk (default: %(default)s)")
+    add_dask_option(p)
     p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
@@ -104,6 +110,18 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return opts
 
 
+def _partitioned(args: argparse.Namespace, common: dict[str, Any]) -> Any:
+    """A folder of Parquet parts, or a Parquet table with --dask: one task per partition."""
+    from ..tools.mbr_partitioned import mbr_dataset
+
+    nbest = Path(args.nbest)
+    if not (nbest.is_dir() or nbest.suffix.lower() == ".parquet"):
+        raise UsageError(f"--dask: the candidates must be a Parquet table (a folder of parts or a .parquet file) with "
+                         f"seg_id, text and optional system / rank; got {args.nbest}.")
+    with executor_for(args) as executor:
+        return mbr_dataset(args.nbest, executor=executor, **common)
+
+
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``bleustats mbr``; returns the exit code (0 ok, 1 error, 2 usage)."""
     from ..tools.mbr import mbr_nbest
@@ -117,10 +135,13 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
     try:
         opts = _options(args)
         bar = progress_bar(err, forced=args.progress, label="mbr")
-        result = mbr_nbest(args.nbest, pseudo_references=args.pseudo_references, metric=args.metric,
-                           exclude_self=args.exclude_self, aggregate=args.aggregate, output=args.output,
-                           best=args.best, matrices=args.matrices, progress=bar,
-                           chunk_bytes=max(1, int(args.chunk_mb * 2**20)), **opts)
+        common = dict(pseudo_references=args.pseudo_references, metric=args.metric, exclude_self=args.exclude_self,
+                      aggregate=args.aggregate, output=args.output, best=args.best, matrices=args.matrices,
+                      progress=bar, **opts)
+        if args.dask or Path(args.nbest).is_dir():
+            result = _partitioned(args, common)
+        else:
+            result = mbr_nbest(args.nbest, chunk_bytes=max(1, int(args.chunk_mb * 2**20)), **common)
     except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
         if bar is not None:
             bar.close()

@@ -13,7 +13,9 @@
 - :mod:`~bleustats.tools.pairwise` / :mod:`~bleustats.tools.mbr`: every
   candidate against every candidate (chrF, BLEU variants, TER) from shared
   n-gram counts (numba kernels in :mod:`~bleustats.tools._mbr_kernels`),
-  minimum Bayes risk selection and reference aggregation.
+  minimum Bayes risk selection and reference aggregation;
+  :mod:`~bleustats.tools.mbr_partitioned` runs the selection per partition of
+  a Parquet candidates table (here or on a Dask cluster).
 - :mod:`~bleustats.tools.blind_spots`: Callison-Burch, Osborne & Koehn's
   (2006) permutations and reference draws that keep BLEU unchanged.
 - :mod:`~bleustats.tools.outliers`: R² of a metric against human scores and

@@ -57,9 +57,10 @@ from numpy.typing import NDArray
 
 from .._validate import describe_ids
 from ..engine import io
+from ..engine import columns, schemas
 from ..engine.schemas import arrow_schema
 from ..errors import InputError
-from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks
+from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks, table_blocks
 from .pairwise import BATCH_PAIRS, Utility, csr, pairwise_batch, source_batches, utility
 
 __all__ = ["MBRResult", "expected_utilities", "mbr_nbest", "mbr_select"]
@@ -85,6 +86,8 @@ class MBRResult:
         The utility's signature.
     system : list of str or None
         Per candidate, when the input named systems.
+    rank : numpy.ndarray of int64 or None
+        Per candidate, the input's ``rank`` column, when it had one.
     """
 
     seg_id: NDArray[np.int64]
@@ -98,6 +101,7 @@ class MBRResult:
     aggregate: bool = False
     system: list[str] | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    rank: NDArray[np.int64] | None = None
 
     def table(self) -> pa.Table:
         """The ``mbr`` table (``data_schemas/mbr.json``), with the options in its metadata."""
@@ -106,12 +110,17 @@ class MBRResult:
         cols: dict[str, Any] = {"seg_id": self.seg_id, "entry": self.entry}
         if self.system is not None:
             cols["system"] = self.system
+        if self.rank is not None:
+            cols["rank"] = self.rank
         cols.update({"expected_utility": self.expected_utility, "chosen": chosen})
         schema = arrow_schema("mbr")
         schema = pa.schema([schema.field(name) for name in cols])
         meta = {"bleustats.mbr.metric": self.metric, "bleustats.mbr.exclude_self": str(self.exclude_self).lower(),
                 "bleustats.mbr.aggregate": str(self.aggregate).lower()}
-        return pa.table(cols, schema=schema).replace_schema_metadata(meta)
+        # columns' builders, not pa.table: pyarrow's pandas shim would import pandas (engine.columns)
+        arrays = [columns.strings(v, where="system") if name == "system" else columns.numeric(np.asarray(v))
+                  for name, v in cols.items()]
+        return pa.Table.from_arrays(arrays, schema=schema).replace_schema_metadata(meta)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``bleustats mbr --json``)."""
@@ -190,7 +199,17 @@ def _select_batch(hyps: list[str], h_ptr: np.ndarray, refs: list[str] | None, r_
     return expected, chosen
 
 
-def _check_options(u: Utility, exclude_self: bool, aggregate: bool, has_refs: bool) -> None:
+def check_options(u: Utility, exclude_self: bool, aggregate: bool, has_refs: bool) -> None:
+    """Options that cannot go together: ``exclude_self`` with separate pseudo-references, TER aggregated.
+
+    Examples
+    --------
+    >>> check_options(utility("chrf"), True, False, has_refs=False)
+    >>> check_options(utility("ter"), False, True, has_refs=False)
+    Traceback (most recent call last):
+    ...
+    bleustats.errors.InputError: aggregate: reference aggregation is defined for chrF and BLEU statistics; ...
+    """
     if exclude_self and has_refs:
         raise InputError("exclude_self: leaves each candidate out of its own pseudo-references, so the "
                          "pseudo-references must be the candidates; drop exclude_self (--exclude-self) or the "
@@ -237,7 +256,7 @@ def mbr_select(
     ['a b c']
     """
     u = metric if isinstance(metric, Utility) else utility(metric, **options)
-    _check_options(u, exclude_self, aggregate, pseudo_references is not None)
+    check_options(u, exclude_self, aggregate, pseudo_references is not None)
     cands = [list(c) for c in candidates]
     refs = None if pseudo_references is None else [list(r) for r in pseudo_references]
     if refs is not None and len(refs) != len(cands):
@@ -282,27 +301,96 @@ def _from_sources(cands: list[list[str]], refs: list[list[str]] | None, seg: np.
 # --------------------------------------------------------------------------- files
 
 
-def _read_table_input(path: Any) -> pa.Table:
-    """A long-form hypotheses table (file or in-memory), several systems allowed, as seg_id / system / text."""
-    if io.is_table(path):
-        table = io.as_hypotheses_table(path, k_best=True)
+def _raw_table(source: Any) -> pa.Table:
+    """A long-form table input as read (file or in-memory), before validation."""
+    if io.is_table(source):
+        return io.to_arrow(source)
+    p = Path(source)
+    if p.is_dir():  # a folder of Parquet parts, read whole
+        from ..engine.partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
+
+        files = parquet_parts(p)
+        if not files:
+            raise InputError(f"{p}: holds no .parquet file; give a folder of Parquet parts (seg_id, text, ...).")
+    elif p.is_file():
+        files = [p]
     else:
-        p = Path(path)
-        if not p.is_file():
-            raise InputError(f"{p}: no such file; check the path.")
-        table = io.read_jsonl(p) if p.suffix.lower() == ".jsonl" else io.read_table(p, "hypotheses")
-        table = io.as_hypotheses_table(table, k_best=True)
-    return table.select(["seg_id", "system", "text"])
+        raise InputError(f"{p}: no such file; check the path.")
+    blocks = [block for f in files for block, _, _ in table_blocks(f, DEFAULT_CHUNK_BYTES)]
+    try:
+        return pa.concat_tables(blocks) if len(blocks) > 1 else blocks[0]
+    except pa.ArrowInvalid as exc:
+        raise InputError(f"{p}: its parts have different columns or types ({exc}).") from None
+
+
+def _rank_column(raw: pa.Table, what: str) -> np.ndarray:
+    """The optional ``rank`` column as int64: whole numbers, no nulls (the schema's ``extra_columns``)."""
+    col = raw.column("rank").combine_chunks()
+    if col.null_count:
+        row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+        raise InputError(f"{what}: column rank has {col.null_count} empty value(s), first at row {row}; give every "
+                         "candidate its rank within its source, or drop the column.")
+    t = col.type
+    if pa.types.is_integer(t):
+        try:
+            return col.cast(pa.int64()).to_numpy()
+        except pa.ArrowInvalid as exc:
+            raise InputError(f"{what}: column rank holds a value beyond int64 ({exc}).") from None
+    if pa.types.is_floating(t):
+        v = col.to_numpy()
+        bad = np.flatnonzero(~np.isfinite(v) | (v != np.round(v)) | (np.abs(v) >= 2.0 ** 53))
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        vals = col.to_pylist()
+        bad = [i for i, x in enumerate(vals) if not x.strip().lstrip("+-").isdigit()]
+        if not bad:
+            return np.array([int(x) for x in vals], np.int64)
+        v = vals
+    else:
+        raise InputError(f"{what}: column rank must hold integers (each candidate's rank within its source); "
+                         f"got {t}.")
+    if len(bad):
+        value = v[int(bad[0])]
+        value = float(value) if isinstance(value, np.floating) else value
+        raise InputError(f"{what}: column rank must hold integers (each candidate's rank within its source); row "
+                         f"{int(bad[0])} has {value!r}.")
+    return v.astype(np.int64)
+
+
+def _check_ranks(seg: np.ndarray, rank: np.ndarray, order: np.ndarray, what: str) -> None:
+    """No rank twice within a source (``order`` sorts the rows by source, then rank)."""
+    s, r = seg[order], rank[order]
+    dup = np.flatnonzero((s[1:] == s[:-1]) & (r[1:] == r[:-1]))
+    if len(dup):
+        i, j = sorted((int(order[dup[0]]), int(order[dup[0] + 1])))
+        raise InputError(f"{what}: source {int(s[dup[0]])} has rank {int(r[dup[0]])} twice (rows {i} and {j}); "
+                         "ranks order each source's candidates, so they must differ within a source.")
+
+
+def _candidates_table(raw: pa.Table, what: str) -> tuple[pa.Table, np.ndarray | None, bool]:
+    """(seg_id / system / text, rank or None, whether the input named systems) of a long-form candidates table."""
+    rank = _rank_column(raw, what) if "rank" in raw.column_names else None
+    # k-best lists share (system, seg_id): the schema's key is not checked
+    table = schemas.validate(raw, "hypotheses", param=what, check_key=False)
+    return table.select(["seg_id", "system", "text"]), rank, "system" in raw.column_names
 
 
 def _is_table_input(nbest: Any) -> bool:
+    """A long-form table: in memory, a table file, or a folder of Parquet parts (else a Moses n-best list)."""
     return io.is_table(nbest) or (isinstance(nbest, (str, os.PathLike))
-                                  and Path(nbest).suffix.lower() in io.TABLE_SUFFIXES)
+                                  and (Path(nbest).suffix.lower() in io.TABLE_SUFFIXES or Path(nbest).is_dir()))
 
 
-def _grouped(seg: np.ndarray, texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[list[str]], np.ndarray]:
-    """Stable grouping by source id: (order, source ids, lists, entry per input row)."""
-    order = np.argsort(seg, kind="stable")
+def _grouped(seg: np.ndarray, texts: list[str], rank: np.ndarray | None = None, what: str = "nbest"
+             ) -> tuple[np.ndarray, np.ndarray, list[list[str]], np.ndarray]:
+    """Grouping by source id, each source's rows in rank order (input order without ranks).
+
+    Returns (order, source ids, lists, entry per input row): grouped row k is input row ``order[k]``.
+    """
+    if rank is None:
+        order = np.argsort(seg, kind="stable")
+    else:
+        order = np.lexsort((rank, seg))
+        _check_ranks(seg, rank, order, what)
     s_sorted = seg[order]
     starts = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]]) if len(seg) else np.zeros(0, np.int64)
     ends = np.r_[starts[1:], len(seg)]
@@ -312,15 +400,24 @@ def _grouped(seg: np.ndarray, texts: list[str]) -> tuple[np.ndarray, np.ndarray,
     return order, s_sorted[starts], lists, entry
 
 
-def _pseudo_reference_lists(path: Any) -> dict[int, list[str]]:
+def pseudo_reference_lists(path: Any) -> dict[int, list[str]]:
+    """Source id → its pseudo-references (list order: rank, else input order), from any input ``mbr_nbest`` reads.
+
+    Examples
+    --------
+    >>> pseudo_reference_lists(pa.table({"seg_id": [4, 4, 1], "text": ["b", "a", "c"], "rank": [1, 0, 0]}))
+    {1: ['c'], 4: ['a', 'b']}
+    """
     if _is_table_input(path):
-        t = _read_table_input(path)
-        seg, texts = t.column("seg_id").to_numpy(), t.column("text").to_pylist()
+        what = "pseudo_references" if io.is_table(path) else str(path)
+        t, rank, _ = _candidates_table(_raw_table(path), what)
+        seg, texts = columns.to_numpy(t.column("seg_id")), t.column("text").to_pylist()
     else:
+        what, rank = str(path), None
         chunks = list(source_chunks(path, DEFAULT_CHUNK_BYTES))
-        seg = np.concatenate([c.column("seg_id").to_numpy() for c, _, _ in chunks]) if chunks else np.zeros(0)
+        seg = np.concatenate([columns.to_numpy(c.column("seg_id")) for c, _, _ in chunks]) if chunks else np.zeros(0)
         texts = [t for c, _, _ in chunks for t in c.column("text").to_pylist()]
-    _, ids, lists, _ = _grouped(np.asarray(seg, np.int64), texts)
+    _, ids, lists, _ = _grouped(np.asarray(seg, np.int64), texts, rank, what)
     return {int(s): lst for s, lst in zip(ids, lists)}
 
 
@@ -353,9 +450,12 @@ def mbr_nbest(
     ----------
     nbest : path or table
         Moses n-best text (``.gz`` too; streamed in source-aligned chunks) or
-        a hypotheses table (``.parquet``, ``.tsv``, ``.jsonl``, pandas /
-        Arrow; ``seg_id``, ``text``, optional ``system``: rows of one source
-        are its candidates in table order, several systems allowed).
+        a hypotheses table, read whole (``.parquet``, ``.tsv``, ``.jsonl``,
+        a folder of Parquet parts, pandas /
+        Arrow; ``seg_id``, ``text``, optional ``system`` and ``rank``: rows
+        of one source are its candidates, in ``rank`` order when the table
+        has that column (integers, distinct within a source), else in table
+        order; several systems allowed).
     pseudo_references : path or table, optional
         The same formats; every source of ``nbest`` needs at least one, and
         no other source may appear. Default: the candidates.
@@ -385,71 +485,126 @@ def mbr_nbest(
     (['a cat sat', 'x y'], [0, 0, 1, 1])
     """
     u = metric if isinstance(metric, Utility) else utility(metric, **options)
-    _check_options(u, exclude_self, aggregate, pseudo_references is not None)
+    check_options(u, exclude_self, aggregate, pseudo_references is not None)
     t0 = time.perf_counter()
-    pool = None if pseudo_references is None else _pseudo_reference_lists(pseudo_references)
+    pool = None if pseudo_references is None else pseudo_reference_lists(pseudo_references)
     what = "nbest" if io.is_table(nbest) else str(nbest)
-    mat_dir = None
-    if matrices is not None:
-        if aggregate:
-            raise InputError("matrices: reference aggregation scores each candidate against the pooled "
-                             "pseudo-references, so there is no pairwise matrix to write; drop --matrices or "
-                             "--aggregate.")
-        mat_dir = Path(matrices)
-        mat_dir.mkdir(parents=True, exist_ok=True)
-
-    results: list[MBRResult] = []
-    systems: list[str] | None = None
+    mat_dir = matrix_folder(matrices, aggregate)
+    settings = dict(u=u, exclude_self=exclude_self, aggregate=aggregate, batch_pairs=batch_pairs,
+                    mat_dir=None if mat_dir is None else str(mat_dir))
     if _is_table_input(nbest):
-        table = _read_table_input(nbest)
-        seg = table.column("seg_id").to_numpy().astype(np.int64)
-        order, ids, lists, entry = _grouped(seg, table.column("text").to_pylist())
-        systems = table.column("system").to_pylist()
-        chunks = [(order, ids, lists, entry)]
-    else:
-        chunks = None
-    seen: list[np.ndarray] = []
-
-    def run(ids: np.ndarray, lists: list[list[str]]) -> MBRResult:
-        refs = None if pool is None else _refs_for(ids, pool, "pseudo_references")
-        seg_sorted = np.repeat(ids, [len(c) for c in lists])
-        hook = None
-        if mat_dir is not None:
-            def hook(s: int, mat: NDArray[np.float64]) -> None:
-                io.write_atomic(mat_dir / f"{int(ids[s])}.npy", lambda tmp: _save_npy(tmp, mat))
-        return _from_sources(lists, refs, seg_sorted, u, exclude_self, aggregate, batch_pairs, hook)
-
-    if chunks is not None:
-        order, ids, lists, entry = chunks[0]
-        if not lists:
-            raise InputError(f"{what}: no candidates; the input is empty.")
-        r = run(ids, lists)
-        inv = np.empty(len(order), np.int64)
-        inv[order] = np.arange(len(order))
-        # rows of r are in grouped order: grouped row k is input row order[k]
-        result = MBRResult(seg, entry, r.expected_utility[inv], order[r.chosen], ids, r.best_texts, u.signature(),
-                           exclude_self, aggregate, systems)
-        seen.append(ids)
+        result = select_table(_raw_table(nbest), what, pool, **settings)
+        seen = [result.sources]
         if progress is not None:
             progress(1, 1)
     else:
+        results: list[MBRResult] = []
         for chunk, done, total in source_chunks(nbest, chunk_bytes):
-            seg = chunk.column("seg_id").to_numpy().astype(np.int64)
+            seg = columns.to_numpy(chunk.column("seg_id")).astype(np.int64)
             _, ids, lists, _ = _grouped(seg, chunk.column("text").to_pylist())
-            results.append(run(ids, lists))
-            seen.append(ids)
+            results.append(_run_lists(ids, lists, pool, **settings))
             if progress is not None:
                 progress(done, total)
         if not results:
             raise InputError(f"{what}: no candidates; the n-best list is empty.")
-        offsets = np.cumsum([0] + [len(r.seg_id) for r in results[:-1]])
-        result = MBRResult(np.concatenate([r.seg_id for r in results]), np.concatenate([r.entry for r in results]),
-                           np.concatenate([r.expected_utility for r in results]),
-                           np.concatenate([r.chosen + o for r, o in zip(results, offsets)]),
-                           np.concatenate([r.sources for r in results]),
-                           [t for r in results for t in r.best_texts], u.signature(), exclude_self, aggregate)
+        result = concat_results(results, u.signature(), exclude_self, aggregate)
+        seen = [r.sources for r in results]
+    return finish(result, pool, seen, output, best, t0)
+
+
+def matrix_folder(matrices: Any, aggregate: bool) -> Path | None:
+    """The folder for ``--matrices`` (created), None without one; an error with ``aggregate`` (no matrices).
+
+    Examples
+    --------
+    >>> matrix_folder(None, aggregate=True) is None
+    True
+    """
+    if matrices is None:
+        return None
+    if aggregate:
+        raise InputError("matrices: reference aggregation scores each candidate against the pooled "
+                         "pseudo-references, so there is no pairwise matrix to write; drop --matrices or "
+                         "--aggregate.")
+    mat_dir = Path(matrices)
+    mat_dir.mkdir(parents=True, exist_ok=True)
+    return mat_dir
+
+
+def _run_lists(ids: np.ndarray, lists: list[list[str]], pool: dict[int, list[str]] | None, *, u: Utility,
+               exclude_self: bool, aggregate: bool, batch_pairs: int, mat_dir: str | None) -> MBRResult:
+    """MBR over grouped lists (source ``ids[s]`` has ``lists[s]``); rows in grouped order."""
+    refs = None if pool is None else _refs_for(ids, pool, "pseudo_references")
+    seg_sorted = np.repeat(ids, [len(c) for c in lists])
+    hook = None
+    if mat_dir is not None:
+        def hook(s: int, mat: NDArray[np.float64]) -> None:
+            io.write_atomic(Path(mat_dir) / f"{int(ids[s])}.npy", lambda tmp: _save_npy(tmp, mat))
+    return _from_sources(lists, refs, seg_sorted, u, exclude_self, aggregate, batch_pairs, hook)
+
+
+def select_table(raw: pa.Table, what: str, pool: dict[int, list[str]] | None, **settings: Any) -> MBRResult:
+    """MBR over a long-form candidates table (as read, not yet validated); rows in input order.
+
+    ``settings`` are ``u``, ``exclude_self``, ``aggregate``, ``batch_pairs``
+    and ``mat_dir`` (a folder for the matrices, or None).
+
+    Examples
+    --------
+    >>> t = pa.table({"seg_id": [0, 0, 0], "text": ["a b", "a b c", "x"], "rank": [2, 1, 3]})
+    >>> r = select_table(t, "t", None, u=utility("chrf"), exclude_self=False, aggregate=False,
+    ...                  batch_pairs=BATCH_PAIRS, mat_dir=None)
+    >>> r.entry.tolist(), r.best_texts, r.rank.tolist()
+    ([1, 0, 2], ['a b c'], [2, 1, 3])
+    """
+    table, rank, has_system = _candidates_table(raw, what)
+    if table.num_rows == 0:
+        raise InputError(f"{what}: no candidates; the input is empty.")
+    seg = columns.to_numpy(table.column("seg_id")).astype(np.int64)
+    order, ids, lists, entry = _grouped(seg, table.column("text").to_pylist(), rank, what)
+    r = _run_lists(ids, lists, pool, **settings)
+    inv = np.empty(len(order), np.int64)
+    inv[order] = np.arange(len(order))
+    # rows of r are in grouped order: grouped row k is input row order[k]
+    return MBRResult(seg, entry, r.expected_utility[inv], order[r.chosen], ids, r.best_texts, r.metric,
+                     r.exclude_self, r.aggregate, table.column("system").to_pylist() if has_system else None,
+                     rank=rank)
+
+
+def concat_results(results: Sequence[MBRResult], metric: str, exclude_self: bool, aggregate: bool) -> MBRResult:
+    """Results of consecutive row blocks as one (rows and sources in block order; no source in two blocks).
+
+    Examples
+    --------
+    >>> a, b = mbr_select([["x y", "x"]]), mbr_select([["p", "p q"]])
+    >>> r = concat_results([a, b], a.metric, False, False)
+    >>> r.chosen.tolist(), r.best_texts
+    ([0, 3], ['x y', 'p q'])
+    """
+    offsets = np.cumsum([0] + [len(r.seg_id) for r in results[:-1]])
+    systems = None if any(r.system is None for r in results) else [x for r in results for x in r.system]
+    ranks = None if any(r.rank is None for r in results) else np.concatenate([r.rank for r in results])
+    return MBRResult(np.concatenate([r.seg_id for r in results]), np.concatenate([r.entry for r in results]),
+                     np.concatenate([r.expected_utility for r in results]),
+                     np.concatenate([r.chosen + o for r, o in zip(results, offsets)]),
+                     np.concatenate([r.sources for r in results]),
+                     [t for r in results for t in r.best_texts], metric, exclude_self, aggregate, systems, rank=ranks)
+
+
+def finish(result: MBRResult, pool: dict[int, list[str]] | None, seen: Sequence[np.ndarray],
+           output: Any, best: Any, t0: float) -> MBRResult:
+    """Check that every pseudo-reference source had candidates, write ``-o`` / ``--best``, set the timings.
+
+    ``seen`` are the source ids that had candidates; ``t0`` the run's start (``time.perf_counter()``).
+
+    Examples
+    --------
+    >>> r = finish(mbr_select([["x y", "x"]]), None, [np.array([0])], None, None, time.perf_counter())
+    >>> sorted(r.timings)
+    ['score', 'total', 'write']
+    """
     if pool is not None:
-        extra = sorted(set(pool) - set(np.concatenate(seen).tolist()))
+        extra = sorted(set(pool) - set(np.concatenate(list(seen)).tolist()))
         if extra:
             raise InputError(f"pseudo_references: {len(extra)} source(s) have pseudo-references but no candidate "
                              f"(id {describe_ids(extra)}); the two inputs must use the same source ids.")
@@ -472,4 +627,3 @@ def mbr_nbest(
 def _save_npy(tmp: str, mat: NDArray[np.float64]) -> None:
     with open(tmp, "wb") as f:
         np.save(f, mat)
-

@@ -52,8 +52,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .._validate import check_choice, renamed_keywords
-from ..engine import io
-from ..engine.partitioned_stats import parquet_parts
+from ..engine import columns, io
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from ..metrics.bleu import REF_LENGTHS
@@ -106,7 +105,7 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
         raise
     try:
         fields = pc.split_pattern(lines, _SEP)
-        n_fields = pc.list_value_length(fields).to_numpy()
+        n_fields = columns.to_numpy(pc.list_value_length(fields))
     except pa.ArrowInvalid as exc:  # not UTF-8
         raise InputError(f"{what}: not valid UTF-8 near line {first_line} ({exc}).") from None
     short = np.flatnonzero(n_fields < 4)
@@ -115,7 +114,8 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
         raise _bad_line(what, first_line, i, lines[i].as_py())
 
     def field_(k: int) -> pa.Array:
-        return pc.utf8_trim_whitespace(pc.list_element(fields, k))
+        index = columns.numeric(np.array([k], np.int64))[0]  # an Arrow scalar without pyarrow's pandas shim
+        return pc.utf8_trim_whitespace(pc.list_element(fields, index))
 
     raw_id, raw_total = field_(0), field_(3)
     try:
@@ -134,7 +134,7 @@ def _parse_block(buf: bytes, first_line: int, what: str) -> pa.Table:
                 raise InputError(f"{what}: line {first_line + i}: the fourth field (total model score) "
                                     f"must be a number; got {v!r:.60}.") from None
         raise
-    nan = np.flatnonzero(np.isnan(total.to_numpy(zero_copy_only=False)))
+    nan = np.flatnonzero(np.isnan(columns.to_numpy(total)))
     if len(nan):  # NaN would silently never be the 1-best
         i = int(nan[0])
         raise InputError(f"{what}: line {first_line + i}: the total model score is {raw_total[i].as_py()!r}; "
@@ -209,7 +209,7 @@ def _moses_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
             yield table, raw.tell(), total
 
 
-def _table_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int, int]]:
+def table_blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[pa.Table, int, int]]:
     """Blocks of a long-form hypotheses table file (Parquet / TSV streamed)."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
@@ -249,7 +249,7 @@ def _folder_blocks(files: list[Path], chunk_bytes: int) -> Iterator[tuple[pa.Tab
     total = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
     done = 0
     for f in files:
-        for block, rows, _ in _table_blocks(f, chunk_bytes):
+        for block, rows, _ in table_blocks(f, chunk_bytes):
             yield block, done + rows, total
         done += pq.ParquetFile(f).metadata.num_rows
 
@@ -290,7 +290,7 @@ def _normalize(table: pa.Table, what: str, seen_system: str | None = None) -> pa
             score = pc.cast(score, pa.float64())
         except pa.ArrowInvalid as exc:
             raise InputError(f"{what}: column model_score must hold numbers ({exc}).") from None
-        values = score.to_numpy(zero_copy_only=False)
+        values = columns.to_numpy(score)
         bad = np.flatnonzero(np.isnan(values))  # nulls too
         if len(bad):  # a missing or NaN score would silently never be the 1-best
             seg = hyps.column("seg_id")[int(bad[0])].as_py()
@@ -354,6 +354,8 @@ def _blocks(nbest: Any, chunk_bytes: int) -> tuple[Iterator[tuple[pa.Table, int,
         raise TypeError(f"nbest must be a path or a pandas / Arrow table; got {type(nbest).__name__}.")
     path = Path(nbest)
     if path.is_dir():  # a partitioned table: its Parquet parts in order, as one table
+        from ..engine.partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
+
         files = parquet_parts(path)
         if not files:
             raise InputError(f"nbest: {path} holds no .parquet file; give a folder of Parquet parts "
@@ -362,7 +364,7 @@ def _blocks(nbest: Any, chunk_bytes: int) -> tuple[Iterator[tuple[pa.Table, int,
     if not path.is_file():
         raise InputError(f"nbest: {path}: no such file; check the path.")
     if path.suffix.lower() in io.TABLE_SUFFIXES:
-        return _table_blocks(path, chunk_bytes), str(path)
+        return table_blocks(path, chunk_bytes), str(path)
     return _moses_blocks(path, chunk_bytes), str(path)
 
 
@@ -379,10 +381,10 @@ def source_chunks(nbest: Any, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
     seen_system = None  # the one system of a table's entries
 
     def finish(t: pa.Table) -> pa.Table:
-        seg = t.column("seg_id").to_numpy()
+        seg = columns.to_numpy(t.column("seg_id"))
         starts = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
         entry = np.arange(len(seg)) - np.repeat(starts, np.diff(np.r_[starts, len(seg)]))
-        return t.append_column("entry", pa.array(entry.astype(np.int32)))
+        return t.append_column("entry", columns.numeric(entry.astype(np.int32)))
 
     it = iter(blocks)
     current = next(it, None)
@@ -392,7 +394,7 @@ def source_chunks(nbest: Any, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
         if seen_system is None and "system" in block.column_names and block.num_rows:
             seen_system = block.column("system")[0].as_py()
         block = _normalize(block, what, seen_system)
-        seg = block.column("seg_id").to_numpy()
+        seg = columns.to_numpy(block.column("seg_id"))
         prev = None if pending is None else int(pending.column("seg_id")[-1].as_py())
         full = seg if prev is None else np.r_[prev, seg]
         back = np.flatnonzero(full[1:] < full[:-1])
@@ -407,7 +409,7 @@ def source_chunks(nbest: Any, chunk_bytes: int) -> Iterator[tuple[pa.Table, int,
         table = block if pending is None else pa.concat_tables([pending, block])
         if table.num_rows == 0:
             continue
-        seg_all = table.column("seg_id").to_numpy()
+        seg_all = columns.to_numpy(table.column("seg_id"))
         cut = table.num_rows if current is None else int(np.searchsorted(seg_all, seg_all[-1], side="left"))
         pending = table.slice(cut)
         if cut:

@@ -56,9 +56,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 from numpy.typing import NDArray
 
+from ..engine import columns
 from ..engine.chrf_stats import chrf_options
 from ..engine.encode import encode_segment_ids
 from ..engine.ter_stats import ter_statistics
@@ -259,8 +259,10 @@ def _word_ids(hyps: list[str], refs: list[str] | None, hyp_ptr: np.ndarray, ref_
     """
     if refs is None:
         refs, ref_ptr = [], np.zeros(len(hyp_ptr), np.int64)
-    ids, tok_off, _, _ = encode_segment_ids(pa.array(hyps, pa.string()), pa.array(refs, pa.string()), hyp_ptr,
-                                            ref_ptr, tokenize=tokenize, lowercase=lowercase)
+    # columns.strings, not pa.array: pyarrow's pandas shim would import pandas
+    ids, tok_off, _, _ = encode_segment_ids(columns.strings(hyps, where="hypotheses"),
+                                            columns.strings(refs, where="references"), hyp_ptr, ref_ptr,
+                                            tokenize=tokenize, lowercase=lowercase)
     return np.asarray(ids, np.int64), np.asarray(tok_off, np.int64)
 
 
