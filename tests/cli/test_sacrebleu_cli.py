@@ -176,12 +176,16 @@ def test_sl_is_not_parsed_as_s_l_and_abbreviations_are_refused(files, capsys, mo
     assert main(["score", "R1", "-i", "S1", "--paired-b"]) == 2  # no abbreviations: sacreBLEU's names only
 
 
-def test_bleustats_mode_is_unchanged_and_old_input_order_still_works(files, capsys, monkeypatch):
+def test_old_input_order_still_works_and_own_output_keeps_its_width(files, capsys, monkeypatch):
     monkeypatch.chdir(files)
     assert main(["score", "-i", "S1", "R1", "R2", "-b"]) == 0  # -i HYP REF...: the files after HYP are references
     old = capsys.readouterr().out
     assert main(["score", "R1", "R2", "-i", "S1", "-b"]) == 0
-    assert capsys.readouterr().out == old and old.count(".") == 1 and len(old.strip().split(".")[1]) == 2
+    assert capsys.readouterr().out == old == _sacrebleu("R1 R2 -i S1 -b".split(), files)
+    assert main(["score", "R1", "R2", "-i", "S1", "-b", "--metric", "bleu"]) == 0  # bleustats' own: 2 decimals
+    own = capsys.readouterr().out
+    assert own.count(".") == 1 and len(own.strip().split(".")[1]) == 2 and float(own) == pytest.approx(float(old),
+                                                                                                          abs=0.05)
 
 
 #: -t/-l read the local sacreBLEU cache ($SACREBLEU); sacreBLEU reads the same files (no download when present)

@@ -6,9 +6,13 @@
 system's scores as JSON (the default) or aligned text lines, several systems'
 as a table, paired tests (``--paired-bs`` / ``--paired-ar``) with their
 explanation, sentence scores with ``-sl``, bootstrap intervals with ``-ci``.
-This mode is on when any of ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*``
-or a chrF / TER flag is given (or ``$SACREBLEU_FORMAT`` is set); without them
-``bleustats score`` prints its own format, as before.
+This mode is every sacreBLEU command line: texts (files, standard input or
+``-t``) with sacreBLEU's flags only, ``bleustats score REF -i HYP`` included,
+and any line with ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*`` or a chrF /
+TER flag (or ``$SACREBLEU_FORMAT`` set). bleustats' own output (one line per
+score, a per-system table) is for tables read without those flags,
+``--from-stats``, and bleustats' own options (``--ref-weights``, ``--json``,
+``--by``, ``--max-ngram-order``, ...), which the sacreBLEU flags refuse.
 
 ``-t`` / ``-l`` (and ``--echo``) read test sets already in the local sacreBLEU
 cache (``$SACREBLEU``, :mod:`bleustats.engine.testsets`); bleustats never
@@ -31,8 +35,8 @@ from ..engine.options import CHRF_DEFAULTS
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
 
-__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "print_results_table", "print_single_results", "run",
-           "wants_sacrebleu"]
+__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "is_sacrebleu_command_line", "print_results_table",
+           "print_single_results", "run", "wants_sacrebleu"]
 
 #: ``-m`` choices and ``-f`` choices, as sacreBLEU spells them.
 METRIC_NAMES = ("bleu", "chrf", "ter")
@@ -110,17 +114,45 @@ def wants_sacrebleu(args: argparse.Namespace) -> bool:
                 or args.test_set or args.echo or any(getattr(args, k) for k in _REJECTED))
 
 
+def is_sacrebleu_command_line(args: argparse.Namespace) -> bool:
+    """Whether the arguments are a sacreBLEU command line: texts in, none of bleustats' own options.
+
+    Such a line (``bleustats score REF -i HYP``, ``-b``, ``-w 2``, ``-lc``,
+    ``-tok X``, standard input, ...) prints what ``sacrebleu`` prints. Tables
+    (``.tsv``, ``.jsonl``, ``.parquet``), ``--from-stats`` and bleustats' own
+    options (weights, ``--json``, ``--by``, ...) keep bleustats' own output.
+    """
+    if getattr(args, "from_stats", None) or any(getattr(args, key, default) != default
+                                                 for key, _, default in _NOT_IN_SACREBLEU_MODE):
+        return False
+    paths = [*(args.refs or []), *(getattr(args, "systems", None) or [])]
+    return not any(_is_table(p) or os.path.isdir(p) for p in paths)
+
+
 def _read(path: str, encoding: str) -> list[str]:
     """A file's lines as sacreBLEU reads them: split on '\\n' only, trailing whitespace removed."""
-    import io as stdio
-
     from ..engine.io import open_input
 
-    try:  # one reader path: a truncated or damaged .gz is one InputError naming the file
-        with stdio.TextIOWrapper(stdio.BufferedReader(open_input(path)), encoding=encoding, newline="\n") as fh:
-            return [line.rstrip() for line in fh]
+    with open_input(path) as fh:  # one reader path: a truncated or damaged .gz is one InputError naming the file
+        data = fh.read()
+    lines = _decode(data, encoding, path).split("\n")
+    if lines[-1] == "":  # the newline ending the last line starts no other line
+        lines.pop()
+    return [line.rstrip() for line in lines]
+
+
+def _decode(data: bytes, encoding: str, where: str) -> str:
+    """``data`` decoded with ``-e``; an error names ``where``, the line and the byte."""
+    try:
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not valid {encoding} ({exc.reason} at byte {exc.start}).") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        name = "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+        raise InputError(f"{where}: not valid {name} at line {line}, byte {col} ({exc.reason}); re-encode it as "
+                         f"{name} (e.g. iconv -f latin1 -t {name.lower()}) or name its encoding with -e.") from None
+    except LookupError:
+        raise InputError(f"-e/--encoding: unknown encoding {encoding!r}.") from None
 
 
 #: bleustats' own options of ``score`` that sacreBLEU's output mode has no use for: (argument, flag, default).
@@ -132,7 +164,7 @@ _NOT_IN_SACREBLEU_MODE = (
     ("delta_definition", "--delta-definition", None), ("ref_length", "--ref-length", "closest"),
     ("metric", "--metric", None), ("by", "--by", None), ("json", "--json", False),
     ("use_effective_order", "-eff/--use-effective-order", False), ("save_stats", "--save-stats", None),
-    ("dask", "--dask", None),
+    ("dask", "--dask", None), ("allow_partial", "--allow-partial", False),
 )
 
 
@@ -155,8 +187,8 @@ def _check(args: argparse.Namespace) -> None:
     elif args.echo:
         raise InputError("--echo needs a test set (-t) and a language pair (-l).")
     elif not args.refs:
-        raise InputError("no references: give the reference files before -i, or a test set of the local sacreBLEU "
-                         "cache with -t and -l.")
+        raise InputError("no references: give reference files before -i (positional arguments), or a test set of "
+                         "the local sacreBLEU cache with -t and -l.")
     if args.num_refs != 1 and (len(args.refs) > 1 or args.test_set):
         raise InputError("--num-refs: give one file of tab-separated references, not several files or -t.")
 
@@ -278,11 +310,18 @@ def _table_inputs(args: argparse.Namespace, paired: bool
     return names, [list(t) for t in texts.values()], streams  # type: ignore[misc]
 
 
+def _stdin_text(encoding: str) -> str:
+    """Standard input as sacreBLEU reads it: decoded with ``-e``, universal newlines ('\\r\\n', '\\r' end lines)."""
+    buffer = getattr(sys.stdin, "buffer", None)  # a text-only stdin (an embedding, a test) is read as text
+    text = sys.stdin.read() if buffer is None else _decode(buffer.read(), encoding, "standard input")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[list[str]]]:
     names: list[str] = []
     systems: list[list[str]] = []
     if not args.input:
-        text = sys.stdin.read()
+        text = _stdin_text(args.encoding)
         rows = [line.rstrip().split("\t") for line in text.split("\n")[:-1 if text.endswith("\n") else None]]
         n = len(rows[0]) if rows else 1
         if any(len(r) != n for r in rows):
@@ -303,24 +342,45 @@ def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[li
     return names, systems
 
 
-def _metrics(args: argparse.Namespace, refs: list[list[str]]) -> dict[str, Metric]:
-    from ..metrics.bleu import BLEU
-    from ..metrics.chrf import CHRF
-    from ..metrics.ter import TER
+def _check_lengths(args: argparse.Namespace, names: list[str], systems: list[list[str]], refs: list[list[str]]
+                   ) -> None:
+    """Every system and reference stream equally long (sacreBLEU refuses otherwise), each count named."""
+    if all(len(r) == len(s) for s in systems for r in refs):
+        return
+    if args.test_set:
+        ref_names = [f"the references of {args.test_set} ({args.langpair})"] * len(refs)
+    elif args.num_refs != 1:
+        ref_names = [f"{args.refs[0]} (reference {k + 1})" for k in range(len(refs))]
+    else:
+        ref_names = list(args.refs)
+    sys_names = [n.removeprefix("Baseline: ") if args.input else "standard input" for n in names]
+    counts = ", ".join(f"{n} has {len(s)}" for n, s in zip(sys_names, systems))
+    counts += ", " + ", ".join(f"{n} has {len(r)}" for n, r in zip(ref_names, refs) if len(r) != len(systems[0]))
+    raise InputError(f"the files do not have the same number of lines: {counts}; every reference file needs one "
+                     "line per hypothesis line.")
 
+
+def _metrics(args: argparse.Namespace, refs: list[list[str]] | None) -> dict[str, Metric]:
+    """The ``-m`` metric objects; ``refs`` cached in them (several systems), or ``None`` (given per call)."""
     out: dict[str, Metric] = {}
     trg = args.langpair.split("-")[1] if args.langpair and "-" in args.langpair else ""
-    for name in args.metrics or ["bleu"]:
+    for name in args.metrics or ["bleu"]:  # each metric's module (and kernels) loaded only when asked for
         if name == "bleu":
+            from ..metrics.bleu import BLEU
+
             tokenize = None if args.tokenize_given is None else args.tokenize
             out["BLEU"] = BLEU(lowercase=bool(args.lowercase), force=args.force, tokenize=tokenize,
                                smooth_method=args.smooth_method, smooth_value=args.smooth_value,
                                effective_order=args.sentence_level, trg_lang=trg, references=refs)
         elif name == "chrf":
+            from ..metrics.chrf import CHRF
+
             out["CHRF"] = CHRF(char_order=args.chrf_char_order, word_order=args.chrf_word_order, beta=args.chrf_beta,
                                lowercase=args.chrf_lowercase, whitespace=args.chrf_whitespace,
                                eps_smoothing=args.chrf_eps_smoothing, references=refs)
         else:
+            from ..metrics.ter import TER
+
             out["TER"] = TER(normalized=args.ter_normalized, no_punct=args.ter_no_punct,
                              asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive,
                              references=refs)
@@ -426,21 +486,27 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
         return 0
     if args.width_given is None:
         args.width = 1  # sacreBLEU's default width
+    if args.smooth_value is not None and args.smooth_method not in ("floor", "add-k") and "bleu" in (
+            args.metrics or ["bleu"]):  # sacreBLEU ignores it without a word; the score is -s's alone
+        print(f"bleustats: note: -sv/--smooth-value is not used by -s {args.smooth_method} (only by -s floor and "
+              "-s add-k); the score is the same without it.", file=sys.stderr)
     paired = args.paired_bs or args.paired_ar
+    if _streams_bleu(args, paired):
+        _print_streamed_bleu(args, fmt, out)
+        return 0
     tables = _table_inputs(args, paired)
     refs = tables[2] if tables else _references(args)
     names, systems = tables[:2] if tables else _systems(args, paired)
-    for system in systems:
-        if any(len(r) != len(system) for r in refs):
-            raise InputError(f"the system output has {len(system)} lines but the reference streams have "
-                             f"{sorted({len(r) for r in refs})}: system and reference streams must be equally long.")
+    _check_lengths(args, names, systems, refs)
     if args.sentence_level and (len(systems) > 1 or args.confidence or paired):
         raise InputError("-sl: one system only, and no statistical tests, in sentence-level mode.")
     if paired and len(systems) == 1:
         raise InputError("--paired-bs / --paired-ar need several systems given to -i.")
     if len(systems) > 1 and args.confidence:
         raise InputError("-ci: use paired tests (--paired-bs / --paired-ar) for several systems.")
-    metrics = _metrics(args, refs)
+    # one system: references given with the call (the plain route, no cached-references table to build)
+    single = len(systems) == 1 and not args.sentence_level
+    metrics = _metrics(args, None if single else refs)
     if args.sentence_level:
         metric = next(iter(metrics.values()))
         stats = metric._extract_corpus_statistics(systems[0], None)
@@ -453,7 +519,7 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     if len(systems) == 1:
         results = []
         for name in sorted(metrics):
-            score = metrics[name].corpus_score(systems[0], None,
+            score = metrics[name].corpus_score(systems[0], refs,
                                                n_bootstrap=args.confidence_n if args.confidence else 1)
             sig = metrics[name].get_signature().format(args.short if fmt != "json" else False)
             results.append(score.format(args.width, args.score_only, sig, fmt == "json"))
@@ -477,6 +543,36 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
                 table[score.name].append(score.format(args.width, True))
     _print_table(dict(table), sigs, args, fmt, out)
     return 0
+
+
+def _streams_bleu(args: argparse.Namespace, paired: bool) -> bool:
+    """One system's corpus BLEU from UTF-8 text files: the streaming statistics route serves it."""
+    plain = args.input and len(args.input) == 1 and not any(map(_is_table, [*args.refs, *args.input]))
+    return bool(plain and (args.metrics or ["bleu"]) == ["bleu"] and not args.test_set and args.num_refs == 1
+                and args.encoding.lower().replace("_", "-") in ("utf-8", "utf8") and not args.confidence
+                and not args.sentence_level and not paired)
+
+
+def _print_streamed_bleu(args: argparse.Namespace, fmt: str, out: Any) -> None:
+    """sacreBLEU's one-system BLEU output, the statistics streamed from the files (bounded memory, no Arrow tables).
+
+    The line reader splits on '\\n' only and BLEU's tokens ignore line ends,
+    as sacreBLEU reads ``line.rstrip()`` (:mod:`bleustats.engine.lines`); the
+    metric object gives the tokenizer (``-l`` picks it as sacreBLEU does) and
+    the signature.
+    """
+    from ..engine.stats import compute_stats_files
+    from ..metrics.partitioned import corpus_score
+    from .score import check_not_empty
+
+    metric = _metrics(args, None)["BLEU"]
+    stats = compute_stats_files(args.input[0], args.refs, tokenize=metric.tokenize, lowercase=metric.lowercase,
+                                max_ngram_order=metric.max_ngram_order)
+    check_not_empty(stats, args.input[0])
+    metric.num_refs = len(args.refs)  # the signature's nrefs: the reference streams, as sacreBLEU counts them
+    score = corpus_score(stats, smooth_method=metric.smooth_method, smooth_value=metric.smooth_value)
+    sig = metric.get_signature().format(args.short if fmt != "json" else False)
+    _print_single([score.format(args.width, args.score_only, sig, fmt == "json")], fmt, out)
 
 
 def print_single_results(results: list[str], args: argparse.Namespace) -> None:

@@ -4,7 +4,10 @@ Reference files are positional arguments and ``-i`` gives the hypotheses, as
 for the ``sacrebleu`` command; a path ending in ``.tsv``, ``.jsonl`` or
 ``.parquet`` is read as a long-form table, so one hypotheses table can hold
 many systems (scored per system). ``--from-stats`` rescores a table saved by
-``bleustats stats`` without the texts. The pipeline helpers here
+``bleustats stats`` without the texts. A sacreBLEU command line (text files or
+standard input, sacreBLEU's flags only) prints sacreBLEU's output
+(:mod:`bleustats.cli.sacrebleu_cli`); tables, ``--from-stats`` and bleustats'
+own options print bleustats' format. The pipeline helpers here
 (:func:`add_input_options`, :func:`compute_from_args`, :func:`print_scores`)
 serve ``stats`` and ``demo`` too.
 """
@@ -32,7 +35,7 @@ if TYPE_CHECKING:
     from ..engine.stats import StatsTable
 
 __all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
-           "print_scores", "run", "statistics_options"]
+           "print_scores", "run", "signature_text", "statistics_options"]
 
 _METRIC_CHOICES = ("bleu", "delta_bleu", "both")
 
@@ -92,18 +95,21 @@ def add_score_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-partial", action="store_true",
                    help="score systems that cover different segments, each on the segments it has (refused "
                         "otherwise); the coverage is printed, and 'coverage:partial' added to the signature")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--json", action="store_true",
+                   help="bleustats' own output as JSON (all statistics; sacreBLEU's output is JSON already)")
     p.add_argument("-w", "--width", type=int, default=2, action=_Given,
-                   help="decimals of the score (default: %(default)s; 1 in sacreBLEU's output mode)")
+                   help="decimals of the score (default: 1, as sacreBLEU; 2 in bleustats' own output)")
     p.add_argument("-b", "--score-only", action="store_true", help="print only the score")
 
 
 def add_parser(subparsers: Any) -> None:
     """Add the ``score`` subcommand."""
     p = subparsers.add_parser("score", help=COMMANDS["score"],
-                              description="Corpus BLEU / ΔBLEU with sacreBLEU's arguments; with -m, -f, -ci, "
-                                          "-sl or --paired-*, sacreBLEU's whole command line and output "
-                                          "(bleustats.cli.sacrebleu_cli).", allow_abbrev=False)
+                              description="Corpus BLEU / chrF / TER with sacreBLEU's command line and output: "
+                                          "a sacreBLEU command line prints what sacreBLEU prints "
+                                          "(bleustats.cli.sacrebleu_cli). Tables, --from-stats and bleustats' "
+                                          "own options (ΔBLEU weights, --json, --by, ...) print bleustats' own "
+                                          "output.", allow_abbrev=False)
     add_input_options(p)
     add_score_options(p)
     sacrebleu_cli.add_sacrebleu_options(p)
@@ -188,12 +194,13 @@ def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
 def run(args: argparse.Namespace) -> int:
     """Run ``bleustats score``; errors propagate to :func:`bleustats.cli.main`."""
     _inputs(args)
-    if sacrebleu_cli.wants_sacrebleu(args):
+    if sacrebleu_cli.wants_sacrebleu(args) or sacrebleu_cli.is_sacrebleu_command_line(args):
         args.input = getattr(args, "systems", None)
         return sacrebleu_cli.run(args)
     if len(getattr(args, "systems", None) or ()) > 1:
         raise InputError(f"-i: {len(args.systems)} system files; several systems are scored in sacreBLEU's "
-                         "output mode (add -f text or -f json), or give one hypotheses table.")
+                         "output (drop bleustats' own options such as --json, --by, --ref-weights), or give one "
+                         "hypotheses table.")
     _check_score_options(args)
     if args.from_stats:
         from ..engine.dataset import StatsDataset  # loaded by _from_stats
@@ -307,6 +314,26 @@ def check_not_empty(stats: StatsTable | StatsDataset, what: str) -> None:
                          "empty test set too. Check the input files.")
 
 
+#: signature fields whose value is sacreBLEU's own setting: left out, so that a score sacreBLEU can make is
+#: signed with sacreBLEU's exact string and bleustats' fields appear only where they say something else
+_SACREBLEU_DEFAULT_FIELDS = frozenset({"order:4", "refs:all", "w:uniform", "metric:bleu"})
+
+
+def signature_text(signature: Any) -> str:
+    """A signature line with bleustats' fields left out where they hold sacreBLEU's defaults.
+
+    sacreBLEU's fields and the version stay; ``order``, ``refs``, ``w`` and
+    ``metric`` appear only where they differ from BLEU-4 on all references,
+    unweighted.
+
+    >>> signature_text("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:uniform|metric:bleu|version:v")
+    'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:v'
+    >>> signature_text("nrefs:2|tok:13a|order:2|w:custom|metric:delta_bleu|delta:paper|version:v")
+    'nrefs:2|tok:13a|order:2|w:custom|metric:delta_bleu|delta:paper|version:v'
+    """
+    return "|".join(f for f in str(signature).split("|") if f not in _SACREBLEU_DEFAULT_FIELDS)
+
+
 def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
     if args.metric == "both" or (args.metric is None and stats.weights == "custom"):
         return ["bleu", "delta_bleu"]
@@ -330,13 +357,13 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
     if by is None:
         results = [corpus_score(stats, metric=m, **options) for m in metrics]
         if args.json:
-            payload = [r.to_dict(args.width) for r in results]
+            payload = [{**r.to_dict(args.width), "signature": signature_text(r.signature)} for r in results]
             print(json.dumps(payload[0] if len(payload) == 1 else payload, ensure_ascii=False, indent=1), file=out)
             return
         for r in results:
             print(r.format(args.width, score_only=args.score_only), file=out)
             if not args.score_only:
-                print(f"  signature: {r.signature}", file=out)
+                print(f"  signature: {signature_text(r.signature)}", file=out)
         return
     allow_partial = bool(getattr(args, "allow_partial", False))
     try:
@@ -348,7 +375,8 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
         raise
     coverage = frames[metrics[0]].attrs.get("coverage")  # only when the systems' segments differ
     if args.json:
-        payload = {m: {"signature": f.attrs["signature"], "scores": json.loads(f.to_json(orient="records"))}
+        payload = {m: {"signature": signature_text(f.attrs["signature"]),
+                       "scores": json.loads(f.to_json(orient="records"))}
                    for m, f in frames.items()}
         if coverage is not None:
             for m in payload:
@@ -373,4 +401,4 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
               file=out)
     if not args.score_only:
         for m in metrics:
-            print(f"{names[m]} signature: {frames[m].attrs['signature']}", file=out)
+            print(f"{names[m]} signature: {signature_text(frames[m].attrs['signature'])}", file=out)
