@@ -469,7 +469,8 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
         print("-" * len(msg) + "\n" + msg + "\n" + "-" * len(msg), file=out)
         lines = ("   Actual system score / bootstrap estimated true mean / 95% CI are provided for each metric."
                  if args.paired_bs else "   Actual system score is provided for each metric.")
-        print(_PAIRED_NOTE.format(baseline=scores["System"][0], scores=lines), file=out)
+        first = scores["System"][0]  # as sacreBLEU: standard input's 'Baseline' (no file name) is not named here
+        print(_PAIRED_NOTE.format(baseline=first if first.startswith("Baseline:") else "", scores=lines), file=out)
     print("-----------------\nMetric signatures\n-----------------", file=out)
     for name, sig in sigs.items():
         print(f" - {name:<10} {sig}", file=out)
