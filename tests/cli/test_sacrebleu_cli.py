@@ -143,6 +143,28 @@ TABLE_CASES = [
 ]
 
 
+#: (saved statistics table, bleustats' flags after --from-stats, sacreBLEU's command line on the same texts): the
+#: tables are written by `bleustats stats ... -m chrf ter` (fixture `saved`)
+SAVED_CASES = [
+    ("two.parquet", "-m bleu chrf ter", "R1 R2 -i S1 S2 -m bleu chrf ter"),
+    ("two.parquet", "-m bleu chrf ter -f text -w 2", "R1 R2 -i S1 S2 -m bleu chrf ter -f text -w 2"),
+    ("two.parquet", "-m bleu chrf ter --paired-bs -pbsn 100 -f text",
+     "R1 R2 -i S1 S2 -m bleu chrf ter --paired-bs -pbsn 100 -f text"),
+    ("two.parquet", "-m bleu ter --paired-ar -parn 200", "R1 R2 -i S1 S2 -m bleu ter --paired-ar -parn 200"),
+    ("two.parquet", "-m chrf -b", "R1 R2 -i S1 S2 -m chrf -b"),
+    ("twods/", "-m bleu chrf ter -f text", "R1 R2 -i S1 S2 -m bleu chrf ter -f text"),  # a dataset folder
+    ("two.parquet", "-f latex -s floor", "R1 R2 -i S1 S2 -f latex -s floor"),
+    ("one.parquet", "-m bleu chrf ter", "R1 R2 -i S1 -m bleu chrf ter"),
+    ("one.parquet", "-m bleu chrf ter -ci -cin 100 -f text", "R1 R2 -i S1 -m bleu chrf ter -ci -cin 100 -f text"),
+    ("one.parquet", "-sl -m chrf", "R1 R2 -i S1 -sl -m chrf"),
+    ("one.parquet", "-sl -f text", "R1 R2 -i S1 -sl -f text"),
+    ("one.parquet", "-m ter -sh -f text", "R1 R2 -i S1 -m ter -sh -f text"),
+    ("plus.parquet", "-m chrf ter -f text", "R1 R2 -i S1 S2 -m chrf ter -cw 2 --ter-normalized -f text"),
+    ("plus.parquet", "-m chrf ter -cw 2 --ter-normalized --paired-bs -pbsn 100 -f text",
+     "R1 R2 -i S1 S2 -m chrf ter -cw 2 --ter-normalized --paired-bs -pbsn 100 -f text"),
+]
+
+
 def test_the_comparison_covers_forty_command_lines_and_more():
     lines = CASES + DEFAULT_CASES + [c for c, _ in STDIN_CASES + SEEDED_CASES + TABLE_CASES]
     assert len(set(lines)) >= 100 and len(DEFAULT_CASES) >= 40, len(set(lines))
@@ -227,7 +249,8 @@ def _oracle(cases, cwd, **env_vars):
 def oracle(files, tables):
     cases = ([(c, None, None) for c in CASES + DEFAULT_CASES if not c.startswith("-i S1 R1")]
              + [(c, str(files / i), None) for c, i in STDIN_CASES] + [(c, None, s) for c, s in SEEDED_CASES]
-             + [(theirs, None, None) for _, theirs in TABLE_CASES] + [("R1 -i S1", None, None)])
+             + [(theirs, None, None) for _, theirs in TABLE_CASES] + [("R1 -i S1", None, None)]
+             + [(theirs, None, None) for _, _, theirs in SAVED_CASES])
     return _oracle(cases, files)
 
 
@@ -442,3 +465,45 @@ def test_tables_do_not_mix_with_text_files(argv, message, tables, capsys, monkey
     monkeypatch.chdir(tables)
     assert main(["score", *argv]) == 1
     assert message in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def saved(tables):
+    """Statistics of BLEU, chrF and TER saved by bleustats stats: S1 and S2 from the tables, S1 from the files."""
+    for argv in (["refs.tsv", "-i", "hyps.tsv", "-m", "chrf", "ter", "-o", "two.parquet"],
+                 ["R1", "R2", "-i", "S1", "-m", "bleu", "chrf", "ter", "-o", "one.parquet"],
+                 ["refs.tsv", "-i", "hyps.tsv", "-m", "chrf", "ter", "-cw", "2", "--ter-normalized", "-o",
+                  "plus.parquet"],
+                 ["refs.tsv", "-i", "hyps.tsv", "-m", "chrf", "ter", "-o", str(tables / "twods") + "/"]):
+        assert main(["stats", *[str(tables / a) if a in ("refs.tsv", "hyps.tsv", "R1", "R2", "S1") or
+                                a.endswith(".parquet") else a for a in argv]]) == 0
+    return tables
+
+
+@pytest.mark.parametrize("table,ours,theirs", SAVED_CASES)
+def test_saved_statistics_of_several_metrics_score_as_sacrebleu(table, ours, theirs, saved, oracle, capsys,
+                                                                 monkeypatch):
+    # per system, from the saved rows alone: the texts' scores, paired tests, intervals and sentence scores
+    monkeypatch.chdir(saved)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    _same(_ours(["--from-stats", table, *ours.split()], capsys), oracle[(theirs, None, None)])
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["stats", "R1", "-i", "S1", "-cw", "2", "-o", "x.parquet"], "-cw/--chrf-word-order: a chrF option; add -m chrf"),
+    (["stats", "R1", "-i", "S1", "--ter-normalized", "-o", "x.parquet"], "--ter-normalized: a TER option; add -m ter"),
+    (["score", "--from-stats", "bleu_only.parquet", "-m", "chrf"], "holds no chrf statistics"),
+    (["score", "--from-stats", "two.parquet", "-m", "chrf", "-cw", "2"], "chrF option word_order=2"),
+    (["score", "--from-stats", "two.parquet", "-m", "ter", "--ter-no-punct"], "TER option no_punct"),
+    (["score", "--from-stats", "two.parquet", "-m", "bleu", "-tok", "intl"], "-tok/--tokenize"),
+    (["score", "--from-stats", "two.parquet", "-ci"], "-ci: use paired tests"),
+    (["score", "--from-stats", "one.parquet", "--paired-bs"], "need several systems"),
+])
+def test_saved_statistics_refuse_what_they_cannot_answer(argv, message, saved, capsys, monkeypatch):
+    monkeypatch.chdir(saved)
+    assert main(["stats", "R1", "-i", "S1", "-o", "bleu_only.parquet"]) == 0
+    capsys.readouterr()
+    assert main(argv) in (1, 2)
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not (saved / "x.parquet").exists()

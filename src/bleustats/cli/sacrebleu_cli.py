@@ -35,8 +35,9 @@ from ..engine.options import CHRF_DEFAULTS
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
 
-__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "is_sacrebleu_command_line", "print_results_table",
-           "print_single_results", "run", "wants_sacrebleu"]
+__all__ = ["FORMATS", "METRIC_NAMES", "add_chrf_ter_options", "add_sacrebleu_options", "chrf_options",
+           "is_sacrebleu_command_line", "print_results_table", "print_single_results", "run", "ter_options",
+           "wants_sacrebleu"]
 
 #: ``-m`` choices and ``-f`` choices, as sacreBLEU spells them.
 METRIC_NAMES = ("bleu", "chrf", "ter")
@@ -64,18 +65,7 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--force", action="store_true", help="accepted (bleustats prints no tokenized-input warning)")
     g.add_argument("-nr", "--num-refs", type=int, default=1, help="references per line of one tab-separated file")
     g.add_argument("-e", "--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
-    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"],
-                   help="chrF character order")
-    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"],
-                   help="chrF word order (2: chrF++)")
-    g.add_argument("--chrf-beta", type=int, default=CHRF_DEFAULTS["beta"], help="chrF beta")
-    g.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
-    g.add_argument("--chrf-lowercase", action="store_true", help="chrF: lowercase")
-    g.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF: epsilon smoothing (chrF++.py)")
-    g.add_argument("--ter-case-sensitive", action="store_true", help="TER: keep case")
-    g.add_argument("--ter-asian-support", action="store_true", help="TER: Asian character rules")
-    g.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
-    g.add_argument("--ter-normalized", action="store_true", help="TER: tercom normalization")
+    add_chrf_ter_options(g)
     g.add_argument("-ci", "--confidence", action="store_true", help="bootstrap 95%% interval of one system")
     g.add_argument("-cin", "--confidence-n", type=int, default=1000, help="bootstrap resamples of -ci")
     pair = g.add_mutually_exclusive_group()
@@ -100,6 +90,35 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     rejected.add_argument("-ol", "--origlang", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("--subset", default=None, help=argparse.SUPPRESS)
     rejected.add_argument("-d", "--detail", action="store_true", help=argparse.SUPPRESS)
+
+
+def add_chrf_ter_options(g: Any) -> None:
+    """sacreBLEU's chrF and TER flags (``score``, and ``stats -m chrf ter``, which saves them with the table)."""
+    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"],
+                   help="chrF character order")
+    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"],
+                   help="chrF word order (2: chrF++)")
+    g.add_argument("--chrf-beta", type=int, default=CHRF_DEFAULTS["beta"], help="chrF beta")
+    g.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
+    g.add_argument("--chrf-lowercase", action="store_true", help="chrF: lowercase")
+    g.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF: epsilon smoothing (chrF++.py)")
+    g.add_argument("--ter-case-sensitive", action="store_true", help="TER: keep case")
+    g.add_argument("--ter-asian-support", action="store_true", help="TER: Asian character rules")
+    g.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
+    g.add_argument("--ter-normalized", action="store_true", help="TER: tercom normalization")
+
+
+def chrf_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The chrF flags as ``compute_stats``' ``chrf_options``."""
+    return {"char_order": args.chrf_char_order, "word_order": args.chrf_word_order, "beta": args.chrf_beta,
+            "lowercase": args.chrf_lowercase, "whitespace": args.chrf_whitespace,
+            "eps_smoothing": args.chrf_eps_smoothing}
+
+
+def ter_options(args: argparse.Namespace) -> dict[str, bool]:
+    """The TER flags as ``compute_stats``' ``ter_options``."""
+    return {"normalized": args.ter_normalized, "no_punct": args.ter_no_punct,
+            "asian_support": args.ter_asian_support, "case_sensitive": args.ter_case_sensitive}
 
 
 def wants_sacrebleu(args: argparse.Namespace) -> bool:
@@ -178,11 +197,15 @@ def _check(args: argparse.Namespace) -> None:
         if getattr(args, key):
             raise InputError(why)
     if args.from_stats:
-        raise InputError("--from-stats: sacreBLEU's output mode scores texts; drop --from-stats or the sacreBLEU "
-                         "flags (-m, -f, -ci, -sl, --paired-*).")
+        if args.test_set or args.echo:
+            raise InputError("--from-stats: scores a saved table; drop -t / --echo.")
+    elif args.sentence_level and len(args.metrics or ["bleu"]) > 1:
+        raise InputError("-sl: only one metric can be used in sentence-level mode.")
     if args.sentence_level and len(args.metrics or ["bleu"]) > 1:
         raise InputError("-sl: only one metric can be used in sentence-level mode.")
-    if args.test_set:
+    if args.from_stats:
+        pass
+    elif args.test_set:
         _check_test_sets(args)
     elif args.echo:
         raise InputError("--echo needs a test set (-t) and a language pair (-l).")
@@ -492,6 +515,13 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
         print(f"bleustats: note: -sv/--smooth-value is not used by -s {args.smooth_method} (only by -s floor and "
               "-s add-k); the score is the same without it.", file=sys.stderr)
     paired = args.paired_bs or args.paired_ar
+    if args.from_stats:
+        from ..metrics.base import Metric as _Metric
+
+        names, keys, metrics, per_segment = _saved_systems(args, paired)  # a system's key stands for its rows
+        _check_systems(args, keys, paired)
+        return _score(args, fmt, out, names, keys, metrics, paired, per_segment,
+                      lambda metric, system, n: _Metric._corpus_score(metric, system, None, n))
     if _streams_bleu(args, paired):
         _print_streamed_bleu(args, fmt, out)
         return 0
@@ -499,19 +529,37 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     refs = tables[2] if tables else _references(args)
     names, systems = tables[:2] if tables else _systems(args, paired)
     _check_lengths(args, names, systems, refs)
+    _check_systems(args, systems, paired)
+    # one system: references given with the call (the plain route, no cached-references table to build)
+    single = len(systems) == 1 and not args.sentence_level
+    metrics = _metrics(args, None if single else refs)
+    given = refs if single else None
+    per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))] if args.sentence_level else []
+    return _score(args, fmt, out, names, systems, metrics, paired, per_segment,
+                  lambda metric, system, n: metric.corpus_score(system, given, n_bootstrap=n))
+
+
+def _check_systems(args: argparse.Namespace, systems: list[Any], paired: bool) -> None:
     if args.sentence_level and (len(systems) > 1 or args.confidence or paired):
         raise InputError("-sl: one system only, and no statistical tests, in sentence-level mode.")
     if paired and len(systems) == 1:
         raise InputError("--paired-bs / --paired-ar need several systems given to -i.")
     if len(systems) > 1 and args.confidence:
         raise InputError("-ci: use paired tests (--paired-bs / --paired-ar) for several systems.")
-    # one system: references given with the call (the plain route, no cached-references table to build)
-    single = len(systems) == 1 and not args.sentence_level
-    metrics = _metrics(args, None if single else refs)
+
+
+def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], systems: list[Any],
+           metrics: dict[str, Metric], paired: bool, per_segment: list[int], corpus_score: Any) -> int:
+    """Score the systems as sacreBLEU's main() does and print its output.
+
+    ``systems`` are what each metric's ``_extract_corpus_statistics`` takes
+    (hypotheses, or a saved system's key); ``corpus_score(metric, system,
+    n_bootstrap)`` scores one; ``per_segment`` holds each segment's number of
+    references (for ``-sl``).
+    """
     if args.sentence_level:
         metric = next(iter(metrics.values()))
         stats = metric._extract_corpus_statistics(systems[0], None)
-        per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))]
         for row, n_refs in zip(stats, per_segment):
             metric.num_refs = n_refs
             score = metric._compute_score_from_stats(row)
@@ -520,8 +568,7 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     if len(systems) == 1:
         results = []
         for name in sorted(metrics):
-            score = metrics[name].corpus_score(systems[0], refs,
-                                               n_bootstrap=args.confidence_n if args.confidence else 1)
+            score = corpus_score(metrics[name], systems[0], args.confidence_n if args.confidence else 1)
             sig = metrics[name].get_signature().format(args.short if fmt != "json" else False)
             results.append(score.format(args.width, args.score_only, sig, fmt == "json"))
         _print_single(results, fmt, out)
@@ -539,11 +586,107 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
         table["System"] = names
         for system in systems:
             for name in sorted(metrics):
-                score = metrics[name].corpus_score(system, None)
+                score = corpus_score(metrics[name], system, 1)
                 sigs[score.name] = metrics[name].get_signature().format(args.short)
                 table[score.name].append(score.format(args.width, True))
     _print_table(dict(table), sigs, args, fmt, out)
     return 0
+
+
+def _saved_systems(args: argparse.Namespace, paired: bool
+                   ) -> tuple[list[str], list[str], dict[str, Metric], list[int]]:
+    """The systems of a table saved by ``bleustats stats`` (``-m bleu chrf ter``), and metric objects over its rows.
+
+    Returns the systems' names as printed, their keys, the metric objects and
+    the first system's number of references per segment.
+
+    Each ``system`` of the table (in order of first appearance; the first the
+    baseline of a paired test) is scored on its rows, ordered by ``seg_id``;
+    every system must cover the same segments, one row each. Each metric
+    object is made as the saved columns were (tokenizer, case, chrF / TER
+    options; a flag that disagrees is refused) with ``-s`` / ``-sv`` for BLEU,
+    and reads a system's saved rows where it would compute them from texts:
+    its ``_extract_corpus_statistics(system, None)`` returns that system's
+    statistics matrix, so corpus scores, ``-ci``, ``-sl`` and the paired tests
+    run on the saved numbers exactly as on the texts' (the same rows).
+    """
+    import numpy as np
+
+    from ..engine.dataset import StatsDataset
+    from ..engine.options import CHRF_DEFAULTS as CHRF
+    from ..metrics.bleu import BLEU, statistics_matrix, table_metric
+    from .score import _from_stats
+
+    stats = _from_stats(args)
+    if isinstance(stats, StatsDataset):
+        stats = stats.to_table()  # per-segment rows are needed: the whole table in memory
+    if stats.max_ngram_order < 4:
+        raise InputError(f"--from-stats: {args.from_stats} holds BLEU's orders 1..{stats.max_ngram_order}; sacreBLEU's "
+                         "output is BLEU-4 (compute the statistics with --max-ngram-order 4 or more).")
+    if stats.ref_view != "all":
+        raise InputError(f"--from-stats: {args.from_stats} was computed with --ref-view {stats.ref_view}; sacreBLEU's "
+                         "output scores all references (score it with bleustats' own output: drop -m / -f).")
+    stats = stats.up_to_order(4)
+    wanted = args.metrics or ["bleu"]
+    missing = [m for m in wanted if m not in stats.metrics]
+    if missing:
+        raise InputError(f"-m {missing[0]}: {args.from_stats} holds no {missing[0]} statistics (it holds "
+                         f"{', '.join(stats.metrics)}); compute them with bleustats stats -m "
+                         f"{' '.join(dict.fromkeys([*stats.metrics, *wanted]))} ...")
+    if "chrf" in wanted:
+        saved, flags = stats.chrf_options, chrf_options(args)
+        for key, value in flags.items():
+            if value != CHRF[key] and value != saved[key]:
+                raise InputError(f"chrF option {key}={value!r}: {args.from_stats} was computed with {key}="
+                                 f"{saved[key]!r}; compute the statistics again with that option (bleustats stats "
+                                 "-m chrf ...) or drop it.")
+    if "ter" in wanted:
+        saved_ter = stats.ter_options
+        for key, value in ter_options(args).items():
+            if value and not saved_ter[key]:
+                raise InputError(f"TER option {key}: {args.from_stats} was computed without it; compute the "
+                                 "statistics again with it (bleustats stats -m ter ...) or drop it.")
+    system_col = stats.column("system")
+    seg_col = stats.column("seg_id")
+    names = list(dict.fromkeys(system_col.tolist()))
+    rows: dict[str, np.ndarray] = {}
+    segments = None
+    for name in names:
+        idx = np.flatnonzero(system_col == name)
+        idx = idx[np.argsort(seg_col[idx], kind="stable")]
+        segs = seg_col[idx]
+        if len(np.unique(segs)) != len(segs):
+            raise InputError(f"{args.from_stats}: system {name!r} has several rows for one seg_id (a k-best "
+                             "table); sacreBLEU's output scores one hypothesis per segment.")
+        if segments is None:
+            segments = segs
+        elif len(segs) != len(segments) or (segs != segments).any():
+            raise InputError(f"{args.from_stats}: system {name!r} covers other segments than {names[0]!r}; every "
+                             "system must cover the same segments (bleustats' own output scores them with "
+                             "--allow-partial).")
+        rows[name] = idx
+    n_refs = stats.column("n_refs")
+    counts = np.unique(n_refs)
+    num_refs = int(counts[0]) if len(counts) == 1 else -1
+    metrics: dict[str, Metric] = {}
+    for metric in wanted:
+        if metric == "bleu":
+            obj = BLEU(tokenize=stats.tokenize, lowercase=stats.lowercase, smooth_method=args.smooth_method,
+                       smooth_value=args.smooth_value, effective_order=args.sentence_level)
+            correct, total, hyp_len, ref_len = statistics_matrix(stats)
+            mat = np.column_stack([hyp_len, ref_len, correct, total])
+            obj.num_refs = num_refs
+            key = "BLEU"
+        else:
+            obj, mat = table_metric(stats, metric)
+            key = metric.upper()
+        # the saved rows of a system where the texts' statistics would be computed (an instance attribute)
+        obj._extract_corpus_statistics = lambda system, _refs, mat=mat: mat[rows[system]]
+        metrics[key] = obj
+    display = list(names)
+    if paired:
+        display[0] = f"Baseline: {display[0]}"
+    return display, names, metrics, n_refs[rows[names[0]]].tolist()
 
 
 def _streams_bleu(args: argparse.Namespace, paired: bool) -> bool:

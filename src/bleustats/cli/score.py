@@ -143,6 +143,18 @@ def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
     options = {name: default if getattr(args, name) is None else getattr(args, name)
                for name, _, default in _STATS_OPTIONS}
     options["max_ngram_order"] = 4 if args.max_ngram_order is None else args.max_ngram_order
+    metrics = getattr(args, "stat_metrics", None)  # bleustats stats -m: chrF / TER statistics too
+    if metrics:
+        options["metrics"] = tuple(dict.fromkeys(["bleu", *metrics]))
+        if "chrf" in metrics:
+            options["chrf_options"] = sacrebleu_cli.chrf_options(args)
+        if "ter" in metrics:
+            options["ter_options"] = sacrebleu_cli.ter_options(args)
+    given = [flag for flag, on in _chrf_ter_flags(args, metrics or ())]
+    if given:
+        raise UsageError(f"{given[0]}: a {'chrF' if 'chrf' in given[0] else 'TER'} option; add -m "
+                         f"{'chrf' if 'chrf' in given[0] else 'ter'} to save that metric's statistics, or drop "
+                         f"{given[0]}.")
     if options["weight_threshold"] is not None and options["ref_view"] != "threshold":
         raise UsageError("--weight-threshold: only used with --ref-view threshold; add --ref-view threshold "
                          "or drop --weight-threshold.")
@@ -150,6 +162,25 @@ def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--ref-view threshold: needs --weight-threshold THETA (keep references with "
                          "weight >= THETA).")
     return options
+
+
+def _chrf_ter_flags(args: argparse.Namespace, metrics: Any) -> list[tuple[str, bool]]:
+    """``stats``' chrF / TER flags given without their metric in ``-m`` (empty for ``score``, which has no such
+    combination to check here)."""
+    from ..engine.options import CHRF_DEFAULTS
+
+    if getattr(args, "stat_metrics", "absent") == "absent":
+        return []
+    out = []
+    for key, flag in (("char_order", "-cc/--chrf-char-order"), ("word_order", "-cw/--chrf-word-order"),
+                      ("beta", "--chrf-beta"), ("lowercase", "--chrf-lowercase"), ("whitespace", "--chrf-whitespace"),
+                      ("eps_smoothing", "--chrf-eps-smoothing")):
+        if "chrf" not in metrics and sacrebleu_cli.chrf_options(args)[key] != CHRF_DEFAULTS[key]:
+            out.append((flag, True))
+    for key, on in sacrebleu_cli.ter_options(args).items():
+        if "ter" not in metrics and on:
+            out.append((f"--ter-{key.replace('_', '-')}", True))
+    return out
 
 
 def _check_score_options(args: argparse.Namespace) -> None:
