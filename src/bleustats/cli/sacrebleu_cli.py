@@ -11,8 +11,11 @@ This mode is every sacreBLEU command line: texts (files, standard input or
 and any line with ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*`` or a chrF /
 TER flag (or ``$SACREBLEU_FORMAT`` set). bleustats' own output (one line per
 score, a per-system table) is for tables read without those flags,
-``--from-stats``, and bleustats' own options (``--ref-weights``, ``--json``,
-``--by``, ``--max-ngram-order``, ...), which the sacreBLEU flags refuse.
+``--from-stats`` without them, and bleustats' own options (``--ref-weights``,
+``--json``, ``--by``, ``--max-ngram-order``, ...), which the sacreBLEU flags
+refuse. ``--from-stats TABLE`` with those flags scores each system of a table
+saved by ``bleustats stats -m bleu chrf ter`` as sacreBLEU scores its texts
+(:func:`_saved_systems`).
 
 ``-t`` / ``-l`` (and ``--echo``) read test sets already in the local sacreBLEU
 cache (``$SACREBLEU``, :mod:`bleustats.engine.testsets`); bleustats never
