@@ -498,6 +498,8 @@ def test_saved_statistics_of_several_metrics_score_as_sacrebleu(table, ours, the
     (["score", "--from-stats", "two.parquet", "-m", "bleu", "-tok", "intl"], "-tok/--tokenize"),
     (["score", "--from-stats", "two.parquet", "-ci"], "-ci: use paired tests"),
     (["score", "--from-stats", "one.parquet", "--paired-bs"], "need several systems"),
+    (["score", "--from-stats", "one.parquet", "-l", "en-zh"], "-l en-zh: BLEU into 'zh' uses the tokenizer 'zh'"),
+    (["score", "--from-stats", "one.parquet", "-m", "bleu", "-nr", "2"], "drop -t / --echo / -nr"),
 ])
 def test_saved_statistics_refuse_what_they_cannot_answer(argv, message, saved, capsys, monkeypatch):
     monkeypatch.chdir(saved)

@@ -8,8 +8,8 @@ as a table, paired tests (``--paired-bs`` / ``--paired-ar``) with their
 explanation, sentence scores with ``-sl``, bootstrap intervals with ``-ci``.
 This mode is every sacreBLEU command line: texts (files, standard input or
 ``-t``) with sacreBLEU's flags only, ``bleustats score REF -i HYP`` included,
-and any line with ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*`` or a chrF /
-TER flag (or ``$SACREBLEU_FORMAT`` set). bleustats' own output (one line per
+and any line with ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*``, ``-l``,
+``-t`` or a chrF / TER flag (or ``$SACREBLEU_FORMAT`` set). bleustats' own output (one line per
 score, a per-system table) is for tables read without those flags,
 ``--from-stats`` without them, and bleustats' own options (``--ref-weights``,
 ``--json``, ``--by``, ``--max-ngram-order``, ...), which the sacreBLEU flags
@@ -133,7 +133,7 @@ def wants_sacrebleu(args: argparse.Namespace) -> bool:
                 or args.ter_no_punct or args.ter_normalized)
     return bool(args.metrics or args.format or args.confidence or args.sentence_level or args.paired_ar
                 or args.paired_bs or chrf_ter or os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS
-                or args.test_set or args.echo or any(getattr(args, k) for k in _REJECTED))
+                or args.test_set or args.echo or args.langpair or any(getattr(args, k) for k in _REJECTED))
 
 
 def is_sacrebleu_command_line(args: argparse.Namespace) -> bool:
@@ -194,14 +194,15 @@ def _check(args: argparse.Namespace) -> None:
     given = [flag for key, flag, default in _NOT_IN_SACREBLEU_MODE if getattr(args, key, default) != default]
     if given:
         raise UsageError(f"{', '.join(given)}: not an option of sacreBLEU's output mode (asked for by -m, -f, -ci, "
-                         "-sl, --paired-*, a chrF / TER flag or $SACREBLEU_FORMAT); drop it, or drop the sacreBLEU "
-                         "flags to use bleustats' own output (which has it).")
+                         "-sl, --paired-*, -l, -t, a chrF / TER flag or $SACREBLEU_FORMAT); drop it, or drop the "
+                         "sacreBLEU flags to use bleustats' own output (which has it).")
     for key, why in _REJECTED.items():
         if getattr(args, key):
             raise InputError(why)
     if args.from_stats:
-        if args.test_set or args.echo:
-            raise InputError("--from-stats: scores a saved table; drop -t / --echo.")
+        if args.test_set or args.echo or args.num_refs != 1:
+            raise InputError("--from-stats: scores a saved table (its references are in it); drop -t / --echo / "
+                             "-nr.")
     elif args.sentence_level and len(args.metrics or ["bleu"]) > 1:
         raise InputError("-sl: only one metric can be used in sentence-level mode.")
     if args.sentence_level and len(args.metrics or ["bleu"]) > 1:
@@ -631,6 +632,12 @@ def _saved_systems(args: argparse.Namespace, paired: bool
                          "output scores all references (score it with bleustats' own output: drop -m / -f).")
     stats = stats.up_to_order(4)
     wanted = args.metrics or ["bleu"]
+    if args.langpair and args.tokenize_given is None and "bleu" in wanted:  # -l picks BLEU's tokenizer
+        trg = args.langpair.split("-")[1] if "-" in args.langpair else ""
+        if BLEU(trg_lang=trg).tokenize != stats.tokenize:
+            raise InputError(f"-l {args.langpair}: BLEU into {trg!r} uses the tokenizer "
+                             f"{BLEU(trg_lang=trg).tokenize!r}; {args.from_stats} was computed with "
+                             f"{stats.tokenize!r}. Compute the statistics again (bleustats stats -tok ...) or drop -l.")
     missing = [m for m in wanted if m not in stats.metrics]
     if missing:
         raise InputError(f"-m {missing[0]}: {args.from_stats} holds no {missing[0]} statistics (it holds "
