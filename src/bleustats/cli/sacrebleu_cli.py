@@ -38,9 +38,9 @@ from ..engine.options import CHRF_DEFAULTS
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
 
-__all__ = ["FORMATS", "METRIC_NAMES", "add_chrf_ter_options", "add_sacrebleu_options", "chrf_options",
-           "is_sacrebleu_command_line", "print_results_table", "print_single_results", "run", "ter_options",
-           "wants_sacrebleu"]
+__all__ = ["FORMATS", "METRIC_NAMES", "add_chrf_ter_options", "add_sacrebleu_options", "check_not_empty",
+           "chrf_options", "is_sacrebleu_command_line", "print_results_table", "print_single_results", "run",
+           "ter_options", "wants_sacrebleu"]
 
 #: ``-m`` choices and ``-f`` choices, as sacreBLEU spells them.
 METRIC_NAMES = ("bleu", "chrf", "ter")
@@ -277,6 +277,13 @@ def _references(args: argparse.Namespace) -> list[list[str]]:
     return refs
 
 
+def check_not_empty(stats: Any, what: str) -> None:
+    """Refuse a test set with no segment, as sacreBLEU does ('Test set ... contains no sentence')."""
+    if len(stats) == 0:
+        raise InputError(f"{what}: no segments to score (the hypotheses are empty); sacreBLEU refuses an "
+                         "empty test set too. Check the input files.")
+
+
 def _is_table(path: str) -> bool:
     from ..engine.io import TABLE_SUFFIXES
 
@@ -503,10 +510,15 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
         print(f" - {name:<10} {sig}", file=out)
 
 
-def run(args: argparse.Namespace, out: Any = None) -> int:
-    """``bleustats score`` in sacreBLEU's output mode; errors raise (cli.main prints them)."""
+def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
+    """``bleustats score`` in sacreBLEU's output mode; errors raise (cli.main prints them).
+
+    ``saved(args)`` loads the ``--from-stats`` table (given by ``cli.score``).
+    """
     out = out if out is not None else sys.stdout
     _check(args)
+    if args.from_stats and saved is None:
+        raise UsageError("--from-stats: this entry point reads texts only; use bleustats score --from-stats.")
     env = os.environ.get("SACREBLEU_FORMAT", "").lower()
     fmt = env if env in FORMATS else (args.format or "json")
     if args.echo:
@@ -522,7 +534,7 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     if args.from_stats:
         from ..metrics.base import Metric as _Metric
 
-        names, keys, metrics, per_segment = _saved_systems(args, paired)  # a system's key stands for its rows
+        names, keys, metrics, per_segment = _saved_systems(args, paired, saved)  # a system's key stands for its rows
         _check_systems(args, keys, paired)
         return _score(args, fmt, out, names, keys, metrics, paired, per_segment,
                       lambda metric, system, n: _Metric._corpus_score(metric, system, None, n))
@@ -597,12 +609,14 @@ def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], syste
     return 0
 
 
-def _saved_systems(args: argparse.Namespace, paired: bool
+def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
                    ) -> tuple[list[str], list[str], dict[str, Metric], list[int]]:
     """The systems of a table saved by ``bleustats stats`` (``-m bleu chrf ter``), and metric objects over its rows.
 
-    Returns the systems' names as printed, their keys, the metric objects and
-    the first system's number of references per segment.
+    ``saved(args)`` loads the table (``cli.score``'s ``--from-stats`` reader,
+    which checks the statistics options given against it). Returns the
+    systems' names as printed, their keys, the metric objects and the first
+    system's number of references per segment.
 
     Each ``system`` of the table (in order of first appearance; the first the
     baseline of a paired test) is scored on its rows, ordered by ``seg_id``;
@@ -619,9 +633,7 @@ def _saved_systems(args: argparse.Namespace, paired: bool
     from ..engine.dataset import StatsDataset
     from ..engine.options import CHRF_DEFAULTS as CHRF
     from ..metrics.bleu import BLEU, statistics_matrix, table_metric
-    from .score import _from_stats
-
-    stats = _from_stats(args)
+    stats = saved(args)
     if isinstance(stats, StatsDataset):
         stats = stats.to_table()  # per-segment rows are needed: the whole table in memory
     if stats.max_ngram_order < 4:
@@ -717,8 +729,6 @@ def _print_streamed_bleu(args: argparse.Namespace, fmt: str, out: Any) -> None:
     """
     from ..engine.stats import compute_stats_files
     from ..metrics.partitioned import corpus_score
-    from .score import check_not_empty
-
     metric = _metrics(args, None)["BLEU"]
     stats = compute_stats_files(args.input[0], args.refs, tokenize=metric.tokenize, lowercase=metric.lowercase,
                                 max_ngram_order=metric.max_ngram_order)

@@ -26,6 +26,7 @@ from ..engine.options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_LENGTHS, RE
 from ..errors import InputError, UsageError
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import sacrebleu_cli
+from .sacrebleu_cli import check_not_empty
 from ._dask import add_dask_option, executor_for
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
     _inputs(args)
     if sacrebleu_cli.wants_sacrebleu(args) or sacrebleu_cli.is_sacrebleu_command_line(args):
         args.input = getattr(args, "systems", None)
-        return sacrebleu_cli.run(args)
+        return sacrebleu_cli.run(args, saved=_from_stats)
     if len(getattr(args, "systems", None) or ()) > 1:
         raise InputError(f"-i: {len(args.systems)} system files; several systems are scored in sacreBLEU's "
                          "output (drop bleustats' own options such as --json, --by, --ref-weights), or give one "
@@ -336,13 +337,6 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
         raise
     check_not_empty(stats, args.input or "standard input")
     return stats
-
-
-def check_not_empty(stats: StatsTable | StatsDataset, what: str) -> None:
-    """Refuse a test set with no segment, as sacreBLEU does ('Test set ... contains no sentence')."""
-    if len(stats) == 0:
-        raise InputError(f"{what}: no segments to score (the hypotheses are empty); sacreBLEU refuses an "
-                         "empty test set too. Check the input files.")
 
 
 #: signature fields whose value is sacreBLEU's own setting: left out, so that a score sacreBLEU can make is
