@@ -108,16 +108,18 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("score", help=COMMANDS["score"],
                               description="Corpus BLEU / chrF / TER with sacreBLEU's command line and output: "
                                           "a sacreBLEU command line prints what sacreBLEU prints "
-                                          "(bleustats.cli.sacrebleu_cli). Tables, --from-stats and bleustats' "
-                                          "own options (ΔBLEU weights, --json, --by, ...) print bleustats' own "
-                                          "output.", allow_abbrev=False)
+                                          "(bleustats.cli.sacrebleu_cli). Tables and --from-stats print it per "
+                                          "system with -m, -f, -ci, -sl or --paired-*, bleustats' own output "
+                                          "without them; bleustats' own options (ΔBLEU weights, --json, --by, "
+                                          "...) print bleustats' own output.", allow_abbrev=False)
     add_input_options(p)
     add_score_options(p)
     sacrebleu_cli.add_sacrebleu_options(p)
     p.set_defaults(width_given=None, tokenize_given=None)
     p.add_argument("--from-stats", metavar="PARQUET",
                    help="score a saved statistics table (a .parquet file or a dataset folder) instead of texts "
-                        "(no REF/-i)")
+                        "(no REF/-i); with -m, -f, -ci, -sl or --paired-*, per system as sacreBLEU scores the "
+                        "texts (save chrF / TER with bleustats stats -m bleu chrf ter)")
     p.add_argument("--save-stats", metavar="PARQUET", help="also save the statistics table")
     add_dask_option(p)
     p.set_defaults(func=run)
