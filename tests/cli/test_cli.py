@@ -265,6 +265,10 @@ def test_long_form_tables_score_per_system(capsys, tables):
     assert lines[4].startswith("BLEU signature: nrefs:2|") and lines[5].startswith(
         "ΔBLEU signature: "
     )
+    # BLEU on all references is sacreBLEU's number: its signature is sacreBLEU's; ΔBLEU's names the weights
+    version = f"version:bleustats-{bleustats.__version__}"
+    assert lines[4] == f"BLEU signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|{version}"
+    assert "|w:custom|metric:delta_bleu|delta:paper|" in lines[5]
     data = run_json(capsys, "score", "-i", hyps, refs, "--metric", "bleu")
     assert list(data) == ["bleu"]
     for row in data["bleu"]["scores"]:

@@ -350,15 +350,23 @@ def signature_text(signature: Any) -> str:
     """A signature line with bleustats' fields left out where they hold sacreBLEU's defaults.
 
     sacreBLEU's fields and the version stay; ``order``, ``refs``, ``w`` and
-    ``metric`` appear only where they differ from BLEU-4 on all references,
-    unweighted.
+    ``metric`` appear only where they differ from BLEU-4 on all references.
+    The references' weights (``w``) change ΔBLEU and which references a
+    ``refs`` view keeps, never BLEU on all references: there they are left out.
 
     >>> signature_text("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:uniform|metric:bleu|version:v")
     'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:v'
-    >>> signature_text("nrefs:2|tok:13a|order:2|w:custom|metric:delta_bleu|delta:paper|version:v")
+    >>> signature_text("nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:custom|metric:bleu|version:v")
+    'nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:v'
+    >>> signature_text("nrefs:2|tok:13a|order:2|refs:all|w:custom|metric:delta_bleu|delta:paper|version:v")
     'nrefs:2|tok:13a|order:2|w:custom|metric:delta_bleu|delta:paper|version:v'
+    >>> signature_text("nrefs:var|tok:13a|order:4|refs:first|w:custom|metric:bleu|version:v")
+    'nrefs:var|tok:13a|refs:first|w:custom|version:v'
     """
-    return "|".join(f for f in str(signature).split("|") if f not in _SACREBLEU_DEFAULT_FIELDS)
+    fields = str(signature).split("|")
+    bleu_on_all = "metric:bleu" in fields and "refs:all" in fields
+    return "|".join(f for f in fields
+                    if f not in _SACREBLEU_DEFAULT_FIELDS and not (bleu_on_all and f.startswith("w:")))
 
 
 def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
