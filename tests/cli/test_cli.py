@@ -87,7 +87,7 @@ def test_results_go_to_the_current_stdout(capsys, files):
     with contextlib.redirect_stdout(buf):
         rc = main(["score", "-i", files.hyp, files.refs[0], "-b"])
     assert rc == 0
-    assert buf.getvalue() == f"{sacrebleu.corpus_bleu(HYPS, REFS[:1]).score:.2f}\n"
+    assert buf.getvalue() == f"{sacrebleu.corpus_bleu(HYPS, REFS[:1]).score:.1f}\n"  # sacreBLEU's -b
     assert capsys.readouterr() == ("", "")
 
 
@@ -139,21 +139,38 @@ def test_score_text_files_match_sacrebleu(capsys, files, n_refs, argv, kwargs):
     assert f"nrefs:{n_refs}|" in ours["signature"]
 
 
-def test_score_text_output_and_width(capsys, files):
-    theirs = sacrebleu.corpus_bleu(HYPS, REFS)
+def test_score_default_output_is_sacrebleus(capsys, files):
+    # a sacreBLEU command line: sacreBLEU's JSON with one decimal and sacreBLEU's exact signature
+    metric = BLEU()
+    theirs = metric.corpus_score(HYPS, REFS)
+    sig = metric.get_signature().format().replace(sacrebleu.__version__, f"bleustats-{bleustats.__version__}")
     rc, out, err = run(capsys, "score", "-i", files.hyp, *files.refs)
+    assert rc == 0 and err == ""
+    assert out == theirs.format(width=1, signature=sig, is_json=True) + "\n"
+    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b")
+    assert out == f"{theirs.score:.1f}\n"
+    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b", "-w", "5")
+    assert out == f"{theirs.score:.5f}\n"
+
+
+def test_score_own_output_and_width(capsys, files):
+    # bleustats' own output (asked for by one of its options): its line, width 2, and the signature with
+    # bleustats' fields only where they differ from sacreBLEU's defaults
+    theirs = sacrebleu.corpus_bleu(HYPS, REFS)
+    rc, out, err = run(capsys, "score", "-i", files.hyp, *files.refs, "--metric", "bleu")
     assert rc == 0 and err == ""
     lines = out.splitlines()
     assert lines[0] == theirs.format(width=2)
-    assert lines[1].startswith("  signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|order:4|")
-    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-w", "4")
+    version = f"bleustats-{bleustats.__version__}"
+    assert lines[1] == f"  signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:{version}"
+    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "--metric", "bleu", "-w", "4")
     assert out.splitlines()[0] == theirs.format(width=4)
-    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b")
+    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "--metric", "bleu", "-b")
     assert out == f"{theirs.score:.2f}\n"
-    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b", "-w", "5")
-    assert out == f"{theirs.score:.5f}\n"
     data = run_json(capsys, "score", "-i", files.hyp, *files.refs, "-w", "3")
     assert data["score"] == round(theirs.score, 3)
+    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "--max-ngram-order", "2", "--metric", "bleu")
+    assert "|smooth:exp|order:2|version:" in out.splitlines()[1]
 
 
 def test_score_from_stdin(capsys, files, monkeypatch):
@@ -248,6 +265,10 @@ def test_long_form_tables_score_per_system(capsys, tables):
     assert lines[4].startswith("BLEU signature: nrefs:2|") and lines[5].startswith(
         "ΔBLEU signature: "
     )
+    # BLEU on all references is sacreBLEU's number: its signature is sacreBLEU's; ΔBLEU's names the weights
+    version = f"version:bleustats-{bleustats.__version__}"
+    assert lines[4] == f"BLEU signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|{version}"
+    assert "|w:custom|metric:delta_bleu|delta:paper|" in lines[5]
     data = run_json(capsys, "score", "-i", hyps, refs, "--metric", "bleu")
     assert list(data) == ["bleu"]
     for row in data["bleu"]["scores"]:
@@ -552,7 +573,7 @@ def test_table_and_text_mixed(capsys, files, tables):
 @pytest.mark.parametrize("argv, message", [
     (["--weight-threshold", "0.2"], "--weight-threshold: only used with --ref-view threshold"),
     (["--ref-view", "threshold"], "--ref-view threshold: needs --weight-threshold THETA"),
-    (["-s", "exp", "-sv", "0.5"], "-sv/--smooth-value: only used by -s floor and -s add-k"),
+    (["--metric", "bleu", "-s", "exp", "-sv", "0.5"], "-sv/--smooth-value: only used by -s floor and -s add-k"),
     (["-b", "--json"], "-b/--score-only and --json: choose one"),
 ])
 def test_options_that_cannot_go_together_are_usage_errors(capsys, files, argv, message):
@@ -715,7 +736,7 @@ def test_help_lists_every_subcommand(capsys):
 
 
 def test_scoring_text_files_loads_no_parquet_pandas_or_linear_algebra(tmp_path):
-    """``bleustats score REF -i HYP`` on text beyond the plain path runs the kernels and loads only what it uses.
+    """``bleustats score REF -i HYP -b`` (sacreBLEU's output) on text runs the kernels and loads only what it uses.
 
     Parquet, Arrow's compute functions, pandas and SciPy's linear algebra cost
     ~0.1 s of imports together: a sixth of a 10,000-segment job's whole process
@@ -739,4 +760,4 @@ def test_scoring_text_files_loads_no_parquet_pandas_or_linear_algebra(tmp_path):
                          check=True).stdout.splitlines()
     want = bleustats.corpus_bleu(lines, [lines[3:] + lines[:3]]).score
     assert out[-1] == "0 [] True", out
-    assert float(out[0]) == pytest.approx(round(want, 2), abs=1e-9), out
+    assert float(out[0]) == pytest.approx(round(want, 1), abs=1e-9), out  # sacreBLEU's -b: one decimal

@@ -1,16 +1,19 @@
-"""``bleustats score`` in sacreBLEU's output mode against the ``sacrebleu`` 2.6 command (the oracle).
+"""``bleustats score`` against the ``sacrebleu`` 2.6 command (the oracle), command line by command line.
 
-Each case runs ``python -m sacrebleu ... --no-color`` (NO_COLOR=1) and ``bleustats score ...``
-in-process on the same files; stdout must be byte-equal apart from the version field
-(``2.6.0`` vs ``bleustats-<version>``). 52 command lines: -m bleu chrf ter, -f json / text / latex,
--w, -sh, -b, -lc, -l, -ci, several systems, --paired-bs / --paired-ar, -sl, tokenizer / smoothing /
-chrF / TER flags, standard input, and -t / -l / --echo on a local sacreBLEU cache. All of them ask
-for sacreBLEU's output with a sacreBLEU flag (-m, -f, ...): without one, ``bleustats score`` prints
-its own format.
+Every case is a sacreBLEU command line run through ``sacrebleu ... --no-color`` (NO_COLOR=1)
+and through ``bleustats score ...`` (in-process) on the same small files; stdout must be
+byte-equal apart from the version field (``2.6.0`` vs ``bleustats-<version>``). The cases cover
+the default output (``REF -i HYP``: JSON with one decimal), -f json / text / latex, -w, -sh, -b,
+-lc, -tok, -s / -sv, -l, -nr, standard input (one system and several, tab-separated), several
+systems, -ci, --paired-bs / --paired-ar (also with ``$SACREBLEU_SEED``), -sl, -m bleu chrf ter
+with the chrF / TER flags, and -t / -l / --echo on a local sacreBLEU cache. sacreBLEU runs all
+of them in one process (:func:`_oracle`: its ``main()`` per case, stdout captured at the file
+descriptor), so the comparison costs one sacreBLEU start-up, not one per line.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -21,6 +24,9 @@ import pytest
 import bleustats
 from bleustats.cli import main
 
+sacrebleu = pytest.importorskip("sacrebleu")  # the oracle (a test extra): absent, these comparisons skip
+
+#: sacreBLEU command lines with sacreBLEU's metric flags, run in the files' folder
 CASES = [
     "R1 R2 -i S1 -m bleu chrf ter",
     "R1 R2 -i S1 -m bleu chrf ter -f text",
@@ -67,8 +73,101 @@ CASES = [
     "R1 -i S1 -m bleu -s add-k -sv 2 -f text",
 ]
 
-#: sacreBLEU reading the hypotheses from standard input (file given to stdin)
-STDIN_CASES = [("R1 -m bleu", "S1"), ("R1 -m bleu chrf -f text", "S1"), ("R1 R2 -m bleu ter -b", "S2")]
+#: everyday sacreBLEU command lines with no -m: sacreBLEU's defaults (BLEU, JSON, -w 1)
+DEFAULT_CASES = [
+    "R1 -i S1",
+    "R1 R2 -i S1",
+    "-i S1 R1",  # not sacreBLEU's order: bleustats reads the files after HYP as references (see the last test)
+    "R1 -i S1 -b",
+    "R1 R2 -i S1 -b -w 2",
+    "R1 -i S1 -w 2",
+    "R1 -i S1 -w 4 -f text",
+    "R1 -i S1 --short",
+    "R1 -i S1 -sh -f text",
+    "R1 -i S1 -lc",
+    "R1 -i S1 -lc -f text -b",
+    "R1 -i S1 -tok intl",
+    "R1 -i S1 -tok char -f text",
+    "R1 -i S1 -tok none",
+    "R1 -i S1 -tok zh -f text",
+    "R1 -i S1 -tok 13a -lc -sh",
+    "R1 -i S1 -s floor",
+    "R1 -i S1 -s floor -sv 0.3 -f text",
+    "R1 -i S1 -s add-k -sv 2",
+    "R1 -i S1 -s none -f text -w 3",
+    "R1 -i S1 -s exp -sv 5",  # sacreBLEU ignores -sv with exp
+    "R1 -i S1 -f text",
+    "R1 -i S1 -f latex",
+    "R1 -i S1 -f json -w 3",
+    "R1 R2 -i S1 S2 S3",
+    "R1 R2 -i S1 S2 S3 -f text",
+    "R1 R2 -i S1 S2 -f latex -w 2",
+    "R1 -i S1 S2 -b",
+    "R1 -i S1 -ci -cin 100",
+    "R1 R2 -i S1 -ci -cin 100 -f text",
+    "R1 -i S1 -sl -f text",
+    "R1 -i S1 -sl -b",
+    "R1 R2 -i S1 S2 S3 --paired-bs -pbsn 100 -f text",
+    "R1 R2 -i S1 S2 --paired-ar -parn 200 -f text",
+    "R1 R2 -i S1 S2 S3 --paired-ar -parn 200 -f latex",
+    "R1 -i S1 -l en-de",
+    "R1 -i S1 -l de-zh -f text",
+    "R12 -nr 2 -i S1",
+    "R12 -nr 2 -i S1 S2 -f text",
+    "R1 -i S1.gz -f text",
+    "R1 -i S1 -e utf-8 --force -q",
+    "R1 -i S1 -tok intl -lc -s floor -sv 0.2 -w 3 -sh -f text",
+]
+
+#: sacreBLEU reading the hypotheses from standard input: (command line, file given to stdin); S123 holds three
+#: systems, tab-separated
+STDIN_CASES = [("R1 -m bleu", "S1"), ("R1 -m bleu chrf -f text", "S1"), ("R1 R2 -m bleu ter -b", "S2"),
+               ("R1", "S1"), ("R1 R2 -b", "S1"), ("R1 -f text -lc", "S1"), ("R1 R2", "S123"),
+               ("R1 R2 -f text -m bleu chrf", "S123"), ("R1 --paired-bs -pbsn 100 -f text", "S123")]
+
+#: (command line, $SACREBLEU_SEED): the resampling tests with a seed of their own
+SEEDED_CASES = [("R1 -i S1 -ci -cin 100", "7"), ("R1 R2 -i S1 -m bleu chrf -ci -cin 100 -f text", "2024"),
+                ("R1 R2 -i S1 S2 S3 --paired-bs -pbsn 100 -f text", "7"),
+                ("R1 R2 -i S1 S2 --paired-ar -parn 100 -m bleu ter -f text", "99")]
+
+#: (bleustats' command line on tables, sacreBLEU's on the files holding the same texts)
+TABLE_CASES = [
+    ("refs.tsv -i one.tsv -m bleu chrf ter", "R1 R2 -i S1 -m bleu chrf ter"),
+    ("-i one.tsv refs.tsv -m bleu chrf -f text -w 2", "R1 R2 -i S1 -m bleu chrf -f text -w 2"),
+    ("refs.tsv -i hyps.tsv -m bleu chrf ter -f text", "R1 R2 -i S1 S2 -m bleu chrf ter -f text"),
+    ("refs.tsv -i hyps.tsv -m chrf -b", "R1 R2 -i S1 S2 -m chrf -b"),
+    ("refs.tsv -i hyps.tsv -m bleu --paired-bs -pbsn 100 -f text",
+     "R1 R2 -i S1 S2 -m bleu --paired-bs -pbsn 100 -f text"),
+    ("refs.tsv -i one.tsv -sl -m bleu", "R1 R2 -i S1 -sl -m bleu"),
+    ("refs.tsv -i one.tsv -ci -cin 100 -m bleu", "R1 R2 -i S1 -ci -cin 100 -m bleu"),
+]
+
+
+#: (saved statistics table, bleustats' flags after --from-stats, sacreBLEU's command line on the same texts): the
+#: tables are written by `bleustats stats ... -m chrf ter` (fixture `saved`)
+SAVED_CASES = [
+    ("two.parquet", "-m bleu chrf ter", "R1 R2 -i S1 S2 -m bleu chrf ter"),
+    ("two.parquet", "-m bleu chrf ter -f text -w 2", "R1 R2 -i S1 S2 -m bleu chrf ter -f text -w 2"),
+    ("two.parquet", "-m bleu chrf ter --paired-bs -pbsn 100 -f text",
+     "R1 R2 -i S1 S2 -m bleu chrf ter --paired-bs -pbsn 100 -f text"),
+    ("two.parquet", "-m bleu ter --paired-ar -parn 200", "R1 R2 -i S1 S2 -m bleu ter --paired-ar -parn 200"),
+    ("two.parquet", "-m chrf -b", "R1 R2 -i S1 S2 -m chrf -b"),
+    ("twods/", "-m bleu chrf ter -f text", "R1 R2 -i S1 S2 -m bleu chrf ter -f text"),  # a dataset folder
+    ("two.parquet", "-f latex -s floor", "R1 R2 -i S1 S2 -f latex -s floor"),
+    ("one.parquet", "-m bleu chrf ter", "R1 R2 -i S1 -m bleu chrf ter"),
+    ("one.parquet", "-m bleu chrf ter -ci -cin 100 -f text", "R1 R2 -i S1 -m bleu chrf ter -ci -cin 100 -f text"),
+    ("one.parquet", "-sl -m chrf", "R1 R2 -i S1 -sl -m chrf"),
+    ("one.parquet", "-sl -f text", "R1 R2 -i S1 -sl -f text"),
+    ("one.parquet", "-m ter -sh -f text", "R1 R2 -i S1 -m ter -sh -f text"),
+    ("plus.parquet", "-m chrf ter -f text", "R1 R2 -i S1 S2 -m chrf ter -cw 2 --ter-normalized -f text"),
+    ("plus.parquet", "-m chrf ter -cw 2 --ter-normalized --paired-bs -pbsn 100 -f text",
+     "R1 R2 -i S1 S2 -m chrf ter -cw 2 --ter-normalized --paired-bs -pbsn 100 -f text"),
+]
+
+
+def test_the_comparison_covers_forty_command_lines_and_more():
+    lines = CASES + DEFAULT_CASES + [c for c, _ in STDIN_CASES + SEEDED_CASES + TABLE_CASES]
+    assert len(set(lines)) >= 100 and len(DEFAULT_CASES) >= 40, len(set(lines))
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +178,80 @@ def files(tmp_path_factory):
     for name in ("R1", "R2", "S1", "S2", "S3"):
         lines = [" ".join(r.choice(words) for _ in range(r.randint(0, 12))) for _ in range(40)]
         (d / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = {n: (d / n).read_text(encoding="utf-8").split("\n")[:-1] for n in ("R1", "R2", "S1", "S2", "S3")}
+    # -nr 2's tab-separated references and three systems, tab-separated, for standard input (no empty last
+    # field: sacreBLEU strips the line, then counts the fields)
+    rows = {"R12": zip(read["R1"], read["R2"]), "S123": zip(read["S1"], read["S2"], read["S3"])}
+    for name, fields in rows.items():
+        (d / name).write_text("".join("\t".join(f[:-1] + (f[-1] or ".",)) + "\n" for f in fields), encoding="utf-8")
+    import gzip
+
+    (d / "S1.gz").write_bytes(gzip.compress((d / "S1").read_bytes()))
     return d
+
+
+#: sacreBLEU's main() once per case in one process; each case's stdout captured at file descriptor 1 (main()
+#: reopens sys.stdout on it), its stdin a file on descriptor 0, both descriptors restored after it (main()'s file
+#: objects kept, so that none closes them later); the outputs written as JSON to argv[2]
+_ORACLE = r"""
+import json, os, sys, tempfile
+from sacrebleu.sacrebleu import main
+keep, results = [], []
+out_fd, in_fd = os.dup(1), os.dup(0)
+todo, done = sys.argv[1:3]
+with open(todo, encoding="utf-8") as fh:
+    cases = json.load(fh)
+for argv, stdin, seed in cases:
+    os.environ.pop("SACREBLEU_SEED", None)
+    if seed is not None:
+        os.environ["SACREBLEU_SEED"] = seed
+    with tempfile.TemporaryFile() as out:
+        os.dup2(out.fileno(), 1)
+        if stdin is not None:
+            fd = os.open(stdin, os.O_RDONLY)
+            os.dup2(fd, 0)
+            os.close(fd)
+        sys.argv = ["sacrebleu", *argv, "--no-color"]
+        sys.stdin, sys.stdout = open(0, closefd=False), open(1, "w", closefd=False)  # a case may close its stdin
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code or 0
+        sys.stdout.flush()
+        keep += [sys.stdout, sys.stdin]  # main()'s file objects on descriptors 0 and 1: never closed by GC
+        os.dup2(out_fd, 1)
+        os.dup2(in_fd, 0)
+        out.seek(0)
+        results.append([code, out.read().decode("utf-8")])
+with open(done, "w", encoding="utf-8") as fh:
+    json.dump(results, fh)
+os._exit(0)  # no interpreter shutdown closing the kept file objects
+"""
+
+
+def _oracle(cases, cwd, **env_vars):
+    """sacreBLEU's stdout of each ``(command line, stdin file or None, $SACREBLEU_SEED or None)``, run in ``cwd``."""
+    todo, done = cwd / "oracle_cases.json", cwd / "oracle_out.json"
+    todo.write_text(json.dumps([[c.split(), i, seed] for c, i, seed in cases]), encoding="utf-8")
+    env = {**os.environ, "NO_COLOR": "1", **env_vars}
+    env.pop("SACREBLEU_FORMAT", None)
+    run = subprocess.run([sys.executable, "-c", _ORACLE, str(todo), str(done)], cwd=cwd, env=env,
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, run.stderr
+    results = json.loads(done.read_text(encoding="utf-8"))
+    for (case, *_), (code, _) in zip(cases, results):
+        assert code == 0, f"sacrebleu {case}: exit {code}"
+    return {tuple(case): out for case, (_, out) in zip(cases, results)}
+
+
+@pytest.fixture(scope="module")
+def oracle(files, tables):
+    cases = ([(c, None, None) for c in CASES + DEFAULT_CASES if not c.startswith("-i S1 R1")]
+             + [(c, str(files / i), None) for c, i in STDIN_CASES] + [(c, None, s) for c, s in SEEDED_CASES]
+             + [(theirs, None, None) for _, theirs in TABLE_CASES] + [("R1 -i S1", None, None)]
+             + [(theirs, None, None) for _, _, theirs in SAVED_CASES])
+    return _oracle(cases, files)
 
 
 def _sacrebleu(argv, cwd, stdin=None):
@@ -91,41 +263,63 @@ def _sacrebleu(argv, cwd, stdin=None):
     return out.stdout
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_output_is_sacrebleus(case, files, capsys, monkeypatch):
-    argv = case.split()
-    want = _sacrebleu(argv, files)
-    monkeypatch.chdir(files)
-    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+def _ours(argv, capsys):
     capsys.readouterr()
     assert main(["score", *argv]) == 0
-    got = capsys.readouterr().out
-    import sacrebleu
+    return capsys.readouterr().out
 
-    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+def _same(ours, theirs):
+    assert ours.replace(f"bleustats-{bleustats.__version__}", "V") == theirs.replace(sacrebleu.__version__, "V")
+
+
+@pytest.mark.parametrize("case", CASES + DEFAULT_CASES)
+def test_output_is_sacrebleus(case, files, oracle, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    monkeypatch.delenv("SACREBLEU_SEED", raising=False)
+    theirs = oracle[("R1 -i S1", None, None)] if case == "-i S1 R1" else oracle[(case, None, None)]
+    _same(_ours(case.split(), capsys), theirs)
 
 
 @pytest.mark.parametrize("case,stdin", STDIN_CASES)
-def test_standard_input_as_sacrebleu(case, stdin, files, capsys, monkeypatch):
+def test_standard_input_as_sacrebleu(case, stdin, files, oracle, capsys, monkeypatch):
     import io
 
-    with open(files / stdin, encoding="utf-8") as fh:
-        want = _sacrebleu(case.split(), files, stdin=fh)
     monkeypatch.chdir(files)
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
-    monkeypatch.setattr(sys, "stdin", io.StringIO((files / stdin).read_text(encoding="utf-8")))
-    capsys.readouterr()
-    assert main(["score", *case.split()]) == 0
-    got = capsys.readouterr().out
-    import sacrebleu
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((files / stdin).read_bytes()), encoding="utf-8"))
+    _same(_ours(case.split(), capsys), oracle[(case, str(files / stdin), None)])
 
-    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+
+@pytest.mark.parametrize("case,seed", SEEDED_CASES)
+def test_resampling_with_a_seed_as_sacrebleu(case, seed, files, oracle, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    monkeypatch.setenv("SACREBLEU_SEED", seed)
+    ours = _ours(case.split(), capsys)
+    _same(ours, oracle[(case, None, seed)])
+    monkeypatch.delenv("SACREBLEU_SEED")
+    assert _ours(case.split(), capsys) != ours  # the seed is used: the default seed draws other resamples
+
+
+def test_the_oracle_runs_each_case_as_its_own_process_would(files, oracle):
+    """One process for all cases gives what one process per case gives (no state kept from case to case)."""
+    for case in ("R1 R2 -i S1 S2 S3 --paired-bs -pbsn 100 -f text", "R1 -i S1 -ci -cin 100"):
+        assert _sacrebleu(case.split(), files) == oracle[(case, None, None)]
+
+
+def test_sv_without_its_smoothing_is_noted_on_stderr(files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    assert main(["score", "R1", "-i", "S1", "-s", "exp", "-sv", "5", "-b"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("bleustats: note: -sv/--smooth-value is not used by -s exp")
+    assert main(["score", "R1", "-i", "S1", "-b"]) == 0
+    assert capsys.readouterr() == (out, "")
 
 
 def test_paired_json_numbers(files, capsys, monkeypatch):
     """The paired JSON prints full-precision bootstrap means: equal to 1e-9 (their last bits may differ)."""
-    import json
-
     argv = "R1 R2 -i S1 S2 S3 -m bleu --paired-bs -pbsn 200".split()
     want = json.loads(_sacrebleu(argv, files))
     monkeypatch.chdir(files)
@@ -176,12 +370,16 @@ def test_sl_is_not_parsed_as_s_l_and_abbreviations_are_refused(files, capsys, mo
     assert main(["score", "R1", "-i", "S1", "--paired-b"]) == 2  # no abbreviations: sacreBLEU's names only
 
 
-def test_bleustats_mode_is_unchanged_and_old_input_order_still_works(files, capsys, monkeypatch):
+def test_old_input_order_still_works_and_own_output_keeps_its_width(files, capsys, monkeypatch):
     monkeypatch.chdir(files)
     assert main(["score", "-i", "S1", "R1", "R2", "-b"]) == 0  # -i HYP REF...: the files after HYP are references
     old = capsys.readouterr().out
     assert main(["score", "R1", "R2", "-i", "S1", "-b"]) == 0
-    assert capsys.readouterr().out == old and old.count(".") == 1 and len(old.strip().split(".")[1]) == 2
+    assert capsys.readouterr().out == old == _sacrebleu("R1 R2 -i S1 -b".split(), files)
+    assert main(["score", "R1", "R2", "-i", "S1", "-b", "--metric", "bleu"]) == 0  # bleustats' own: 2 decimals
+    own = capsys.readouterr().out
+    assert own.count(".") == 1 and len(own.strip().split(".")[1]) == 2 and float(own) == pytest.approx(float(old),
+                                                                                                          abs=0.05)
 
 
 #: -t/-l read the local sacreBLEU cache ($SACREBLEU); sacreBLEU reads the same files (no download when present)
@@ -210,19 +408,17 @@ def cache(files):
     return root
 
 
+@pytest.fixture(scope="module")
+def cache_oracle(files, cache):
+    return _oracle([(c, None, None) for c in TEST_SET_CASES], files, SACREBLEU=str(cache))
+
+
 @pytest.mark.parametrize("case", TEST_SET_CASES)
-def test_test_sets_of_the_local_cache_as_sacrebleu(case, files, cache, capsys, monkeypatch):
+def test_test_sets_of_the_local_cache_as_sacrebleu(case, files, cache, cache_oracle, capsys, monkeypatch):
     monkeypatch.setenv("SACREBLEU", str(cache))
-    argv = case.split()
-    want = _sacrebleu(argv, files)
     monkeypatch.chdir(files)
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
-    capsys.readouterr()
-    assert main(["score", *argv]) == 0
-    got = capsys.readouterr().out
-    import sacrebleu
-
-    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+    _same(_ours(case.split(), capsys), cache_oracle[(case, None, None)])
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -253,27 +449,12 @@ def tables(files):
     return files
 
 
-@pytest.mark.parametrize("ours,theirs", [
-    ("refs.tsv -i one.tsv -m bleu chrf ter", "R1 R2 -i S1 -m bleu chrf ter"),
-    ("-i one.tsv refs.tsv -m bleu chrf -f text -w 2", "R1 R2 -i S1 -m bleu chrf -f text -w 2"),
-    ("refs.tsv -i hyps.tsv -m bleu chrf ter -f text", "R1 R2 -i S1 S2 -m bleu chrf ter -f text"),
-    ("refs.tsv -i hyps.tsv -m chrf -b", "R1 R2 -i S1 S2 -m chrf -b"),
-    ("refs.tsv -i hyps.tsv -m bleu --paired-bs -pbsn 100 -f text",
-     "R1 R2 -i S1 S2 -m bleu --paired-bs -pbsn 100 -f text"),
-    ("refs.tsv -i one.tsv -sl -m bleu", "R1 R2 -i S1 -sl -m bleu"),
-    ("refs.tsv -i one.tsv -ci -cin 100 -m bleu", "R1 R2 -i S1 -ci -cin 100 -m bleu"),
-])
-def test_tables_are_read_as_tables_per_system(ours, theirs, tables, capsys, monkeypatch):
+@pytest.mark.parametrize("ours,theirs", TABLE_CASES)
+def test_tables_are_read_as_tables_per_system(ours, theirs, tables, oracle, capsys, monkeypatch):
     # a table is never scored as lines of text: each system of the table is scored as sacreBLEU scores its file
-    want = _sacrebleu(theirs.split(), tables)
     monkeypatch.chdir(tables)
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
-    capsys.readouterr()
-    assert main(["score", *ours.split()]) == 0
-    got = capsys.readouterr().out
-    import sacrebleu
-
-    assert got.replace(f"bleustats-{bleustats.__version__}", "V") == want.replace(sacrebleu.__version__, "V")
+    _same(_ours(ours.split(), capsys), oracle[(theirs, None, None)])
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -284,3 +465,47 @@ def test_tables_do_not_mix_with_text_files(argv, message, tables, capsys, monkey
     monkeypatch.chdir(tables)
     assert main(["score", *argv]) == 1
     assert message in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def saved(tables):
+    """Statistics of BLEU, chrF and TER saved by bleustats stats: S1 and S2 from the tables, S1 from the files."""
+    for argv in (["refs.tsv", "-i", "hyps.tsv", "-m", "chrf", "ter", "-o", "two.parquet"],
+                 ["R1", "R2", "-i", "S1", "-m", "bleu", "chrf", "ter", "-o", "one.parquet"],
+                 ["refs.tsv", "-i", "hyps.tsv", "-m", "chrf", "ter", "-cw", "2", "--ter-normalized", "-o",
+                  "plus.parquet"],
+                 ["refs.tsv", "-i", "hyps.tsv", "-m", "chrf", "ter", "-o", str(tables / "twods") + "/"]):
+        assert main(["stats", *[str(tables / a) if a in ("refs.tsv", "hyps.tsv", "R1", "R2", "S1") or
+                                a.endswith(".parquet") else a for a in argv]]) == 0
+    return tables
+
+
+@pytest.mark.parametrize("table,ours,theirs", SAVED_CASES)
+def test_saved_statistics_of_several_metrics_score_as_sacrebleu(table, ours, theirs, saved, oracle, capsys,
+                                                                 monkeypatch):
+    # per system, from the saved rows alone: the texts' scores, paired tests, intervals and sentence scores
+    monkeypatch.chdir(saved)
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    _same(_ours(["--from-stats", table, *ours.split()], capsys), oracle[(theirs, None, None)])
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["stats", "R1", "-i", "S1", "-cw", "2", "-o", "x.parquet"], "-cw/--chrf-word-order: a chrF option; add -m chrf"),
+    (["stats", "R1", "-i", "S1", "--ter-normalized", "-o", "x.parquet"], "--ter-normalized: a TER option; add -m ter"),
+    (["score", "--from-stats", "bleu_only.parquet", "-m", "chrf"], "holds no chrf statistics"),
+    (["score", "--from-stats", "two.parquet", "-m", "chrf", "-cw", "2"], "chrF option word_order=2"),
+    (["score", "--from-stats", "two.parquet", "-m", "ter", "--ter-no-punct"], "TER option no_punct"),
+    (["score", "--from-stats", "two.parquet", "-m", "bleu", "-tok", "intl"], "-tok/--tokenize"),
+    (["score", "--from-stats", "two.parquet", "-ci"], "-ci: use paired tests"),
+    (["score", "--from-stats", "one.parquet", "--paired-bs"], "need several systems"),
+    (["score", "--from-stats", "one.parquet", "-l", "en-zh"], "-l en-zh: BLEU into 'zh' uses the tokenizer 'zh'"),
+    (["score", "--from-stats", "one.parquet", "-m", "bleu", "-nr", "2"], "drop -t / --echo / -nr"),
+])
+def test_saved_statistics_refuse_what_they_cannot_answer(argv, message, saved, capsys, monkeypatch):
+    monkeypatch.chdir(saved)
+    assert main(["stats", "R1", "-i", "S1", "-o", "bleu_only.parquet"]) == 0
+    capsys.readouterr()
+    assert main(argv) in (1, 2)
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not (saved / "x.parquet").exists()

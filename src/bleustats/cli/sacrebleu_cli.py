@@ -6,9 +6,16 @@
 system's scores as JSON (the default) or aligned text lines, several systems'
 as a table, paired tests (``--paired-bs`` / ``--paired-ar``) with their
 explanation, sentence scores with ``-sl``, bootstrap intervals with ``-ci``.
-This mode is on when any of ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*``
-or a chrF / TER flag is given (or ``$SACREBLEU_FORMAT`` is set); without them
-``bleustats score`` prints its own format, as before.
+This mode is every sacreBLEU command line: texts (files, standard input or
+``-t``) with sacreBLEU's flags only, ``bleustats score REF -i HYP`` included,
+and any line with ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*``, ``-l``,
+``-t`` or a chrF / TER flag (or ``$SACREBLEU_FORMAT`` set). bleustats' own output (one line per
+score, a per-system table) is for tables read without those flags,
+``--from-stats`` without them, and bleustats' own options (``--ref-weights``,
+``--json``, ``--by``, ``--max-ngram-order``, ...), which the sacreBLEU flags
+refuse. ``--from-stats TABLE`` with those flags scores each system of a table
+saved by ``bleustats stats -m bleu chrf ter`` as sacreBLEU scores its texts
+(:func:`_saved_systems`).
 
 ``-t`` / ``-l`` (and ``--echo``) read test sets already in the local sacreBLEU
 cache (``$SACREBLEU``, :mod:`bleustats.engine.testsets`); bleustats never
@@ -32,8 +39,9 @@ from ..engine.options import CHRF_DEFAULTS, TABLE_SUFFIXES
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
 
-__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "print_results_table", "print_single_results", "run",
-           "wants_sacrebleu"]
+__all__ = ["FORMATS", "METRIC_NAMES", "add_chrf_ter_options", "add_sacrebleu_options", "check_not_empty",
+           "chrf_options", "is_sacrebleu_command_line", "print_results_table", "print_single_results", "run",
+           "ter_options", "wants_sacrebleu"]
 
 #: ``-m`` choices and ``-f`` choices, as sacreBLEU spells them.
 METRIC_NAMES = ("bleu", "chrf", "ter")
@@ -61,18 +69,7 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--force", action="store_true", help="accepted (bleustats prints no tokenized-input warning)")
     g.add_argument("-nr", "--num-refs", type=int, default=1, help="references per line of one tab-separated file")
     g.add_argument("-e", "--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
-    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"],
-                   help="chrF character order")
-    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"],
-                   help="chrF word order (2: chrF++)")
-    g.add_argument("--chrf-beta", type=int, default=CHRF_DEFAULTS["beta"], help="chrF beta")
-    g.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
-    g.add_argument("--chrf-lowercase", action="store_true", help="chrF: lowercase")
-    g.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF: epsilon smoothing (chrF++.py)")
-    g.add_argument("--ter-case-sensitive", action="store_true", help="TER: keep case")
-    g.add_argument("--ter-asian-support", action="store_true", help="TER: Asian character rules")
-    g.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
-    g.add_argument("--ter-normalized", action="store_true", help="TER: tercom normalization")
+    add_chrf_ter_options(g)
     g.add_argument("-ci", "--confidence", action="store_true", help="bootstrap 95%% interval of one system")
     g.add_argument("-cin", "--confidence-n", type=int, default=1000, help="bootstrap resamples of -ci")
     pair = g.add_mutually_exclusive_group()
@@ -99,6 +96,35 @@ def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
     rejected.add_argument("-d", "--detail", action="store_true", help=argparse.SUPPRESS)
 
 
+def add_chrf_ter_options(g: Any) -> None:
+    """sacreBLEU's chrF and TER flags (``score``, and ``stats -m chrf ter``, which saves them with the table)."""
+    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"],
+                   help="chrF character order")
+    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"],
+                   help="chrF word order (2: chrF++)")
+    g.add_argument("--chrf-beta", type=int, default=CHRF_DEFAULTS["beta"], help="chrF beta")
+    g.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
+    g.add_argument("--chrf-lowercase", action="store_true", help="chrF: lowercase")
+    g.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF: epsilon smoothing (chrF++.py)")
+    g.add_argument("--ter-case-sensitive", action="store_true", help="TER: keep case")
+    g.add_argument("--ter-asian-support", action="store_true", help="TER: Asian character rules")
+    g.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
+    g.add_argument("--ter-normalized", action="store_true", help="TER: tercom normalization")
+
+
+def chrf_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The chrF flags as ``compute_stats``' ``chrf_options``."""
+    return {"char_order": args.chrf_char_order, "word_order": args.chrf_word_order, "beta": args.chrf_beta,
+            "lowercase": args.chrf_lowercase, "whitespace": args.chrf_whitespace,
+            "eps_smoothing": args.chrf_eps_smoothing}
+
+
+def ter_options(args: argparse.Namespace) -> dict[str, bool]:
+    """The TER flags as ``compute_stats``' ``ter_options``."""
+    return {"normalized": args.ter_normalized, "no_punct": args.ter_no_punct,
+            "asian_support": args.ter_asian_support, "case_sensitive": args.ter_case_sensitive}
+
+
 def wants_sacrebleu(args: argparse.Namespace) -> bool:
     """Whether the arguments ask for sacreBLEU's output (see the module docstring)."""
     chrf_ter = (args.chrf_char_order != CHRF_DEFAULTS["char_order"]
@@ -108,20 +134,48 @@ def wants_sacrebleu(args: argparse.Namespace) -> bool:
                 or args.ter_no_punct or args.ter_normalized)
     return bool(args.metrics or args.format or args.confidence or args.sentence_level or args.paired_ar
                 or args.paired_bs or chrf_ter or os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS
-                or args.test_set or args.echo or any(getattr(args, k) for k in _REJECTED))
+                or args.test_set or args.echo or args.langpair or any(getattr(args, k) for k in _REJECTED))
+
+
+def is_sacrebleu_command_line(args: argparse.Namespace) -> bool:
+    """Whether the arguments are a sacreBLEU command line: texts in, none of bleustats' own options.
+
+    Such a line (``bleustats score REF -i HYP``, ``-b``, ``-w 2``, ``-lc``,
+    ``-tok X``, standard input, ...) prints what ``sacrebleu`` prints. Tables
+    (``.tsv``, ``.jsonl``, ``.parquet``), ``--from-stats`` and bleustats' own
+    options (weights, ``--json``, ``--by``, ...) keep bleustats' own output.
+    """
+    if getattr(args, "from_stats", None) or any(getattr(args, key, default) != default
+                                                 for key, _, default in _NOT_IN_SACREBLEU_MODE):
+        return False
+    paths = [*(args.refs or []), *(getattr(args, "systems", None) or [])]
+    return not any(_is_table(p) or os.path.isdir(p) for p in paths)
 
 
 def _read(path: str, encoding: str) -> list[str]:
     """A file's lines as sacreBLEU reads them: split on '\\n' only, trailing whitespace removed."""
-    import io as stdio
-
     from ..engine.io import open_input
 
-    try:  # one reader path: a truncated or damaged .gz is one InputError naming the file
-        with stdio.TextIOWrapper(stdio.BufferedReader(open_input(path)), encoding=encoding, newline="\n") as fh:
-            return [line.rstrip() for line in fh]
+    with open_input(path) as fh:  # one reader path: a truncated or damaged .gz is one InputError naming the file
+        data = fh.read()
+    lines = _decode(data, encoding, path).split("\n")
+    if lines[-1] == "":  # the newline ending the last line starts no other line
+        lines.pop()
+    return [line.rstrip() for line in lines]
+
+
+def _decode(data: bytes, encoding: str, where: str) -> str:
+    """``data`` decoded with ``-e``; an error names ``where``, the line and the byte."""
+    try:
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not valid {encoding} ({exc.reason} at byte {exc.start}).") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        name = "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+        raise InputError(f"{where}: not valid {name} at line {line}, byte {col} ({exc.reason}); re-encode it as "
+                         f"{name} (e.g. iconv -f latin1 -t {name.lower()}) or name its encoding with -e.") from None
+    except LookupError:
+        raise InputError(f"-e/--encoding: unknown encoding {encoding!r}.") from None
 
 
 #: bleustats' own options of ``score`` that sacreBLEU's output mode has no use for: (argument, flag, default).
@@ -133,7 +187,7 @@ _NOT_IN_SACREBLEU_MODE = (
     ("delta_definition", "--delta-definition", None), ("ref_length", "--ref-length", "closest"),
     ("metric", "--metric", None), ("by", "--by", None), ("json", "--json", False),
     ("use_effective_order", "-eff/--use-effective-order", False), ("save_stats", "--save-stats", None),
-    ("dask", "--dask", None),
+    ("dask", "--dask", None), ("allow_partial", "--allow-partial", False),
 )
 
 
@@ -141,23 +195,28 @@ def _check(args: argparse.Namespace) -> None:
     given = [flag for key, flag, default in _NOT_IN_SACREBLEU_MODE if getattr(args, key, default) != default]
     if given:
         raise UsageError(f"{', '.join(given)}: not an option of sacreBLEU's output mode (asked for by -m, -f, -ci, "
-                         "-sl, --paired-*, a chrF / TER flag or $SACREBLEU_FORMAT); drop it, or drop the sacreBLEU "
-                         "flags to use bleustats' own output (which has it).")
+                         "-sl, --paired-*, -l, -t, a chrF / TER flag or $SACREBLEU_FORMAT); drop it, or drop the "
+                         "sacreBLEU flags to use bleustats' own output (which has it).")
     for key, why in _REJECTED.items():
         if getattr(args, key):
             raise InputError(why)
     if args.from_stats:
-        raise InputError("--from-stats: sacreBLEU's output mode scores texts; drop --from-stats or the sacreBLEU "
-                         "flags (-m, -f, -ci, -sl, --paired-*).")
+        if args.test_set or args.echo or args.num_refs != 1:
+            raise InputError("--from-stats: scores a saved table (its references are in it); drop -t / --echo / "
+                             "-nr.")
+    elif args.sentence_level and len(args.metrics or ["bleu"]) > 1:
+        raise InputError("-sl: only one metric can be used in sentence-level mode.")
     if args.sentence_level and len(args.metrics or ["bleu"]) > 1:
         raise InputError("-sl: only one metric can be used in sentence-level mode.")
-    if args.test_set:
+    if args.from_stats:
+        pass
+    elif args.test_set:
         _check_test_sets(args)
     elif args.echo:
         raise InputError("--echo needs a test set (-t) and a language pair (-l).")
     elif not args.refs:
-        raise InputError("no references: give the reference files before -i, or a test set of the local sacreBLEU "
-                         "cache with -t and -l.")
+        raise InputError("no references: give reference files before -i (positional arguments), or a test set of "
+                         "the local sacreBLEU cache with -t and -l.")
     if args.num_refs != 1 and (len(args.refs) > 1 or args.test_set):
         raise InputError("--num-refs: give one file of tab-separated references, not several files or -t.")
 
@@ -219,6 +278,13 @@ def _references(args: argparse.Namespace) -> list[list[str]]:
     return refs
 
 
+def check_not_empty(stats: Any, what: str) -> None:
+    """Refuse a test set with no segment, as sacreBLEU does ('Test set ... contains no sentence')."""
+    if len(stats) == 0:
+        raise InputError(f"{what}: no segments to score (the hypotheses are empty); sacreBLEU refuses an "
+                         "empty test set too. Check the input files.")
+
+
 def _is_table(path: str) -> bool:
     return os.path.splitext(path)[1].lower() in TABLE_SUFFIXES
 
@@ -277,11 +343,18 @@ def _table_inputs(args: argparse.Namespace, paired: bool
     return names, [list(t) for t in texts.values()], streams  # type: ignore[misc]
 
 
+def _stdin_text(encoding: str) -> str:
+    """Standard input as sacreBLEU reads it: decoded with ``-e``, universal newlines ('\\r\\n', '\\r' end lines)."""
+    buffer = getattr(sys.stdin, "buffer", None)  # a text-only stdin (an embedding, a test) is read as text
+    text = sys.stdin.read() if buffer is None else _decode(buffer.read(), encoding, "standard input")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[list[str]]]:
     names: list[str] = []
     systems: list[list[str]] = []
     if not args.input:
-        text = sys.stdin.read()
+        text = _stdin_text(args.encoding)
         rows = [line.rstrip().split("\t") for line in text.split("\n")[:-1 if text.endswith("\n") else None]]
         n = len(rows[0]) if rows else 1
         if any(len(r) != n for r in rows):
@@ -302,10 +375,29 @@ def _systems(args: argparse.Namespace, paired: bool) -> tuple[list[str], list[li
     return names, systems
 
 
-def _metrics(args: argparse.Namespace, refs: list[list[str]]) -> dict[str, Metric]:
+def _check_lengths(args: argparse.Namespace, names: list[str], systems: list[list[str]], refs: list[list[str]]
+                   ) -> None:
+    """Every system and reference stream equally long (sacreBLEU refuses otherwise), each count named."""
+    if all(len(r) == len(s) for s in systems for r in refs):
+        return
+    if args.test_set:
+        ref_names = [f"the references of {args.test_set} ({args.langpair})"] * len(refs)
+    elif args.num_refs != 1:
+        ref_names = [f"{args.refs[0]} (reference {k + 1})" for k in range(len(refs))]
+    else:
+        ref_names = list(args.refs)
+    sys_names = [n.removeprefix("Baseline: ") if args.input else "standard input" for n in names]
+    counts = ", ".join(f"{n} has {len(s)}" for n, s in zip(sys_names, systems))
+    counts += ", " + ", ".join(f"{n} has {len(r)}" for n, r in zip(ref_names, refs) if len(r) != len(systems[0]))
+    raise InputError(f"the files do not have the same number of lines: {counts}; every reference file needs one "
+                     "line per hypothesis line.")
+
+
+def _metrics(args: argparse.Namespace, refs: list[list[str]] | None) -> dict[str, Metric]:
+    """The ``-m`` metric objects; ``refs`` cached in them (several systems), or ``None`` (given per call)."""
     out: dict[str, Metric] = {}
     trg = args.langpair.split("-")[1] if args.langpair and "-" in args.langpair else ""
-    for name in args.metrics or ["bleu"]:
+    for name in args.metrics or ["bleu"]:  # each metric's module (and kernels) loaded only when asked for
         if name == "bleu":
             from ..metrics.bleu import BLEU
 
@@ -410,16 +502,22 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
         print("-" * len(msg) + "\n" + msg + "\n" + "-" * len(msg), file=out)
         lines = ("   Actual system score / bootstrap estimated true mean / 95% CI are provided for each metric."
                  if args.paired_bs else "   Actual system score is provided for each metric.")
-        print(_PAIRED_NOTE.format(baseline=scores["System"][0], scores=lines), file=out)
+        first = scores["System"][0]  # as sacreBLEU: standard input's 'Baseline' (no file name) is not named here
+        print(_PAIRED_NOTE.format(baseline=first if first.startswith("Baseline:") else "", scores=lines), file=out)
     print("-----------------\nMetric signatures\n-----------------", file=out)
     for name, sig in sigs.items():
         print(f" - {name:<10} {sig}", file=out)
 
 
-def run(args: argparse.Namespace, out: Any = None) -> int:
-    """``bleustats score`` in sacreBLEU's output mode; errors raise (cli.main prints them)."""
+def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
+    """``bleustats score`` in sacreBLEU's output mode; errors raise (cli.main prints them).
+
+    ``saved(args)`` loads the ``--from-stats`` table (given by ``cli.score``).
+    """
     out = out if out is not None else sys.stdout
     _check(args)
+    if args.from_stats and saved is None:
+        raise UsageError("--from-stats: this entry point reads texts only; use bleustats score --from-stats.")
     env = os.environ.get("SACREBLEU_FORMAT", "").lower()
     fmt = env if env in FORMATS else (args.format or "json")
     if args.echo:
@@ -427,28 +525,59 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
         return 0
     if args.width_given is None:
         args.width = 1  # sacreBLEU's default width
+    if args.smooth_value is not None and args.smooth_method not in ("floor", "add-k") and "bleu" in (
+            args.metrics or ["bleu"]):  # sacreBLEU ignores it without a word; the score is -s's alone
+        print(f"bleustats: note: -sv/--smooth-value is not used by -s {args.smooth_method} (only by -s floor and "
+              "-s add-k); the score is the same without it.", file=sys.stderr)
     paired = args.paired_bs or args.paired_ar
+    if args.from_stats:
+        from ..metrics.base import Metric as _Metric
+
+        names, keys, metrics, per_segment = _saved_systems(args, paired, saved)  # a system's key stands for its rows
+        _check_systems(args, keys, paired)
+        return _score(args, fmt, out, names, keys, metrics, paired, per_segment,
+                      lambda metric, system, n: _Metric._corpus_score(metric, system, None, n))
+    if _streams_bleu(args, paired):
+        _print_streamed_bleu(args, fmt, out)
+        return 0
     tables = _table_inputs(args, paired)
     refs = tables[2] if tables else _references(args)
     names, systems = tables[:2] if tables else _systems(args, paired)
-    for system in systems:
-        if any(len(r) != len(system) for r in refs):
-            raise InputError(f"the system output has {len(system)} lines but the reference streams have "
-                             f"{sorted({len(r) for r in refs})}: system and reference streams must be equally long.")
+    _check_lengths(args, names, systems, refs)
+    _check_systems(args, systems, paired)
+    # one system: references given with the call (the plain route, no cached-references table to build)
+    single = len(systems) == 1 and not args.sentence_level
+    if "bleu" in (args.metrics or ["bleu"]):  # the whole job's size, for the statistics path (engine.small)
+        ref_chars = sum(len(r) for stream in refs for r in stream if r is not None)
+        small.expect(sum(sum(map(len, system)) + ref_chars for system in systems))
+    metrics = _metrics(args, None if single else refs)
+    given = refs if single else None
+    per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))] if args.sentence_level else []
+    return _score(args, fmt, out, names, systems, metrics, paired, per_segment,
+                  lambda metric, system, n: metric.corpus_score(system, given, n_bootstrap=n))
+
+
+def _check_systems(args: argparse.Namespace, systems: list[Any], paired: bool) -> None:
     if args.sentence_level and (len(systems) > 1 or args.confidence or paired):
         raise InputError("-sl: one system only, and no statistical tests, in sentence-level mode.")
     if paired and len(systems) == 1:
         raise InputError("--paired-bs / --paired-ar need several systems given to -i.")
     if len(systems) > 1 and args.confidence:
         raise InputError("-ci: use paired tests (--paired-bs / --paired-ar) for several systems.")
-    if "bleu" in (args.metrics or ["bleu"]):  # the job's size, for the statistics path (engine.small)
-        ref_chars = sum(len(r) for stream in refs for r in stream if r is not None)
-        small.expect(sum(sum(map(len, system)) + ref_chars for system in systems))
-    metrics = _metrics(args, refs)
+
+
+def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], systems: list[Any],
+           metrics: dict[str, Metric], paired: bool, per_segment: list[int], corpus_score: Any) -> int:
+    """Score the systems as sacreBLEU's main() does and print its output.
+
+    ``systems`` are what each metric's ``_extract_corpus_statistics`` takes
+    (hypotheses, or a saved system's key); ``corpus_score(metric, system,
+    n_bootstrap)`` scores one; ``per_segment`` holds each segment's number of
+    references (for ``-sl``).
+    """
     if args.sentence_level:
         metric = next(iter(metrics.values()))
         stats = metric._extract_corpus_statistics(systems[0], None)
-        per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))]
         for row, n_refs in zip(stats, per_segment):
             metric.num_refs = n_refs
             score = metric._compute_score_from_stats(row)
@@ -457,8 +586,7 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     if len(systems) == 1:
         results = []
         for name in sorted(metrics):
-            score = metrics[name].corpus_score(systems[0], None,
-                                               n_bootstrap=args.confidence_n if args.confidence else 1)
+            score = corpus_score(metrics[name], systems[0], args.confidence_n if args.confidence else 1)
             sig = metrics[name].get_signature().format(args.short if fmt != "json" else False)
             results.append(score.format(args.width, args.score_only, sig, fmt == "json"))
         _print_single(results, fmt, out)
@@ -476,11 +604,141 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
         table["System"] = names
         for system in systems:
             for name in sorted(metrics):
-                score = metrics[name].corpus_score(system, None)
+                score = corpus_score(metrics[name], system, 1)
                 sigs[score.name] = metrics[name].get_signature().format(args.short)
                 table[score.name].append(score.format(args.width, True))
     _print_table(dict(table), sigs, args, fmt, out)
     return 0
+
+
+def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
+                   ) -> tuple[list[str], list[str], dict[str, Metric], list[int]]:
+    """The systems of a table saved by ``bleustats stats`` (``-m bleu chrf ter``), and metric objects over its rows.
+
+    ``saved(args)`` loads the table (``cli.score``'s ``--from-stats`` reader,
+    which checks the statistics options given against it). Returns the
+    systems' names as printed, their keys, the metric objects and the first
+    system's number of references per segment.
+
+    Each ``system`` of the table (in order of first appearance; the first the
+    baseline of a paired test) is scored on its rows, ordered by ``seg_id``;
+    every system must cover the same segments, one row each. Each metric
+    object is made as the saved columns were (tokenizer, case, chrF / TER
+    options; a flag that disagrees is refused) with ``-s`` / ``-sv`` for BLEU,
+    and reads a system's saved rows where it would compute them from texts:
+    its ``_extract_corpus_statistics(system, None)`` returns that system's
+    statistics matrix, so corpus scores, ``-ci``, ``-sl`` and the paired tests
+    run on the saved numbers exactly as on the texts' (the same rows).
+    """
+    import numpy as np
+
+    from ..engine.dataset import StatsDataset
+    from ..engine.options import CHRF_DEFAULTS as CHRF
+    from ..metrics.bleu import BLEU, statistics_matrix, table_metric
+    stats = saved(args)
+    if isinstance(stats, StatsDataset):
+        stats = stats.to_table()  # per-segment rows are needed: the whole table in memory
+    if stats.max_ngram_order < 4:
+        raise InputError(f"--from-stats: {args.from_stats} holds BLEU's orders 1..{stats.max_ngram_order}; sacreBLEU's "
+                         "output is BLEU-4 (compute the statistics with --max-ngram-order 4 or more).")
+    if stats.ref_view != "all":
+        raise InputError(f"--from-stats: {args.from_stats} was computed with --ref-view {stats.ref_view}; sacreBLEU's "
+                         "output scores all references (score it with bleustats' own output: drop -m / -f).")
+    stats = stats.up_to_order(4)
+    wanted = args.metrics or ["bleu"]
+    if args.langpair and args.tokenize_given is None and "bleu" in wanted:  # -l picks BLEU's tokenizer
+        trg = args.langpair.split("-")[1] if "-" in args.langpair else ""
+        if BLEU(trg_lang=trg).tokenize != stats.tokenize:
+            raise InputError(f"-l {args.langpair}: BLEU into {trg!r} uses the tokenizer "
+                             f"{BLEU(trg_lang=trg).tokenize!r}; {args.from_stats} was computed with "
+                             f"{stats.tokenize!r}. Compute the statistics again (bleustats stats -tok ...) or drop -l.")
+    missing = [m for m in wanted if m not in stats.metrics]
+    if missing:
+        raise InputError(f"-m {missing[0]}: {args.from_stats} holds no {missing[0]} statistics (it holds "
+                         f"{', '.join(stats.metrics)}); compute them with bleustats stats -m "
+                         f"{' '.join(dict.fromkeys([*stats.metrics, *wanted]))} ...")
+    if "chrf" in wanted:
+        saved, flags = stats.chrf_options, chrf_options(args)
+        for key, value in flags.items():
+            if value != CHRF[key] and value != saved[key]:
+                raise InputError(f"chrF option {key}={value!r}: {args.from_stats} was computed with {key}="
+                                 f"{saved[key]!r}; compute the statistics again with that option (bleustats stats "
+                                 "-m chrf ...) or drop it.")
+    if "ter" in wanted:
+        saved_ter = stats.ter_options
+        for key, value in ter_options(args).items():
+            if value and not saved_ter[key]:
+                raise InputError(f"TER option {key}: {args.from_stats} was computed without it; compute the "
+                                 "statistics again with it (bleustats stats -m ter ...) or drop it.")
+    system_col = stats.column("system")
+    seg_col = stats.column("seg_id")
+    names = list(dict.fromkeys(system_col.tolist()))
+    rows: dict[str, np.ndarray] = {}
+    segments = None
+    for name in names:
+        idx = np.flatnonzero(system_col == name)
+        idx = idx[np.argsort(seg_col[idx], kind="stable")]
+        segs = seg_col[idx]
+        if len(np.unique(segs)) != len(segs):
+            raise InputError(f"{args.from_stats}: system {name!r} has several rows for one seg_id (a k-best "
+                             "table); sacreBLEU's output scores one hypothesis per segment.")
+        if segments is None:
+            segments = segs
+        elif len(segs) != len(segments) or (segs != segments).any():
+            raise InputError(f"{args.from_stats}: system {name!r} covers other segments than {names[0]!r}; every "
+                             "system must cover the same segments (bleustats' own output scores them with "
+                             "--allow-partial).")
+        rows[name] = idx
+    n_refs = stats.column("n_refs")
+    counts = np.unique(n_refs)
+    num_refs = int(counts[0]) if len(counts) == 1 else -1
+    metrics: dict[str, Metric] = {}
+    for metric in wanted:
+        if metric == "bleu":
+            obj = BLEU(tokenize=stats.tokenize, lowercase=stats.lowercase, smooth_method=args.smooth_method,
+                       smooth_value=args.smooth_value, effective_order=args.sentence_level)
+            correct, total, hyp_len, ref_len = statistics_matrix(stats)
+            mat = np.column_stack([hyp_len, ref_len, correct, total])
+            obj.num_refs = num_refs
+            key = "BLEU"
+        else:
+            obj, mat = table_metric(stats, metric)
+            key = metric.upper()
+        # the saved rows of a system where the texts' statistics would be computed (an instance attribute)
+        obj._extract_corpus_statistics = lambda system, _refs, mat=mat: mat[rows[system]]
+        metrics[key] = obj
+    display = list(names)
+    if paired:
+        display[0] = f"Baseline: {display[0]}"
+    return display, names, metrics, n_refs[rows[names[0]]].tolist()
+
+
+def _streams_bleu(args: argparse.Namespace, paired: bool) -> bool:
+    """One system's corpus BLEU from UTF-8 text files: the streaming statistics route serves it."""
+    plain = args.input and len(args.input) == 1 and not any(map(_is_table, [*args.refs, *args.input]))
+    return bool(plain and (args.metrics or ["bleu"]) == ["bleu"] and not args.test_set and args.num_refs == 1
+                and args.encoding.lower().replace("_", "-") in ("utf-8", "utf8") and not args.confidence
+                and not args.sentence_level and not paired)
+
+
+def _print_streamed_bleu(args: argparse.Namespace, fmt: str, out: Any) -> None:
+    """sacreBLEU's one-system BLEU output, the statistics streamed from the files (bounded memory, no Arrow tables).
+
+    The line reader splits on '\\n' only and BLEU's tokens ignore line ends,
+    as sacreBLEU reads ``line.rstrip()`` (:mod:`bleustats.engine.lines`); the
+    metric object gives the tokenizer (``-l`` picks it as sacreBLEU does) and
+    the signature.
+    """
+    from ..engine.stats import compute_stats_files
+    from ..metrics.partitioned import corpus_score
+    metric = _metrics(args, None)["BLEU"]
+    stats = compute_stats_files(args.input[0], args.refs, tokenize=metric.tokenize, lowercase=metric.lowercase,
+                                max_ngram_order=metric.max_ngram_order)
+    check_not_empty(stats, args.input[0])
+    metric.num_refs = len(args.refs)  # the signature's nrefs: the reference streams, as sacreBLEU counts them
+    score = corpus_score(stats, smooth_method=metric.smooth_method, smooth_value=metric.smooth_value)
+    sig = metric.get_signature().format(args.short if fmt != "json" else False)
+    _print_single([score.format(args.width, args.score_only, sig, fmt == "json")], fmt, out)
 
 
 def print_single_results(results: list[str], args: argparse.Namespace) -> None:

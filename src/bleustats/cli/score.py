@@ -4,7 +4,10 @@ Reference files are positional arguments and ``-i`` gives the hypotheses, as
 for the ``sacrebleu`` command; a path ending in ``.tsv``, ``.jsonl`` or
 ``.parquet`` is read as a long-form table, so one hypotheses table can hold
 many systems (scored per system). ``--from-stats`` rescores a table saved by
-``bleustats stats`` without the texts. The pipeline helpers here
+``bleustats stats`` without the texts. A sacreBLEU command line (text files or
+standard input, sacreBLEU's flags only) prints sacreBLEU's output
+(:mod:`bleustats.cli.sacrebleu_cli`); tables, ``--from-stats`` and bleustats'
+own options print bleustats' format. The pipeline helpers here
 (:func:`add_input_options`, :func:`compute_from_args`, :func:`print_scores`)
 serve ``stats`` and ``demo`` too.
 """
@@ -23,6 +26,7 @@ from ..engine.options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_LENGTHS, RE
 from ..errors import InputError, UsageError
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import sacrebleu_cli
+from .sacrebleu_cli import check_not_empty
 from ._dask import add_dask_option, executor_for
 
 if TYPE_CHECKING:
@@ -32,7 +36,7 @@ if TYPE_CHECKING:
     from ..engine.stats import StatsTable
 
 __all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
-           "print_scores", "run", "statistics_options"]
+           "print_scores", "run", "signature_text", "statistics_options"]
 
 _METRIC_CHOICES = ("bleu", "delta_bleu", "both")
 
@@ -92,25 +96,30 @@ def add_score_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-partial", action="store_true",
                    help="score systems that cover different segments, each on the segments it has (refused "
                         "otherwise); the coverage is printed, and 'coverage:partial' added to the signature")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--json", action="store_true",
+                   help="bleustats' own output as JSON (all statistics; sacreBLEU's output is JSON already)")
     p.add_argument("-w", "--width", type=int, default=2, action=_Given,
-                   help="decimals of the score (default: %(default)s; 1 in sacreBLEU's output mode)")
+                   help="decimals of the score (default: 1, as sacreBLEU; 2 in bleustats' own output)")
     p.add_argument("-b", "--score-only", action="store_true", help="print only the score")
 
 
 def add_parser(subparsers: Any) -> None:
     """Add the ``score`` subcommand."""
     p = subparsers.add_parser("score", help=COMMANDS["score"],
-                              description="Corpus BLEU / ΔBLEU with sacreBLEU's arguments; with -m, -f, -ci, "
-                                          "-sl or --paired-*, sacreBLEU's whole command line and output "
-                                          "(bleustats.cli.sacrebleu_cli).", allow_abbrev=False)
+                              description="Corpus BLEU / chrF / TER with sacreBLEU's command line and output: "
+                                          "a sacreBLEU command line prints what sacreBLEU prints "
+                                          "(bleustats.cli.sacrebleu_cli). Tables and --from-stats print it per "
+                                          "system with -m, -f, -ci, -sl or --paired-*, bleustats' own output "
+                                          "without them; bleustats' own options (ΔBLEU weights, --json, --by, "
+                                          "...) print bleustats' own output.", allow_abbrev=False)
     add_input_options(p)
     add_score_options(p)
     sacrebleu_cli.add_sacrebleu_options(p)
     p.set_defaults(width_given=None, tokenize_given=None)
     p.add_argument("--from-stats", metavar="PARQUET",
                    help="score a saved statistics table (a .parquet file or a dataset folder) instead of texts "
-                        "(no REF/-i)")
+                        "(no REF/-i); with -m, -f, -ci, -sl or --paired-*, per system as sacreBLEU scores the "
+                        "texts (save chrF / TER with bleustats stats -m bleu chrf ter)")
     p.add_argument("--save-stats", metavar="PARQUET", help="also save the statistics table")
     add_dask_option(p)
     p.set_defaults(func=run)
@@ -137,6 +146,18 @@ def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
     options = {name: default if getattr(args, name) is None else getattr(args, name)
                for name, _, default in _STATS_OPTIONS}
     options["max_ngram_order"] = 4 if args.max_ngram_order is None else args.max_ngram_order
+    metrics = getattr(args, "stat_metrics", None)  # bleustats stats -m: chrF / TER statistics too
+    if metrics:
+        options["metrics"] = tuple(dict.fromkeys(["bleu", *metrics]))
+        if "chrf" in metrics:
+            options["chrf_options"] = sacrebleu_cli.chrf_options(args)
+        if "ter" in metrics:
+            options["ter_options"] = sacrebleu_cli.ter_options(args)
+    given = [flag for flag, on in _chrf_ter_flags(args, metrics or ())]
+    if given:
+        raise UsageError(f"{given[0]}: a {'chrF' if 'chrf' in given[0] else 'TER'} option; add -m "
+                         f"{'chrf' if 'chrf' in given[0] else 'ter'} to save that metric's statistics, or drop "
+                         f"{given[0]}.")
     if options["weight_threshold"] is not None and options["ref_view"] != "threshold":
         raise UsageError("--weight-threshold: only used with --ref-view threshold; add --ref-view threshold "
                          "or drop --weight-threshold.")
@@ -144,6 +165,25 @@ def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--ref-view threshold: needs --weight-threshold THETA (keep references with "
                          "weight >= THETA).")
     return options
+
+
+def _chrf_ter_flags(args: argparse.Namespace, metrics: Any) -> list[tuple[str, bool]]:
+    """``stats``' chrF / TER flags given without their metric in ``-m`` (empty for ``score``, which has no such
+    combination to check here)."""
+    from ..engine.options import CHRF_DEFAULTS
+
+    if getattr(args, "stat_metrics", "absent") == "absent":
+        return []
+    out = []
+    for key, flag in (("char_order", "-cc/--chrf-char-order"), ("word_order", "-cw/--chrf-word-order"),
+                      ("beta", "--chrf-beta"), ("lowercase", "--chrf-lowercase"), ("whitespace", "--chrf-whitespace"),
+                      ("eps_smoothing", "--chrf-eps-smoothing")):
+        if "chrf" not in metrics and sacrebleu_cli.chrf_options(args)[key] != CHRF_DEFAULTS[key]:
+            out.append((flag, True))
+    for key, on in sacrebleu_cli.ter_options(args).items():
+        if "ter" not in metrics and on:
+            out.append((f"--ter-{key.replace('_', '-')}", True))
+    return out
 
 
 def _check_score_options(args: argparse.Namespace) -> None:
@@ -188,12 +228,13 @@ def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
 def run(args: argparse.Namespace) -> int:
     """Run ``bleustats score``; errors propagate to :func:`bleustats.cli.main`."""
     _inputs(args)
-    if sacrebleu_cli.wants_sacrebleu(args):
+    if sacrebleu_cli.wants_sacrebleu(args) or sacrebleu_cli.is_sacrebleu_command_line(args):
         args.input = getattr(args, "systems", None)
-        return sacrebleu_cli.run(args)
+        return sacrebleu_cli.run(args, saved=_from_stats)
     if len(getattr(args, "systems", None) or ()) > 1:
         raise InputError(f"-i: {len(args.systems)} system files; several systems are scored in sacreBLEU's "
-                         "output mode (add -f text or -f json), or give one hypotheses table.")
+                         "output (drop bleustats' own options such as --json, --by, --ref-weights), or give one "
+                         "hypotheses table.")
     _check_score_options(args)
     if args.from_stats:
         from ..engine.dataset import StatsDataset  # loaded by _from_stats
@@ -300,11 +341,32 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
     return stats
 
 
-def check_not_empty(stats: StatsTable | StatsDataset, what: str) -> None:
-    """Refuse a test set with no segment, as sacreBLEU does ('Test set ... contains no sentence')."""
-    if len(stats) == 0:
-        raise InputError(f"{what}: no segments to score (the hypotheses are empty); sacreBLEU refuses an "
-                         "empty test set too. Check the input files.")
+#: signature fields whose value is sacreBLEU's own setting: left out, so that a score sacreBLEU can make is
+#: signed with sacreBLEU's exact string and bleustats' fields appear only where they say something else
+_SACREBLEU_DEFAULT_FIELDS = frozenset({"order:4", "refs:all", "w:uniform", "metric:bleu"})
+
+
+def signature_text(signature: Any) -> str:
+    """A signature line with bleustats' fields left out where they hold sacreBLEU's defaults.
+
+    sacreBLEU's fields and the version stay; ``order``, ``refs``, ``w`` and
+    ``metric`` appear only where they differ from BLEU-4 on all references.
+    The references' weights (``w``) change ΔBLEU and which references a
+    ``refs`` view keeps, never BLEU on all references: there they are left out.
+
+    >>> signature_text("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:uniform|metric:bleu|version:v")
+    'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:v'
+    >>> signature_text("nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:custom|metric:bleu|version:v")
+    'nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:v'
+    >>> signature_text("nrefs:2|tok:13a|order:2|refs:all|w:custom|metric:delta_bleu|delta:paper|version:v")
+    'nrefs:2|tok:13a|order:2|w:custom|metric:delta_bleu|delta:paper|version:v'
+    >>> signature_text("nrefs:var|tok:13a|order:4|refs:first|w:custom|metric:bleu|version:v")
+    'nrefs:var|tok:13a|refs:first|w:custom|version:v'
+    """
+    fields = str(signature).split("|")
+    bleu_on_all = "metric:bleu" in fields and "refs:all" in fields
+    return "|".join(f for f in fields
+                    if f not in _SACREBLEU_DEFAULT_FIELDS and not (bleu_on_all and f.startswith("w:")))
 
 
 def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
@@ -330,13 +392,13 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
     if by is None:
         results = [corpus_score(stats, metric=m, **options) for m in metrics]
         if args.json:
-            payload = [r.to_dict(args.width) for r in results]
+            payload = [{**r.to_dict(args.width), "signature": signature_text(r.signature)} for r in results]
             print(json.dumps(payload[0] if len(payload) == 1 else payload, ensure_ascii=False, indent=1), file=out)
             return
         for r in results:
             print(r.format(args.width, score_only=args.score_only), file=out)
             if not args.score_only:
-                print(f"  signature: {r.signature}", file=out)
+                print(f"  signature: {signature_text(r.signature)}", file=out)
         return
     allow_partial = bool(getattr(args, "allow_partial", False))
     try:
@@ -348,7 +410,8 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
         raise
     coverage = frames[metrics[0]].attrs.get("coverage")  # only when the systems' segments differ
     if args.json:
-        payload = {m: {"signature": f.attrs["signature"], "scores": json.loads(f.to_json(orient="records"))}
+        payload = {m: {"signature": signature_text(f.attrs["signature"]),
+                       "scores": json.loads(f.to_json(orient="records"))}
                    for m, f in frames.items()}
         if coverage is not None:
             for m in payload:
@@ -373,4 +436,4 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
               file=out)
     if not args.score_only:
         for m in metrics:
-            print(f"{names[m]} signature: {frames[m].attrs['signature']}", file=out)
+            print(f"{names[m]} signature: {signature_text(frames[m].attrs['signature'])}", file=out)

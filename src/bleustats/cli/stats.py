@@ -34,6 +34,7 @@ from .main import COMMANDS
 from ..engine.options import DEFAULT_BATCH_ROWS
 from ..errors import InputError, UsageError
 from ._dask import add_dask_option, executor_for
+from .sacrebleu_cli import METRIC_NAMES, add_chrf_ter_options
 from .score import add_input_options, compute_from_args, statistics_options
 
 if TYPE_CHECKING:
@@ -49,6 +50,10 @@ def add_parser(subparsers: Any) -> None:
                                           "to Parquet for later rescoring: one file or a partitioned dataset "
                                           "folder (-o DIR/), streamed with bounded memory.")
     add_input_options(p)
+    p.add_argument("-m", "--metrics", dest="stat_metrics", choices=METRIC_NAMES, nargs="+", default=None,
+                   help="metrics whose statistics the table holds, as sacreBLEU's -m (default: bleu; BLEU's are "
+                        "always there): 'bleustats score --from-stats' then scores each, per system")
+    add_chrf_ter_options(p.add_argument_group("chrF / TER options (saved with the table; with -m chrf / ter)"))
     p.add_argument("-o", "--output", required=True, metavar="PATH",
                    help="output: a Parquet file, or a dataset folder (one Parquet part per partition): a path "
                         "ending in '/', an existing dataset, or any non-.parquet path with -i DIR or --dask")
