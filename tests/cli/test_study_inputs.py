@@ -66,3 +66,16 @@ def test_constant_human_scores_say_why_the_correlations_are_nan(tmp_path, capsys
     assert len(warnings) == 1 and why in warnings[0] and "every metric (BLEU [single]" in warnings[0]
     assert why in (out / "table2.md").read_text()
     assert (pd.read_csv(out / "table2.csv")["note"].str.contains(why)).all()
+
+
+@pytest.mark.parametrize("bad", ["x", "1.5", ""])
+def test_a_human_seg_id_that_is_not_a_whole_number_is_one_line_naming_the_file_and_row(tmp_path, capsys, bad):
+    human = pd.read_csv(SAMPLE["human_scores"], sep="\t")
+    human["seg_id"] = human["seg_id"].astype(object)
+    human.loc[3, "seg_id"] = bad
+    path = tmp_path / "human.tsv"
+    human.to_csv(path, sep="\t", index=False)
+    assert main(_study(tmp_path / "out", "--human-column", "mqm", human=path)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "human.tsv: seg_id must be a whole number on every row" in err and "row 4 has" in err
