@@ -145,7 +145,8 @@ def test_score_text_output_and_width(capsys, files):
     assert rc == 0 and err == ""
     lines = out.splitlines()
     assert lines[0] == theirs.format(width=2)
-    assert lines[1].startswith("  signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|order:4|")
+    version = bleustats.__version__
+    assert lines[1] == f"  signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:bleustats-{version}"
     rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-w", "4")
     assert out.splitlines()[0] == theirs.format(width=4)
     rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b")
@@ -631,7 +632,7 @@ def test_max_ngram_order_above_the_limit_is_a_usage_error(capsys, files):
         "bleustats: error: argument --max-ngram-order: must be from 1 to 32; got 33\n"
     )
     assert "max_ngram_order must be" not in err
-    for order in ("1", "32"):  # the limits themselves are accepted
+    for order in ("1", "32"):  # the limits themselves are accepted (and signed: not sacreBLEU's 4)
         argv = ["-i", files.hyp, files.refs[0], "--max-ngram-order", order]
         rc, out, err = run(capsys, "score", *argv)
         assert rc == 0 and f"order:{order}|" in out, err

@@ -54,10 +54,11 @@ from ..engine.options import BLEU_METRICS, REF_LENGTHS, SMOOTH_DEFAULTS, SMOOTH_
 from ..engine.sums import column_sums, group_sums
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer, tokenizer_class
-from .base import Metric, MetricSignature
+from .base import Metric
 from .helpers import extract_all_word_ngrams
 from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
-from .results import BLEUScore, Signature, check_coverage, record_coverage
+from .results import (MAX_NGRAM_ORDER, BLEUScore, BLEUSignature, bleu_signature, check_coverage,
+                      record_coverage)
 
 if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
     import pandas as pd
@@ -419,33 +420,23 @@ def _rows(stats: StatsTable, rows: Any) -> np.ndarray | None:
 
 def score_signature(stats: StatsTable, *, metric: str = "bleu", smooth_method: str = "exp",
                     smooth_value: float | None = None, use_effective_order: bool = False,
-                    ref_length: str = "closest") -> Signature:
-    """The :class:`Signature` of a score computed from ``stats`` with these options.
+                    ref_length: str = "closest") -> BLEUSignature:
+    """The :class:`~bleustats.metrics.results.BLEUSignature` of a score computed from ``stats`` with these options.
 
     Examples
     --------
     >>> from bleustats.engine.stats import compute_stats
     >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none")
     >>> str(score_signature(st, smooth_method="floor"))
-    'nrefs:1|case:mixed|eff:no|tok:none|smooth:floor[0.10]|order:4|refs:all|w:uniform|metric:bleu|version:...'
+    'nrefs:1|case:mixed|eff:no|tok:none|smooth:floor[0.10]|version:...'
     """
     k = check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                               ref_length=ref_length)
-    smooth = smooth_method if k is None else f"{smooth_method}[{k:.2f}]"
-    return Signature(
-        nrefs=stats.n_refs_label if len(stats) else "0",
-        tokenize=stats.tokenize,
-        lowercase=stats.lowercase,
-        smooth=smooth,
-        effective_order=use_effective_order,
-        max_ngram_order=stats.max_ngram_order,
-        ref_view=stats.ref_view,
-        weight_threshold=stats.weight_threshold,
-        weights=stats.weights,
-        metric=metric,
-        delta_definition=stats.delta_definition if metric == "delta_bleu" else None,
-        ref_length=ref_length,
-    )
+    return bleu_signature(stats.n_refs_label if len(stats) else "0", tokenize=stats.tokenize,
+                          lowercase=stats.lowercase, smooth_method=smooth_method, smooth_value=k,
+                          effective_order=use_effective_order, max_ngram_order=stats.max_ngram_order,
+                          ref_view=stats.ref_view, weight_threshold=stats.weight_threshold, weights=stats.weights,
+                          metric=metric, delta_definition=stats.delta_definition, ref_length=ref_length)
 
 
 def _num(x: float | np.floating, integral: bool) -> int | float:
@@ -993,33 +984,6 @@ def raw_corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str
 # --------------------------------------------------------------------------- sacreBLEU's BLEU object
 
 
-class BLEUSignature(MetricSignature):
-    """BLEU's signature: sacreBLEU's fields (``case``, ``eff``, ``tok``, ``smooth``), then bleustats'
-    own only where they differ from the default (``order``, ``refs``, ``reflen``, ``metric``, ``delta``)."""
-
-    def __init__(self, metric: BLEU) -> None:
-        if getattr(metric, "num_refs", None) is None:
-            raise ValueError("BLEU: the number of references is unknown; score something (or pass references= "
-                             "to the constructor) before get_signature().")
-        k = check_scoring_options(smooth_method=metric.smooth_method, smooth_value=metric.smooth_value)
-        smooth = metric.smooth_method if SMOOTH_DEFAULTS[metric.smooth_method] is None else (
-            f"{metric.smooth_method}[{k:.2f}]")
-        fields = [("case", "c", "lc" if metric.lowercase else "mixed"), ("eff", "e", bool(metric.effective_order)),
-                  ("tok", "tok", metric.tokenizer_signature), ("smooth", "s", smooth)]
-        if metric.max_ngram_order != MAX_NGRAM_ORDER:
-            fields.append(("order", "ord", metric.max_ngram_order))
-        if metric.ref_view != "all":
-            view = f"w>={metric.weight_threshold:g}" if metric.ref_view == "threshold" else metric.ref_view
-            fields.append(("refs", "rv", view))
-        if metric.ref_length != "closest":
-            fields.append(("reflen", "rl", metric.ref_length))
-        if metric.metric != "bleu":
-            fields += [("metric", "m", metric.metric), ("delta", "d", metric.delta_definition)]
-        super().__init__(metric.num_refs, n_bootstrap=metric.n_bootstrap, seed=metric.seed, fields=fields)
-
-
-#: sacreBLEU's default largest n-gram order.
-MAX_NGRAM_ORDER = 4
 
 #: sacreBLEU's ``sacrebleu.metrics.bleu._get_tokenizer``: tokenizer name -> its class
 _get_tokenizer = tokenizer_class
@@ -1096,11 +1060,17 @@ class BLEU(Metric):
         self.tokenizer_signature = self.tokenizer.signature()
         # the statistics options, checked now (compute_stats checks them again per call)
         check_options("none", max_ngram_order, ref_view, weight_threshold, delta_definition)
+        self._weights = "uniform"  # the last references' weights ('custom' unless all 1), for ΔBLEU's signature
         if references is not None:
             from ..engine.references import ReferenceSet
 
             given = isinstance(references, ReferenceSet) and ref_weights is None  # e.g. layout='segments'
             self._ref_cache = self._reference_set(references if given else ReferenceSet(references, ref_weights))
+            if metric == "delta_bleu":  # the weights are signed for ΔBLEU only
+                from ..engine.columns import to_numpy
+
+                uniform = (to_numpy(self._ref_cache.table.column("weight")) == 1.0).all()
+                self._weights = "uniform" if uniform else "custom"
         elif ref_weights is not None:
             raise InputError("ref_weights: give them with references= (the weights of those references).")
 
@@ -1150,6 +1120,7 @@ class BLEU(Metric):
         mat = None if plain is None else self._plain_matrix(hyps, plain[0])
         if mat is not None:
             self.num_refs = plain[1]
+            self._weights = "uniform" if all(w == 1.0 for seg in plain[0] for _, w in seg) else "custom"
         return mat
 
     def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
@@ -1163,6 +1134,7 @@ class BLEU(Metric):
         if mat is None:
             return super().sentence_score(hypothesis, references)
         self.num_refs = sum(r is not None for r in references)
+        self._weights = "uniform"
         return self._plain_result(mat)
 
     def _corpus_score(self, hypotheses: Sequence[str], references: Any, n_bootstrap: Any) -> BLEUScore:
@@ -1186,6 +1158,7 @@ class BLEU(Metric):
                               weight_threshold=self.weight_threshold, delta_definition=self.delta_definition)
         if self.metric == "delta_bleu":
             check_delta_defined(stats)
+        self._weights = stats.weights
         correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=self.metric, ref_length=self.ref_length)
         return np.column_stack([hyp_len, ref_len, correct, total])
 
@@ -1214,8 +1187,21 @@ class BLEU(Metric):
                            float32=float32)
 
     def get_signature(self) -> BLEUSignature:
-        """sacreBLEU's BLEU signature (``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:...``)."""
-        return BLEUSignature(self)
+        """sacreBLEU's BLEU signature (``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:...``).
+
+        The same line as :func:`corpus_bleu` and a table's scores sign for the same options
+        (:func:`~bleustats.metrics.results.bleu_signature`).
+        """
+        if getattr(self, "num_refs", None) is None:
+            raise ValueError("BLEU: the number of references is unknown; score something (or pass references= "
+                             "to the constructor) before get_signature().")
+        k = check_scoring_options(smooth_method=self.smooth_method, smooth_value=self.smooth_value)
+        return bleu_signature(self.num_refs, tokenize=self.tokenizer_signature, lowercase=self.lowercase,
+                              smooth_method=self.smooth_method, smooth_value=k, effective_order=self.effective_order,
+                              max_ngram_order=self.max_ngram_order, ref_view=self.ref_view,
+                              weight_threshold=self.weight_threshold, weights=self._weights, metric=self.metric,
+                              delta_definition=self.delta_definition, ref_length=self.ref_length,
+                              n_bootstrap=self.n_bootstrap, seed=self.seed)
 
     @staticmethod
     def compute_bleu(correct: Sequence[float], total: Sequence[float], sys_len: float, ref_len: float,

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..engine.references import ReferenceSet
 
 from ..engine import small
-from .results import BLEUScore, Signature
+from .results import BLEUScore, bleu_signature
 
 __all__ = ["LOG_FLOOR", "plain_bleu", "plain_corpus_score", "plain_matrix", "plain_score", "plain_segments",
            "reference_segments", "rows_matrix", "sum_rows", "text_bytes"]
@@ -258,20 +258,13 @@ def plain_corpus_score(rows: list, *, metric: str, k: float | None, smooth_metho
     integral = not delta
     int_len = ref_length != "average"
     n_refs = {row[4] for row in rows}
-    signature = Signature(
-        nrefs=str(n_refs.pop()) if len(n_refs) == 1 else "var",
-        tokenize=options["tokenize"],
-        lowercase=bool(options["lowercase"]),
-        smooth=smooth_method if k is None else f"{smooth_method}[{k:.2f}]",
-        effective_order=use_effective_order,
-        max_ngram_order=options["max_ngram_order"],
-        ref_view=options["ref_view"],
-        weight_threshold=float(options["weight_threshold"]) if options["ref_view"] == "threshold" else None,
-        weights="uniform" if uniform else "custom",
-        metric=metric,
-        delta_definition=options["delta_definition"] if delta else None,
-        ref_length=ref_length,
-    )
+    signature = bleu_signature(
+        str(n_refs.pop()) if len(n_refs) == 1 else "var", tokenize=options["tokenize"],
+        lowercase=options["lowercase"], smooth_method=smooth_method, smooth_value=k,
+        effective_order=use_effective_order, max_ngram_order=options["max_ngram_order"],
+        ref_view=options["ref_view"], weight_threshold=options["weight_threshold"],
+        weights="uniform" if uniform else "custom", metric=metric, delta_definition=options["delta_definition"],
+        ref_length=ref_length)
 
     def num_(x: Any, is_int: bool) -> int | float:
         return int(x) if is_int else float(x)
