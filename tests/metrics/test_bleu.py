@@ -133,8 +133,7 @@ SMOOTHINGS = [("none", None), ("floor", None), ("floor", 0.5), ("add-k", None), 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), n=st.integers(1, 5), smoothing=st.sampled_from(SMOOTHINGS), eff=st.booleans())
 def test_bleu_scores_is_bleu_from_sums_bit_for_bit(data, n, smoothing, eff):
-    # bleu_scores takes a leaner path for exp smoothing without effective order; every path must give the
-    # general formula's bits (the study asserts bit equality with corpus_score through it)
+    # the study asserts bit equality with corpus_score through bleu_scores: the same formula, the same bits
     rows = data.draw(st.integers(1, 12))
     ints = st.integers(0, 60)
     total = np.array(data.draw(st.lists(ints, min_size=rows * n, max_size=rows * n)), float).reshape(rows, n)
@@ -165,6 +164,20 @@ def test_bleu_scores_float32_is_sacrebleu_on_float32_statistics(smoothing):
         want = reference_compute_bleu(list(correct[i].astype(np.float32)), list(total[i].astype(np.float32)),
                                       hyp[i], ref[i], sm, sv, False, 4)
         assert got[i] == pytest.approx(want.score, abs=1e-9)
+
+
+def test_formula_scores_blocks_of_any_shape_and_no_rows():
+    rng = np.random.default_rng(3)
+    total = rng.integers(0, 9, size=(3, 5, 4)).astype(float)
+    correct = np.floor(total * rng.uniform(0, 1, size=total.shape))
+    hyp, ref = total[..., 0], rng.integers(0, 9, size=(3, 5)).astype(float)
+    for eff in (False, True):
+        block = scoring.bleu_scores(correct, total, hyp, ref, use_effective_order=eff)
+        rows = [scoring.bleu_scores(correct[i], total[i], hyp[i], ref[i], use_effective_order=eff) for i in range(3)]
+        assert block.shape == (3, 5) and np.array_equal(block, np.stack(rows))
+        empty = scoring.bleu_from_sums(np.zeros((0, 4)), np.zeros((0, 4)), np.zeros(0), np.zeros(0),
+                                       use_effective_order=eff)
+        assert empty["score"].shape == (0,) and empty["precisions"].shape == (0, 4)
 
 
 def test_non_finite_statistics_are_an_error_not_a_zero():

@@ -50,13 +50,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import check_choice, describe_ids
 from ..engine import small
-from ..engine.options import BLEU_METRICS, REF_LENGTHS, SMOOTH_DEFAULTS, SMOOTH_METHODS, check_options
+from ..engine.options import REF_LENGTHS, SMOOTH_DEFAULTS, SMOOTH_METHODS, check_options
 from ..engine.sums import column_sums, group_sums
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer, tokenizer_class
 from .base import Metric
 from .helpers import extract_all_word_ngrams
-from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
+from .formula import (_PREFIXES, METRICS, _num, bleu_from_sums, bleu_scores, check_scoring_options, count_columns,
+                      score_from_sums)
+from .plain import plain_corpus_score, plain_matrix, plain_segments, text_bytes
 from .results import (MAX_NGRAM_ORDER, BLEUScore, BLEUSignature, bleu_signature, check_coverage,
                       record_coverage)
 
@@ -98,264 +100,10 @@ __all__ = [
     "table_metric_columns",
 ]
 
-#: The BLEU family computable from a statistics table's BLEU columns.
-METRICS = BLEU_METRICS
 #: Metrics of the table's other column groups (``compute_stats(..., metrics=(...))``).
 OTHER_METRICS = ("chrf", "chrf++", "ter")
 #: Every metric :func:`corpus_score`, :func:`corpus_scores` and :func:`sentence_scores` accept.
 TABLE_METRICS = METRICS + OTHER_METRICS
-
-# column-name prefixes of each metric's numerators and denominators
-_PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}
-
-
-def check_scoring_options(*, metric: str = "bleu", smooth_method: str = "exp", smooth_value: Any = None,
-                          ref_length: str = "closest") -> float | None:
-    """Validate the scoring options; return the smoothing value in effect (its default when None).
-
-    Examples
-    --------
-    >>> check_scoring_options(smooth_method="floor"), check_scoring_options(smooth_method="exp")
-    (0.1, None)
-    """
-    check_choice("metric", metric, METRICS)
-    check_choice("smooth_method", smooth_method, SMOOTH_METHODS)
-    check_choice("ref_length", ref_length, REF_LENGTHS)
-    if smooth_value is None:
-        return SMOOTH_DEFAULTS[smooth_method]
-    if isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float, np.number)) or not np.isfinite(
-        smooth_value
-    ):
-        raise InputError(f"smooth_value must be a finite number or None; got {smooth_value!r}.")
-    return smooth_value
-
-
-def _as_sums(correct: ArrayLike, total: ArrayLike, sys_len: ArrayLike, ref_len: ArrayLike
-             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The four inputs of the formula as float64 arrays, checked once (shapes, no NaN or infinity)."""
-    arrays = {name: np.asarray(a, dtype=np.float64) for name, a in
-              (("correct", correct), ("total", total), ("sys_len", sys_len), ("ref_len", ref_len))}
-    c, t = arrays["correct"], arrays["total"]
-    if c.shape != t.shape or c.ndim < 1:
-        raise ValueError(f"correct and total must have the same shape (..., N); got {c.shape} and {t.shape}. "
-                         "Pass one row of N per-order sums for each score.")
-    for name, a in arrays.items():
-        if not np.isfinite(a).all():
-            bad = int((~np.isfinite(a)).sum())
-            raise ValueError(f"{name} must hold finite numbers; got {bad} NaN or infinite value(s), e.g. "
-                             f"{float(a[~np.isfinite(a)].flat[0])!r}. Statistics are counts: drop or recompute "
-                             "the rows that produced them.")
-    return c, t, arrays["sys_len"], arrays["ref_len"]
-
-
-def _brevity_penalty(sys_len: NDArray[np.float64], ref_len: NDArray[np.float64]) -> NDArray[np.float64]:
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.where(sys_len >= ref_len, 1.0,
-                        np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0))
-
-
-def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
-          ref_len: NDArray[np.float64], k: float | None, smooth_method: str, use_effective_order: bool,
-          dtype: type = np.float64) -> dict[str, np.ndarray]:
-    """The general vectorized formula; statistics and precisions are rounded to ``dtype``.
-
-    ``dtype=np.float32`` reproduces sacreBLEU's bootstrap, which sums
-    ``np.array(stats, dtype='float32')``: ``100. * correct / total`` then stays
-    in float32 (NumPy 2's scalar rules); logs, means and the brevity penalty are
-    float64 in both.
-    """
-    n_order = correct.shape[-1]
-    c = correct.astype(dtype)  # copies: add-k must not touch the caller's arrays
-    t = total.astype(dtype)
-    any_match = (c != 0).any(axis=-1)
-    bp = _brevity_penalty(sys_len, ref_len)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if smooth_method == "add-k":
-            c[..., 1:] += dtype(k)
-            t[..., 1:] += dtype(k)
-        # sacreBLEU stops at the first order with total 0: later orders keep precision 0
-        valid = np.cumprod(t > 0, axis=-1).astype(bool)
-        zero = valid & (c == 0)
-        t_safe = np.where(t > 0, t, dtype(1))
-        prec = np.where(c > 0, dtype(100.0) * c / t_safe, dtype(0))
-        if smooth_method == "exp":
-            doublings = np.cumsum(zero, axis=-1)
-            prec = np.where(zero, dtype(100.0) / (np.exp2(doublings).astype(dtype) * t_safe), prec)
-        elif smooth_method == "floor":
-            prec = np.where(zero, dtype(100.0 * k) / t_safe, prec)
-        prec = np.where(valid, prec, dtype(0)).astype(np.float64)
-        if use_effective_order:
-            n_valid = valid.sum(axis=-1)
-            eff = np.where(n_valid > 0, n_valid, n_order)
-        else:
-            eff = np.full(valid.shape[:-1], n_order)
-        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), LOG_FLOOR)
-        logs = np.where(np.arange(n_order) < eff[..., None], logs, 0.0)
-        # left-to-right sum, as sacreBLEU's Python sum()
-        acc = np.zeros(logs.shape[:-1])
-        for i in range(n_order):
-            acc = acc + logs[..., i]
-        score = bp * np.exp(acc / eff)
-    return {"score": np.where(any_match, score, 0.0), "precisions": prec, "bp": bp, "c": c, "t": t,
-            "any_match": any_match}
-
-
-def _bleu_exp(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
-              ref_len: NDArray[np.float64]) -> NDArray[np.float64]:
-    """:func:`_bleu`'s score for exp smoothing without effective order, bit for bit, in fewer passes.
-
-    No per-order masks are needed: a row with no match, a negative numerator or
-    a zero total at any order scores 0 (sacreBLEU floors the log of that
-    order's precision at -9999999999, so the geometric mean underflows to 0);
-    every other row goes through the same float operations, in the same order,
-    as :func:`_bleu`. Kept for the study, which scores (assignments × units)
-    blocks of every pair and metric (the ``bench_study`` benchmark's hot path).
-    """
-    n_order = correct.shape[-1]
-    ok = (correct != 0).any(axis=-1) & (total > 0).all(axis=-1) & (correct >= 0).all(axis=-1)
-    acc = np.zeros(correct.shape[:-1])
-    zeros = np.zeros(correct.shape[:-1], dtype=np.int64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i in range(n_order):
-            c, t = correct[..., i], total[..., i]
-            z = c == 0
-            zeros += z
-            prec = np.where(z, 100.0 / (np.exp2(zeros) * t), 100.0 * c / t)
-            acc = acc + np.log(prec)
-        score = _brevity_penalty(sys_len, ref_len) * np.exp(acc / n_order)
-    return np.where(ok, score, 0.0)
-
-
-def bleu_from_sums(
-    correct: ArrayLike,
-    total: ArrayLike,
-    sys_len: ArrayLike,
-    ref_len: ArrayLike,
-    *,
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    use_effective_order: bool = False,
-) -> dict[str, np.ndarray]:
-    r"""Vectorized sacreBLEU ``BLEU.compute_bleu`` over rows of summed statistics.
-
-    .. math::
-
-        \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot
-            \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_n\Big),
-        \qquad p_n = \frac{\mathrm{correct}_n}{\mathrm{total}_n}
-        \ \text{(smoothed as in the module docstring)}
-
-    Parameters
-    ----------
-    correct, total : array_like, shape (..., N)
-        Per-order numerators and denominators (ints for BLEU, floats for ΔBLEU).
-    sys_len, ref_len : array_like, shape (...)
-        Hypothesis and reference lengths.
-    smooth_method : {'exp', 'none', 'floor', 'add-k'}
-    smooth_value : float, optional
-        ``k`` of ``floor`` (default 0.1) and ``add-k`` (default 1).
-    use_effective_order : bool
-        Average only up to the last order with a non-zero total.
-
-    Returns
-    -------
-    dict
-        ``score`` (0–100), ``precisions`` (..., N), ``bp``, and ``counts`` /
-        ``totals`` as sacreBLEU reports them (``add-k`` included).
-
-    Raises
-    ------
-    ValueError
-        An unknown smoothing, ``correct`` and ``total`` of different shapes,
-        or a NaN or infinite input (never silently scored 0).
-
-    See Also
-    --------
-    bleu_scores : the scores alone, faster for exp smoothing.
-
-    Examples
-    --------
-    >>> out = bleu_from_sums([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
-    >>> round(float(out["score"][0]), 6), out["precisions"][0].round(3).tolist()
-    (37.991784, [83.333, 60.0, 25.0, 16.667])
-    """
-    k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
-    correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
-    out = _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)
-    any_match = out["any_match"][..., None]
-    return {"score": out["score"], "precisions": np.where(any_match, out["precisions"], 0.0), "bp": out["bp"],
-            "counts": np.where(any_match, out["c"], correct), "totals": np.where(any_match, out["t"], total)}
-
-
-def bleu_scores(
-    correct: ArrayLike,
-    total: ArrayLike,
-    sys_len: ArrayLike,
-    ref_len: ArrayLike,
-    *,
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    use_effective_order: bool = False,
-    float32: bool = False,
-) -> NDArray[np.float64]:
-    r"""BLEU of every row of summed statistics: ``bleu_from_sums(...)['score']``, bit for bit.
-
-    The same formula as :func:`bleu_from_sums` (sacreBLEU semantics), returning
-    the scores only; exp smoothing without effective order (the default) takes a
-    leaner path with identical bits. This is what resampling uses: one call
-    scores every resample, unit or bootstrap row :math:`b`,
-
-    .. math::
-
-        s_b = 100 \cdot \mathrm{BP}(c_b, r_b) \cdot
-            \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_{b,n}\Big).
-
-    Parameters
-    ----------
-    correct, total, sys_len, ref_len, smooth_method, smooth_value, use_effective_order
-        As in :func:`bleu_from_sums`.
-    float32 : bool
-        Round the statistics and each precision to float32 before the logs,
-        as sacreBLEU's paired bootstrap does (it sums float32 statistics);
-        ``False`` (the default) computes in float64 like every other score.
-        The sums are exact here and rounded once, so the two agree bit for bit
-        while every summed count is below 2**24 (sacreBLEU's own float32
-        summation starts to round above that, e.g. past ~16.7M tokens).
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (...)
-        Scores in [0, 100].
-
-    Examples
-    --------
-    >>> bleu_scores([[5, 3, 1, 0], [2, 0, 0, 0]], [[6, 5, 4, 3], [2, 1, 0, 0]], [6, 2], [6, 3]).round(4).tolist()
-    [37.9918, 0.0]
-    >>> exact = bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
-    >>> sacre = bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6], float32=True)  # sacreBLEU's bootstrap
-    >>> f"{exact[0]:.10f}", f"{sacre[0]:.10f}"
-    ('37.9917842826', '37.9917842101')
-    """
-    k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
-    correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
-    if float32:
-        return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, np.float32)["score"]
-    if smooth_method == "exp" and not use_effective_order:
-        return _bleu_exp(correct, total, sys_len, ref_len)
-    return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)["score"]
-
-
-def count_columns(metric: str, max_ngram_order: int) -> tuple[list[str], list[str]]:
-    """Names of the numerator and denominator columns of ``metric`` for orders 1..N.
-
-    Examples
-    --------
-    >>> count_columns("delta_bleu", 2)
-    (['wmatch_1', 'wmatch_2'], ['wtotal_1', 'wtotal_2'])
-    """
-    num, den = _PREFIXES[check_choice("metric", metric, METRICS)]
-    orders = range(1, max_ngram_order + 1)
-    return [f"{num}_{i}" for i in orders], [f"{den}_{i}" for i in orders]
 
 
 def check_delta_defined(stats: StatsTable, rows: np.ndarray | None = None) -> None:
@@ -439,10 +187,6 @@ def score_signature(stats: StatsTable, *, metric: str = "bleu", smooth_method: s
                           metric=metric, delta_definition=stats.delta_definition, ref_length=ref_length)
 
 
-def _num(x: float | np.floating, integral: bool) -> int | float:
-    return int(x) if integral else float(x)
-
-
 def corpus_score(
     stats: StatsTable,
     *,
@@ -513,8 +257,8 @@ def corpus_score_from_sums(stats: Any, correct: ArrayLike, total: ArrayLike, sys
     partitioned table (:class:`bleustats.engine.dataset.StatsDataset`) merges
     its partitions' sums and ends here too. ``stats`` only gives the settings
     and the reference count of the signature. ``correct`` / ``total`` are the
-    per-order sums of ``metric``'s numerators and denominators (ΔBLEU's summed
-    numerators are clamped at 0 here).
+    per-order sums of ``metric``'s numerators and denominators
+    (:func:`~bleustats.metrics.formula.score_from_sums`).
 
     Examples
     --------
@@ -523,29 +267,11 @@ def corpus_score_from_sums(stats: Any, correct: ArrayLike, total: ArrayLike, sys
     >>> corpus_score_from_sums(st, [2, 1], [3, 2], 3, 3).score == corpus_score(st).score
     True
     """
-    c_sum, t_sum = np.asarray(correct), np.asarray(total)
-    raw_c = c_sum
-    if metric == "delta_bleu":
-        c_sum = np.maximum(c_sum, 0.0)
-    out = bleu_from_sums(c_sum, t_sum, sys_len, ref_len, smooth_method=smooth_method,
-                         smooth_value=smooth_value, use_effective_order=use_effective_order)
-    integral = metric == "bleu"
-    int_len = ref_length != "average"
-    num, den = _PREFIXES[metric]
-    return BLEUScore(
-        score=float(out["score"]),
-        counts=[_num(v, integral and float(v).is_integer()) for v in out["counts"]],
-        totals=[_num(v, integral and float(v).is_integer()) for v in out["totals"]],
-        precisions=[float(p) for p in out["precisions"]],
-        bp=float(out["bp"]),
-        sys_len=int(sys_len),
-        ref_len=_num(ref_len, int_len),
-        signature=score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                                  use_effective_order=use_effective_order, ref_length=ref_length),
-        stats={num: [_num(v, integral) for v in raw_c], den: [_num(v, integral) for v in t_sum],
-               "hyp_len": int(sys_len), "ref_len": _num(ref_len, int_len)},
-        name="ΔBLEU" if metric == "delta_bleu" else "BLEU",
-    )
+    signature = score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                                use_effective_order=use_effective_order, ref_length=ref_length)
+    return score_from_sums(correct, total, sys_len, ref_len, signature=signature, metric=metric,
+                           smooth_method=smooth_method, smooth_value=smooth_value,
+                           use_effective_order=use_effective_order, ref_length=ref_length)
 
 
 def corpus_scores(
@@ -709,7 +435,7 @@ def sentence_scores(
                           smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
 
 
-# --------------------------------------------------------------------------- a few segments, plain floats
+# --------------------------------------------------------------------------- a few segments, counted in Python
 
 
 def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layout: str, options: dict[str, Any],
@@ -854,9 +580,9 @@ def corpus_bleu(
     Notes
     -----
     A small input (see :func:`bleustats.engine.small.prefer_plain`) is counted
-    in plain Python (:mod:`bleustats.engine.small`) and scored on plain floats:
-    the same statistics as the numba pipeline's, the same score to the last
-    bit or two (``tests/metrics/test_plain.py``).
+    in plain Python (:mod:`bleustats.engine.small`): the same statistics as
+    the numba pipeline's, scored by the same formula, so the same result to
+    the bit (``tests/metrics/test_plain.py``).
     """
     options = dict(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
                    weight_threshold=weight_threshold, delta_definition=delta_definition)
@@ -1135,20 +861,13 @@ class BLEU(Metric):
             return super().sentence_score(hypothesis, references)
         self.num_refs = sum(r is not None for r in references)
         self._weights = "uniform"
-        return self._plain_result(mat)
+        return self._aggregate_and_compute(mat)
 
     def _corpus_score(self, hypotheses: Sequence[str], references: Any, n_bootstrap: Any) -> BLEUScore:
         mat = self._plain_corpus(hypotheses, references) if type(n_bootstrap) is int and n_bootstrap == 1 else None
         if mat is None:
             return super()._corpus_score(hypotheses, references, n_bootstrap)
-        return self._plain_result(mat)  # a few segments: scored on plain floats, the same bits
-
-    def _plain_result(self, mat: np.ndarray) -> BLEUScore:
-        """:meth:`_aggregate_and_compute` on Python floats (:func:`~bleustats.metrics.plain.plain_score`)."""
-        k = check_scoring_options(smooth_method=self.smooth_method, smooth_value=self.smooth_value)
-        result = plain_score(mat.sum(axis=0), self.max_ngram_order, self.metric == "delta_bleu", k,
-                             self.smooth_method, self.effective_order)
-        return replace(result, name="ΔBLEU" if self.metric == "delta_bleu" else "BLEU", signature=self.get_signature())
+        return self._aggregate_and_compute(mat)
 
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> np.ndarray:
         from ..engine.stats import compute_stats

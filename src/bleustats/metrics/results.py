@@ -55,6 +55,7 @@ class BLEUSignature(Signature):
     >>> sig = BLEUSignature(nrefs="1", tokenize="13a", lowercase=False, smooth="exp", effective_order=False)
     >>> str(sig)
     'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:bleustats-...'
+    >>> from dataclasses import replace
     >>> str(replace(sig, max_ngram_order=2, ref_view="first").with_extra(bs=1000, seed=0))
     'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:2|refs:first|bs:1000|seed:0|version:bleustats-...'
     >>> sig.to_dict()["tok"], "order" in sig.to_dict()
