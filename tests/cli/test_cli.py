@@ -25,7 +25,7 @@ import sacrebleu
 from sacrebleu.metrics import BLEU
 
 import bleustats
-from bleustats.metrics import bleu as scoring
+from bleustats.metrics import tables as scoring
 from bleustats.cli import main
 from bleustats.engine.stats import compute_stats, load_stats
 

@@ -16,7 +16,7 @@ from sacrebleu.metrics import TER as SacreTER
 import bleustats
 from bleustats.engine.references import ReferenceSet
 from bleustats.engine.stats import compute_stats
-from bleustats.metrics import base, bleu, chrf, results, ter
+from bleustats.metrics import base, bleu, chrf, results, tables, ter
 
 HYPS = ["The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."]
 REFS = [["The dog bit the man.", "It was not unexpected.", "The man bit him first."],
@@ -42,9 +42,9 @@ def _routes(**options) -> dict[str, str]:
         "object": str(obj.corpus_score(HYPS, REFS).signature),
         "object.get_signature": str(obj.get_signature()),
         "object, cached references": str(cached.corpus_score(HYPS).signature),
-        "table": str(bleu.corpus_score(stats, use_effective_order=eff, **scoring).signature),
-        "score_signature": str(bleu.score_signature(stats, use_effective_order=eff, **scoring)),
-        "groups": bleu.corpus_scores(stats, by="system", use_effective_order=eff, **scoring).attrs["signature"],
+        "table": str(tables.corpus_score(stats, use_effective_order=eff, **scoring).signature),
+        "score_signature": str(tables.score_signature(stats, use_effective_order=eff, **scoring)),
+        "groups": tables.corpus_scores(stats, by="system", use_effective_order=eff, **scoring).attrs["signature"],
     }
 
 
@@ -75,14 +75,14 @@ def test_delta_bleu_signs_its_definition_and_weights_on_every_route():
     cached = bleu.BLEU(metric="delta_bleu", references=REFS, ref_weights=weights)
     lines = {
         str(bleustats.corpus_bleu(HYPS, REFS, ref_weights=weights).signature),
-        str(bleu.corpus_score(stats, metric="delta_bleu").signature),
-        bleu.corpus_scores(stats, metric="delta_bleu").attrs["signature"],
+        str(tables.corpus_score(stats, metric="delta_bleu").signature),
+        tables.corpus_scores(stats, metric="delta_bleu").attrs["signature"],
         str(cached.corpus_score(HYPS).signature),
     }
     assert lines == {f"nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|metric:delta_bleu|delta:paper|w:custom|"
                      f"version:bleustats-{bleustats.__version__}"}
     # BLEU of a weighted table is sacreBLEU's computation: no weight field
-    assert "w:" not in str(bleu.corpus_score(stats).signature)
+    assert "w:" not in str(tables.corpus_score(stats).signature)
     with pytest.raises(ValueError, match="number of references is unknown"):
         obj.get_signature()
 

@@ -218,7 +218,7 @@ class BLEUScore(Score):
 # A corpus score sums a system's segments; two systems scored on different
 # segment sets are not comparable (one may lack its hardest segments), and
 # sacreBLEU refuses streams of different lengths. :func:`corpus_scores` per
-# system (:func:`bleustats.metrics.bleu.corpus_scores`, and its partitioned
+# system (:func:`bleustats.metrics.tables.corpus_scores`, and its partitioned
 # twin) therefore refuses systems whose segment sets differ, naming each system
 # and how many of the segments it lacks, unless ``allow_partial=True``: then
 # each system is scored on the segments it has, and the coverage is recorded in

@@ -73,7 +73,7 @@ from .._validate import check_count
 from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT, compute_stats
 from ..meta.resample import generator_and_label
-from ..metrics.bleu import sentence_scores
+from ..metrics.tables import sentence_scores
 from ..metrics.results import BLEUSignature, Signature
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS, tokenize_lines
 

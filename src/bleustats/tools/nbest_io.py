@@ -56,7 +56,7 @@ from ..engine import io
 from ..engine.partitioned_stats import parquet_parts
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import REF_LENGTHS
+from ..engine.options import REF_LENGTHS
 
 if TYPE_CHECKING:
     import pandas as pd
