@@ -98,12 +98,23 @@ class BLEUSignature(Signature):
 
 
 def _tokenizer_label(tokenize: str) -> str:
-    """The ``tok`` field of a tokenizer name: the tokenizer's own signature (MeCab's names its version)."""
+    """The ``tok`` field of a tokenizer name: the tokenizer's own signature, as the ``BLEU`` object signs it.
+
+    The name itself, except for MeCab (its version in the signature) and the
+    SentencePiece models (``spm`` signs ``flores101``).
+
+    Examples
+    --------
+    >>> _tokenizer_label("13a"), _tokenizer_label("spm")
+    ('13a', 'flores101')
+    """
     if tokenize.endswith("-mecab"):
         from ..tokenizers import get_tokenizer
 
         return get_tokenizer(tokenize).signature()
-    return tokenize
+    from ..tokenizers.tokenizer_spm import SPM_MODELS  # a dict of names: sentencepiece is not imported
+
+    return SPM_MODELS[tokenize]["signature"] if tokenize in SPM_MODELS else tokenize
 
 
 def bleu_signature(nrefs: Any, *, tokenize: str, lowercase: bool, smooth_method: str, smooth_value: float | None,
