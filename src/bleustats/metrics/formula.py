@@ -306,16 +306,17 @@ def score_from_sums(correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len:
     integral = metric == "bleu"
     int_len = ref_length != "average"
     num, den = _PREFIXES[metric]
+    # element by element as Python numbers (tolist: the same values, without a numpy scalar each)
     return BLEUScore(
         score=float(out["score"]),
-        counts=[_num(v, integral and float(v).is_integer()) for v in out["counts"]],
-        totals=[_num(v, integral and float(v).is_integer()) for v in out["totals"]],
-        precisions=[float(p) for p in out["precisions"]],
+        counts=[_num(v, integral and v.is_integer()) for v in out["counts"].tolist()],
+        totals=[_num(v, integral and v.is_integer()) for v in out["totals"].tolist()],
+        precisions=out["precisions"].tolist(),
         bp=float(out["bp"]),
         sys_len=int(sys_len),
         ref_len=_num(ref_len, int_len),
         signature=signature,
-        stats={num: [_num(v, integral) for v in raw_c], den: [_num(v, integral) for v in t_sum],
+        stats={num: [_num(v, integral) for v in raw_c.tolist()], den: [_num(v, integral) for v in t_sum.tolist()],
                "hyp_len": int(sys_len), "ref_len": _num(ref_len, int_len)},
         name="ΔBLEU" if metric == "delta_bleu" else "BLEU",
     )
