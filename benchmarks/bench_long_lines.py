@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import bleustats
-    from bleustats.metrics.bleu import corpus_score
+    from bleustats.metrics.tables import corpus_score
 
     import numba
 

@@ -61,7 +61,7 @@ def _read(path: Path) -> pd.DataFrame:
 def prepare(shared: Path, work: Path) -> dict:
     """Write hyps / refs / human / sentence-score tables with an lp column; return the grids for SPA."""
     from bleustats.engine.stats import compute_stats
-    from bleustats.metrics.bleu import sentence_scores
+    from bleustats.metrics.tables import sentence_scores
 
     hyps_all, refs_all, human_all, sent_all, grids = [], [], [], [], {}
     for lp in LPS:

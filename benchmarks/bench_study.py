@@ -197,7 +197,7 @@ def main(argv=None) -> int:
     import bleustats
     from bleustats.engine.stats import compute_stats
     from bleustats.meta import report, study
-    from bleustats.metrics.bleu import corpus_score
+    from bleustats.metrics.tables import corpus_score
 
     t = time.perf_counter()
     hyp_df, ref_df, human_df, pairs, hyps, refs, weights = make_data()

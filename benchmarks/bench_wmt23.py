@@ -108,15 +108,13 @@ def worker(route: str, lib: str, data: str) -> dict:
             elif route == "stats":
                 import pandas as pd
 
-                from bleustats.metrics.bleu import corpus_scores
-
                 names = list(p["systems"])
                 hyps = pd.DataFrame({"seg_id": [i for n in names for i in range(len(p["systems"][n][1]))],
                                      "system": [n for n in names for _ in p["systems"][n][1]],
                                      "text": [t for n in names for t in p["systems"][n][1]]})
                 stats = api.compute_stats(hyps, streams, tokenize=tok, metrics=("bleu", "chrf"))
                 for metric in ("bleu", "chrf"):
-                    table = corpus_scores(stats, metric=metric)
+                    table = api.corpus_scores(stats, metric=metric)
                     for name, score in zip(table["system"], table["score"]):
                         scores[f"{pair}|{name}|{metric}-{ref_set}"] = float(score)
             else:

@@ -26,7 +26,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     "bleustats.resample": ("bleustats.meta.resample",),
     "bleustats.results": ("bleustats.metrics.results",),
     "bleustats.schemas": ("bleustats.engine.schemas", "bleustats.errors"),
-    "bleustats.scoring": ("bleustats.metrics.bleu",),
+    "bleustats.scoring": ("bleustats.metrics.formula", "bleustats.metrics.tables", "bleustats.engine.options"),
     "bleustats.sentence": ("bleustats.metrics.sentence",),
     "bleustats.stats": ("bleustats.engine.stats",),
     "bleustats.study": ("bleustats.meta.study", "bleustats.meta.report"),
@@ -38,7 +38,7 @@ MOVED: dict[str, tuple[str, ...]] = {
 RENAMED: dict[str, dict[str, str]] = {
     "bleustats.sentence": {
         "SENTENCE_METRICS": "bleustats.metrics.sentence:SENTENCE_VARIANTS",
-        "STATISTICS": "bleustats.metrics.bleu:METRICS",
+        "STATISTICS": "bleustats.metrics.formula:METRICS",
         "SentenceMetric": "bleustats.metrics.sentence:SentenceVariant",
         "get_metric": "bleustats.metrics.sentence:get_variant",
         "sentence_metric": "bleustats.metrics.sentence:score_variant",

@@ -43,8 +43,9 @@ reach) says so on stderr once, when it starts (:func:`announce_compiles`).
 :func:`use_user_cache` also keeps numba's start-up from importing SciPy's
 linear algebra (:func:`defer_blas_probe`): when numba first loads a kernel it
 imports ``numba.np.arraymath``, which asks at import whether BLAS is there by
-importing ``scipy.linalg`` (~0.06 s, a tenth of a 10,000-segment job's whole
-process), for the sake of ``np.correlate`` / ``np.convolve`` in jitted code,
+importing ``scipy.linalg`` (0.1 to 0.4 s of CPU, a tenth to a quarter of a
+10,000-segment job's whole process: ``benchmarks/results/latency.md``, "numba
+floor"), for the sake of ``np.correlate`` / ``np.convolve`` in jitted code,
 which bleustats' kernels never call. The question is put off to the moment
 numba types such a call; the answer stays the same.
 

@@ -2,7 +2,7 @@
 
 ``corpus_bleu``, ``raw_corpus_bleu``, ``sentence_bleu``, ``corpus_chrf``,
 ``sentence_chrf``, ``corpus_ter`` and ``sentence_ter`` with sacreBLEU 2.6's
-arguments and results. The code lives in :mod:`bleustats.metrics.bleu`,
+arguments and results. The code lives in :mod:`bleustats.metrics.bleu_functions`,
 :mod:`~bleustats.metrics.chrf` and :mod:`~bleustats.metrics.ter`; this module
 only gives it the path sacreBLEU code imports it from
 (``sacrebleu.compat.corpus_bleu``).
@@ -20,7 +20,8 @@ Examples
 chrF2 = 59.73 | TER = 40.00
 """
 
-from .metrics.bleu import BLEU, corpus_bleu, corpus_bleu_files, raw_corpus_bleu, sentence_bleu
+from .metrics.bleu import BLEU
+from .metrics.bleu_functions import corpus_bleu, corpus_bleu_files, raw_corpus_bleu, sentence_bleu
 from .metrics.chrf import CHRF, corpus_chrf, sentence_chrf
 from .metrics.ter import TER, corpus_ter, sentence_ter
 

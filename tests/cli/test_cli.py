@@ -25,7 +25,7 @@ import sacrebleu
 from sacrebleu.metrics import BLEU
 
 import bleustats
-from bleustats.metrics import bleu as scoring
+from bleustats.metrics import tables as scoring
 from bleustats.cli import main
 from bleustats.engine.stats import compute_stats, load_stats
 
@@ -268,7 +268,7 @@ def test_long_form_tables_score_per_system(capsys, tables):
     # BLEU on all references is sacreBLEU's number: its signature is sacreBLEU's; ΔBLEU's names the weights
     version = f"version:bleustats-{bleustats.__version__}"
     assert lines[4] == f"BLEU signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|{version}"
-    assert "|w:custom|metric:delta_bleu|delta:paper|" in lines[5]
+    assert "|smooth:exp|metric:delta_bleu|delta:paper|w:custom|version:" in lines[5]
     data = run_json(capsys, "score", "-i", hyps, refs, "--metric", "bleu")
     assert list(data) == ["bleu"]
     for row in data["bleu"]["scores"]:
@@ -652,7 +652,7 @@ def test_max_ngram_order_above_the_limit_is_a_usage_error(capsys, files):
         "bleustats: error: argument --max-ngram-order: must be from 1 to 32; got 33\n"
     )
     assert "max_ngram_order must be" not in err
-    for order in ("1", "32"):  # the limits themselves are accepted
+    for order in ("1", "32"):  # the limits themselves are accepted (and signed: not sacreBLEU's 4)
         argv = ["-i", files.hyp, files.refs[0], "--max-ngram-order", order]
         rc, out, err = run(capsys, "score", *argv)
         assert rc == 0 and f"order:{order}|" in out, err

@@ -28,7 +28,7 @@ from bleustats.engine.io import DIGEST_KEY
 from bleustats.engine.partitioned_stats import compute_stats_dataset
 from bleustats.engine.stats import compute_stats, load_stats
 from bleustats.errors import InputError
-from bleustats.metrics import bleu, partitioned
+from bleustats.metrics import partitioned, tables
 
 from .test_trust import HYPS, REFS, one_line, run
 
@@ -259,7 +259,7 @@ def test_every_python_scoring_entry_point_refuses_partial_coverage(partial, entr
     d, stats = partial
     if metric in ("chrf", "ter"):
         stats = compute_stats(_hyps(("A", "B"), drop={("B", 2)}), REFS_DF, metrics=("bleu", metric))
-    score = {"table": bleu.corpus_scores, "partitioned-table": partitioned.corpus_scores,
+    score = {"table": tables.corpus_scores, "partitioned-table": partitioned.corpus_scores,
              "dataset": partitioned.corpus_scores}[entry]
     target = open_stats(d / "ds") if entry == "dataset" and metric not in ("chrf", "ter") else stats
     with pytest.raises(InputError, match="B lacks 1 of the 3 segments"):
@@ -268,7 +268,7 @@ def test_every_python_scoring_entry_point_refuses_partial_coverage(partial, entr
     assert frame["segments"].tolist() == [3, 2] and frame.attrs["coverage"]["complete"] is False
     assert frame.attrs["signature"].endswith("coverage:partial")
     # the same numbers as each system scored alone on its own segments
-    alone = bleu.corpus_scores(stats.select(stats.column("system") == "B"), by="system", metric=metric)
+    alone = tables.corpus_scores(stats.select(stats.column("system") == "B"), by="system", metric=metric)
     assert frame["score"].iloc[1] == alone["score"].iloc[0]
 
 
@@ -283,10 +283,10 @@ def test_property_partial_coverage_is_refused_or_recorded(drop):
     segs = {s: set(hyps.loc[hyps["system"] == s, "seg_id"]) for s in systems}
     complete = len({frozenset(v) for v in segs.values()}) == 1
     try:
-        frame = bleu.corpus_scores(stats, by="system")
+        frame = tables.corpus_scores(stats, by="system")
     except InputError as exc:
         assert not complete and "cover different segments" in str(exc)
-        frame = bleu.corpus_scores(stats, by="system", allow_partial=True)
+        frame = tables.corpus_scores(stats, by="system", allow_partial=True)
         assert frame.attrs["signature"].endswith("coverage:partial")
         union = set().union(*segs.values())
         assert frame["segments"].tolist() == [len(segs[s]) for s in systems] and \

@@ -36,7 +36,7 @@ from bleustats.engine.partitioned_stats import compute_stats_dataset  # noqa: E4
 from bleustats.engine.stats import compute_stats  # noqa: E402
 from bleustats.errors import ClusterError, InputError  # noqa: E402
 from bleustats.meta import paired, partitioned as meta_part, study, units  # noqa: E402
-from bleustats.metrics import bleu, partitioned, sentence  # noqa: E402
+from bleustats.metrics import partitioned, sentence, tables  # noqa: E402
 from bleustats.tools.kbest import score_nbest  # noqa: E402
 from bleustats.tools.kbest_partitioned import score_nbest_dataset  # noqa: E402
 from ..conftest import make_corpus  # noqa: E402
@@ -94,12 +94,12 @@ def test_statistics_rows_equal_the_single_process_ones(on_cluster, corpus):
 @pytest.mark.parametrize("metric", ["bleu", "delta_bleu"])
 def test_scores_on_the_cluster_equal_bit_for_bit(on_cluster, corpus, metric):
     st = corpus["memory"]
-    assert partitioned.corpus_score(on_cluster, metric=metric) == bleu.corpus_score(st, metric=metric)
+    assert partitioned.corpus_score(on_cluster, metric=metric) == tables.corpus_score(st, metric=metric)
     for ref_length in ("closest", "average"):
         got = partitioned.corpus_scores(on_cluster, by="system", metric=metric, ref_length=ref_length)
-        assert got.equals(bleu.corpus_scores(st, by="system", metric=metric, ref_length=ref_length))
+        assert got.equals(tables.corpus_scores(st, by="system", metric=metric, ref_length=ref_length))
     assert np.array_equal(partitioned.sentence_scores(on_cluster, metric=metric),
-                          bleu.sentence_scores(st, metric=metric), equal_nan=True)
+                          tables.sentence_scores(st, metric=metric), equal_nan=True)
 
 
 def test_sentence_variants_on_the_cluster(on_cluster, corpus):

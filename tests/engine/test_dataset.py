@@ -25,7 +25,7 @@ from bleustats.engine.partitioned_stats import compute_stats_dataset, compute_st
 from bleustats.engine.stats import compute_stats, compute_stats_files, load_stats
 from bleustats.errors import InputError
 from bleustats.meta import paired, partitioned as meta_part, study, units
-from bleustats.metrics import bleu, partitioned, sentence
+from bleustats.metrics import partitioned, sentence, tables
 from ..conftest import make_corpus
 
 VARIANTS = [v for v in sentence.SENTENCE_VARIANTS if v not in ("pseudo-doc", "chiang-gain")]
@@ -57,12 +57,12 @@ def test_rows_equal_the_in_memory_table(corpus):
 @pytest.mark.parametrize("metric", ["bleu", "delta_bleu"])
 def test_corpus_and_group_scores_equal_bit_for_bit(corpus, metric):
     ds, st = corpus["dataset"], corpus["memory"]
-    assert partitioned.corpus_score(ds, metric=metric) == bleu.corpus_score(st, metric=metric)
-    got, want = partitioned.corpus_scores(ds, by="system", metric=metric), bleu.corpus_scores(st, by="system",
+    assert partitioned.corpus_score(ds, metric=metric) == tables.corpus_score(st, metric=metric)
+    got, want = partitioned.corpus_scores(ds, by="system", metric=metric), tables.corpus_scores(st, by="system",
                                                                                                metric=metric)
     assert got.equals(want) and got.attrs == want.attrs
     a = partitioned.sentence_scores(ds, metric=metric)
-    assert np.array_equal(a, bleu.sentence_scores(st, metric=metric), equal_nan=True)
+    assert np.array_equal(a, tables.sentence_scores(st, metric=metric), equal_nan=True)
 
 
 def test_sentence_variants_equal(corpus, tmp_path):
@@ -77,8 +77,8 @@ def test_sentence_variants_equal(corpus, tmp_path):
 
 def test_lower_order_view_equals_the_table_cut(corpus):
     ds, st = corpus["dataset"].up_to_order(2), corpus["memory"].up_to_order(2)
-    assert partitioned.corpus_scores(ds, by="system").equals(bleu.corpus_scores(st, by="system"))
-    assert np.array_equal(partitioned.sentence_scores(ds), bleu.sentence_scores(st), equal_nan=True)
+    assert partitioned.corpus_scores(ds, by="system").equals(tables.corpus_scores(st, by="system"))
+    assert np.array_equal(partitioned.sentence_scores(ds), tables.sentence_scores(st), equal_nan=True)
     assert ds.to_table().table.equals(st.table, check_metadata=True)
 
 
@@ -236,7 +236,7 @@ def test_commit_needs_every_part(corpus, tmp_path):
 def test_sums_do_not_depend_on_the_partitioning(corpus, tmp_path):
     # ΔBLEU's weighted counts and the average reference length are floats: the same bits for 1, 7 and 120
     # partitions as for the table in memory
-    want = [bleu.corpus_score(corpus["memory"], metric="delta_bleu", ref_length=r) for r in ("closest", "average")]
+    want = [tables.corpus_score(corpus["memory"], metric="delta_bleu", ref_length=r) for r in ("closest", "average")]
     for rows in (1, 7, 120):
         ds = compute_stats_dataset(corpus["hyps"], corpus["refs"], tmp_path / f"st{rows}", partition_rows=rows)
         assert len(ds.parts) == math.ceil(120 / rows)

@@ -28,7 +28,7 @@ from sacrebleu.metrics import BLEU
 
 import bleustats
 from bleustats.engine import io as bio
-from bleustats.metrics import bleu as scoring
+from bleustats.metrics import tables as scoring
 from bleustats.errors import InputError
 from bleustats.errors import SchemaError
 from bleustats.engine.stats import compute_stats

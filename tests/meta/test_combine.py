@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bleustats.meta import combine
-from bleustats.metrics import bleu as scoring
+from bleustats.metrics import tables as scoring
 from bleustats.metrics import sentence
 from bleustats.errors import InputError
 from bleustats.engine.stats import compute_stats

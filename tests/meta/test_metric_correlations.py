@@ -48,7 +48,7 @@ def test_correlations_equal_scipy():
 
 def test_corpus_metrics_use_summed_statistics_at_system_level(numba_one_thread):
     from bleustats.engine.stats import compute_stats
-    from bleustats.metrics.bleu import corpus_score
+    from bleustats.metrics.tables import corpus_score
 
     hyps, refs, human = _corpus()
     stats = compute_stats(hyps, refs, tokenize="none")

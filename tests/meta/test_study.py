@@ -14,7 +14,7 @@ import scipy.stats
 
 from bleustats.errors import InputError
 from bleustats.meta.resample import bootstrap_indices, unit_partitions
-from bleustats.metrics.bleu import corpus_score
+from bleustats.metrics.tables import corpus_score
 from bleustats.metrics.sentence import score_variant
 from bleustats.engine.stats import compute_stats
 from bleustats.meta.report import plot_sweeps, table2, to_markdown

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleustats.metrics import bleu as scoring
+from bleustats.engine import options
+from bleustats.metrics import formula
+from bleustats.metrics import tables as scoring
 from bleustats.engine.stats import compute_stats, load_stats
 
 from ..twins.engine import reference_compute_bleu
@@ -30,8 +32,8 @@ def multi():
     return compute_stats(pd.DataFrame(rows), pd.DataFrame(refs))
 
 
-@pytest.mark.parametrize("metric", scoring.METRICS)
-@pytest.mark.parametrize("ref_length", scoring.REF_LENGTHS)
+@pytest.mark.parametrize("metric", formula.METRICS)
+@pytest.mark.parametrize("ref_length", options.REF_LENGTHS)
 def test_grouped_scores_equal_each_subset(multi, metric, ref_length):
     frame = scoring.corpus_scores(multi, by="system", metric=metric, ref_length=ref_length)
     systems = multi.column("system")
@@ -59,7 +61,7 @@ def test_repeated_rows_count_twice(multi):
 
 
 def test_sentence_scores_equal_single_row_corpus_scores(multi):
-    for sm in scoring.SMOOTH_METHODS:
+    for sm in options.SMOOTH_METHODS:
         sent = scoring.sentence_scores(multi, smooth_method=sm, use_effective_order=True)
         for i in range(0, len(multi), 9):
             one = scoring.corpus_score(multi, rows=[i], smooth_method=sm, use_effective_order=True)
@@ -104,7 +106,7 @@ def test_bleu_from_sums_equals_the_plain_python_twin(pairs, sys_len, ref_len, sm
     correct = [min(c, t) for c, t in pairs]
     total = [t for _, t in pairs]
     sm, sv = smoothing
-    out = scoring.bleu_from_sums([correct], [total], [sys_len], [ref_len], smooth_method=sm, smooth_value=sv,
+    out = formula.bleu_from_sums([correct], [total], [sys_len], [ref_len], smooth_method=sm, smooth_value=sv,
                                  use_effective_order=eff)
     want = reference_compute_bleu(correct, total, sys_len, ref_len, sm, sv, eff, len(pairs))
     assert out["score"][0] == pytest.approx(want.score, abs=1e-9)
@@ -133,8 +135,7 @@ SMOOTHINGS = [("none", None), ("floor", None), ("floor", 0.5), ("add-k", None), 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), n=st.integers(1, 5), smoothing=st.sampled_from(SMOOTHINGS), eff=st.booleans())
 def test_bleu_scores_is_bleu_from_sums_bit_for_bit(data, n, smoothing, eff):
-    # bleu_scores takes a leaner path for exp smoothing without effective order; every path must give the
-    # general formula's bits (the study asserts bit equality with corpus_score through it)
+    # the study asserts bit equality with corpus_score through bleu_scores: the same formula, the same bits
     rows = data.draw(st.integers(1, 12))
     ints = st.integers(0, 60)
     total = np.array(data.draw(st.lists(ints, min_size=rows * n, max_size=rows * n)), float).reshape(rows, n)
@@ -146,9 +147,9 @@ def test_bleu_scores_is_bleu_from_sums_bit_for_bit(data, n, smoothing, eff):
     ref = np.array(data.draw(st.lists(ints, min_size=rows, max_size=rows)), float)
     sm, sv = smoothing
     kw = dict(smooth_method=sm, smooth_value=sv, use_effective_order=eff)
-    want = scoring.bleu_from_sums(correct, total, hyp, ref, **kw)["score"]
-    assert np.array_equal(scoring.bleu_scores(correct, total, hyp, ref, **kw), want)
-    f32 = scoring.bleu_scores(correct, total, hyp, ref, float32=True, **kw)
+    want = formula.bleu_from_sums(correct, total, hyp, ref, **kw)["score"]
+    assert np.array_equal(formula.bleu_scores(correct, total, hyp, ref, **kw), want)
+    f32 = formula.bleu_scores(correct, total, hyp, ref, float32=True, **kw)
     np.testing.assert_allclose(f32, want, rtol=1e-5, atol=1e-5)  # float32 precisions: rounding only
 
 
@@ -160,19 +161,33 @@ def test_bleu_scores_float32_is_sacrebleu_on_float32_statistics(smoothing):
     total = rng.integers(0, 3000, size=(40, 4)).astype(float)
     correct = np.floor(total * rng.uniform(0, 1, size=total.shape))
     hyp, ref = total[:, 0], rng.integers(1, 3000, size=40).astype(float)
-    got = scoring.bleu_scores(correct, total, hyp, ref, smooth_method=sm, smooth_value=sv, float32=True)
+    got = formula.bleu_scores(correct, total, hyp, ref, smooth_method=sm, smooth_value=sv, float32=True)
     for i in range(len(got)):
         want = reference_compute_bleu(list(correct[i].astype(np.float32)), list(total[i].astype(np.float32)),
                                       hyp[i], ref[i], sm, sv, False, 4)
         assert got[i] == pytest.approx(want.score, abs=1e-9)
 
 
+def test_formula_scores_blocks_of_any_shape_and_no_rows():
+    rng = np.random.default_rng(3)
+    total = rng.integers(0, 9, size=(3, 5, 4)).astype(float)
+    correct = np.floor(total * rng.uniform(0, 1, size=total.shape))
+    hyp, ref = total[..., 0], rng.integers(0, 9, size=(3, 5)).astype(float)
+    for eff in (False, True):
+        block = formula.bleu_scores(correct, total, hyp, ref, use_effective_order=eff)
+        rows = [formula.bleu_scores(correct[i], total[i], hyp[i], ref[i], use_effective_order=eff) for i in range(3)]
+        assert block.shape == (3, 5) and np.array_equal(block, np.stack(rows))
+        empty = formula.bleu_from_sums(np.zeros((0, 4)), np.zeros((0, 4)), np.zeros(0), np.zeros(0),
+                                       use_effective_order=eff)
+        assert empty["score"].shape == (0,) and empty["precisions"].shape == (0, 4)
+
+
 def test_non_finite_statistics_are_an_error_not_a_zero():
     with pytest.raises(ValueError,
                        match=r"correct must hold finite numbers; got 1 NaN or infinite value\(s\), e\.g\. nan"):
-        scoring.bleu_from_sums([[1.0, np.nan]], [[2, 2]], [2], [2])
+        formula.bleu_from_sums([[1.0, np.nan]], [[2, 2]], [2], [2])
     with pytest.raises(ValueError, match=r"ref_len must hold finite numbers"):
-        scoring.bleu_scores([[1, 1]], [[2, 2]], [2], [np.inf])
+        formula.bleu_scores([[1, 1]], [[2, 2]], [2], [np.inf])
     with pytest.raises(ValueError,
                        match=r"correct and total must have the same shape \(\.\.\., N\); got \(1, 2\) and \(1, 3\)"):
-        scoring.bleu_scores([[1, 1]], [[2, 2, 2]], [2], [2])
+        formula.bleu_scores([[1, 1]], [[2, 2, 2]], [2], [2])

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 
 import bleustats
-from bleustats.metrics import bleu as scoring
+from bleustats.metrics import tables as scoring
 from bleustats.engine.stats import compute_stats
 
 from ..conftest import read_tsv, shared_path, wmt_corpus

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import bleustats
-from bleustats.metrics import bleu as scoring
+from bleustats.engine import options
+from bleustats.metrics import tables as scoring
 from bleustats.engine.stats import compute_stats
 
 from ..conftest import data_path
@@ -80,7 +81,7 @@ def test_all_weights_one_equals_bleu_exactly():
     for n in range(1, 5):
         assert st.column(f"wmatch_{n}").tolist() == st.column(f"match_{n}").astype(float).tolist()
         assert st.column(f"wtotal_{n}").tolist() == st.column(f"total_{n}").astype(float).tolist()
-    for sm in scoring.SMOOTH_METHODS:
+    for sm in options.SMOOTH_METHODS:
         assert scoring.corpus_score(st, metric="delta_bleu", smooth_method=sm).score == \
             scoring.corpus_score(st, metric="bleu", smooth_method=sm).score
     np.testing.assert_array_equal(scoring.sentence_scores(st, metric="delta_bleu"), scoring.sentence_scores(st))

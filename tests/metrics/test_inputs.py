@@ -18,7 +18,7 @@ import sacrebleu
 import bleustats
 from bleustats.engine.stats import compute_stats
 from bleustats.errors import InputError
-from bleustats.metrics import bleu as scoring
+from bleustats.metrics import tables as scoring
 
 from ..engine.test_inputs import H2, our_matrix, sacre_matrix
 

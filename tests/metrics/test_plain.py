@@ -1,15 +1,14 @@
-"""corpus_bleu / sentence_bleu on plain floats against the numba pipeline and numpy's formula.
+"""corpus_bleu / sentence_bleu counted in plain Python against the numba pipeline.
 
 For small list inputs both functions count in plain Python
-(:mod:`bleustats.engine.small`) and score on plain floats
-(:func:`bleustats.metrics.plain.plain_bleu`, reached through the public
-functions here); sacreBLEU's ``BLEU`` object counts a few segments the same way
+(:mod:`bleustats.engine.small`) and sum the rows exactly
+(:func:`bleustats.metrics.plain.sum_rows`) into the one formula
+(:mod:`bleustats.metrics.formula`); sacreBLEU's ``BLEU`` object counts a few segments the same way
 and builds the kernels' statistics matrix from the rows
 (:func:`bleustats.metrics.plain.rows_matrix`). On random inputs (hypothesis), with every smoothing method,
 effective order, reference length, ΔBLEU weights and definition, the result
 must equal the pipeline's field by field: the same signature, the same types,
-the same numbers to the bit (the plain formula takes numpy's ``log`` / ``exp``
-and numpy's sums of floats, so ``corpus_bleu`` and ``corpus_bleu_files`` on
+the same numbers to the bit (so ``corpus_bleu`` and ``corpus_bleu_files`` on
 the same text agree exactly).
 """
 
@@ -255,27 +254,3 @@ def test_bleu_object_plain_path_loads_no_kernels():
             + loaded + "bleustats.BLEU(references=[['a b d'] * 5]).corpus_score(['a b c'] * 5)\n" + loaded)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["[]", "['pyarrow']"], out
-
-
-@settings(max_examples=300, deadline=None)
-@given(data=st.data(), n=st.integers(1, 5), smoothing=SMOOTHING, eff=st.booleans(), floats=st.booleans())
-def test_plain_score_equals_compute_bleu(data, n, smoothing, eff, floats):
-    """metrics.plain.plain_score (the objects' plain path) against BLEU.compute_bleu (numpy), field by field."""
-    import numpy as np
-
-    from bleustats.metrics import bleu, plain
-
-    sm, sv = smoothing
-    hyp_len = data.draw(st.integers(0, 40))
-    total = [max(0, hyp_len - i) for i in range(n)]
-    correct = [data.draw(st.integers(0, t)) for t in total]
-    ref_len = data.draw(st.floats(0.5, 60, allow_nan=False).map(lambda x: round(x * 4) / 4)) if floats else (
-        data.draw(st.integers(0, 60)))
-    dtype = np.float64 if floats else np.int64
-    sums = np.array([hyp_len, ref_len, *correct, *total], dtype)
-    k = bleu.check_scoring_options(smooth_method=sm, smooth_value=sv)
-    got = plain.plain_score(sums, n, False, k, sm, eff)
-    want = bleu.BLEU.compute_bleu(sums[2:2 + n], sums[2 + n:], sums[..., 0], sums[..., 1], smooth_method=sm,
-                                  smooth_value=sv, effective_order=eff, max_ngram_order=n)
-    assert_same_result(got, want)
-    assert plain._REF_LENGTHS == bleu.REF_LENGTHS and plain._PREFIXES == bleu._PREFIXES

@@ -634,7 +634,8 @@ def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
 
     from ..engine.dataset import StatsDataset
     from ..engine.options import CHRF_DEFAULTS as CHRF
-    from ..metrics.bleu import BLEU, statistics_matrix, table_metric
+    from ..metrics.bleu import BLEU
+    from ..metrics.tables import statistics_matrix, table_metric
     stats = saved(args)
     if isinstance(stats, StatsDataset):
         stats = stats.to_table()  # per-segment rows are needed: the whole table in memory

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..engine.stats import StatsTable
 
 __all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
-           "print_scores", "run", "signature_text", "statistics_options"]
+           "print_scores", "run", "statistics_options"]
 
 _METRIC_CHOICES = ("bleu", "delta_bleu", "both")
 
@@ -341,34 +341,6 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
     return stats
 
 
-#: signature fields whose value is sacreBLEU's own setting: left out, so that a score sacreBLEU can make is
-#: signed with sacreBLEU's exact string and bleustats' fields appear only where they say something else
-_SACREBLEU_DEFAULT_FIELDS = frozenset({"order:4", "refs:all", "w:uniform", "metric:bleu"})
-
-
-def signature_text(signature: Any) -> str:
-    """A signature line with bleustats' fields left out where they hold sacreBLEU's defaults.
-
-    sacreBLEU's fields and the version stay; ``order``, ``refs``, ``w`` and
-    ``metric`` appear only where they differ from BLEU-4 on all references.
-    The references' weights (``w``) change ΔBLEU and which references a
-    ``refs`` view keeps, never BLEU on all references: there they are left out.
-
-    >>> signature_text("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:uniform|metric:bleu|version:v")
-    'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:v'
-    >>> signature_text("nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:custom|metric:bleu|version:v")
-    'nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:v'
-    >>> signature_text("nrefs:2|tok:13a|order:2|refs:all|w:custom|metric:delta_bleu|delta:paper|version:v")
-    'nrefs:2|tok:13a|order:2|w:custom|metric:delta_bleu|delta:paper|version:v'
-    >>> signature_text("nrefs:var|tok:13a|order:4|refs:first|w:custom|metric:bleu|version:v")
-    'nrefs:var|tok:13a|refs:first|w:custom|version:v'
-    """
-    fields = str(signature).split("|")
-    bleu_on_all = "metric:bleu" in fields and "refs:all" in fields
-    return "|".join(f for f in fields
-                    if f not in _SACREBLEU_DEFAULT_FIELDS and not (bleu_on_all and f.startswith("w:")))
-
-
 def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
     if args.metric == "both" or (args.metric is None and stats.weights == "custom"):
         return ["bleu", "delta_bleu"]
@@ -392,13 +364,13 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
     if by is None:
         results = [corpus_score(stats, metric=m, **options) for m in metrics]
         if args.json:
-            payload = [{**r.to_dict(args.width), "signature": signature_text(r.signature)} for r in results]
+            payload = [{**r.to_dict(args.width), "signature": str(r.signature)} for r in results]
             print(json.dumps(payload[0] if len(payload) == 1 else payload, ensure_ascii=False, indent=1), file=out)
             return
         for r in results:
             print(r.format(args.width, score_only=args.score_only), file=out)
             if not args.score_only:
-                print(f"  signature: {signature_text(r.signature)}", file=out)
+                print(f"  signature: {str(r.signature)}", file=out)
         return
     allow_partial = bool(getattr(args, "allow_partial", False))
     try:
@@ -410,7 +382,7 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
         raise
     coverage = frames[metrics[0]].attrs.get("coverage")  # only when the systems' segments differ
     if args.json:
-        payload = {m: {"signature": signature_text(f.attrs["signature"]),
+        payload = {m: {"signature": str(f.attrs["signature"]),
                        "scores": json.loads(f.to_json(orient="records"))}
                    for m, f in frames.items()}
         if coverage is not None:
@@ -436,4 +408,4 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
               file=out)
     if not args.score_only:
         for m in metrics:
-            print(f"{names[m]} signature: {signature_text(frames[m].attrs['signature'])}", file=out)
+            print(f"{names[m]} signature: {frames[m].attrs['signature']}", file=out)

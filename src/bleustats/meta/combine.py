@@ -70,7 +70,7 @@ from .._validate import check_count, check_number
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from ..metrics import sentence
-from ..metrics.bleu import sentence_scores
+from ..metrics.tables import sentence_scores
 from .resample import as_generator
 
 if TYPE_CHECKING:

@@ -49,8 +49,9 @@ from numpy.typing import ArrayLike, NDArray
 from .._validate import check_choice, check_count
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import (OTHER_METRICS, TABLE_METRICS, bleu_scores, check_delta_defined, check_scoring_options,
-                            corpus_score, score_signature, statistics_matrix, table_metric)
+from ..metrics.tables import (OTHER_METRICS, TABLE_METRICS, check_delta_defined, corpus_score, score_signature,
+                              statistics_matrix, table_metric)
+from ..metrics.formula import bleu_scores, check_scoring_options
 from ..metrics.base import bootstrap_sums, chunk_rows, estimate_ci
 from ..metrics.results import Signature
 from .resample import generator_and_label
@@ -194,7 +195,7 @@ def _scores(sums: NDArray[np.float64], n_order: int, metric: str, smooth_method:
     """Corpus scores of rows of summed statistics in sacreBLEU's layout (:func:`_stats_matrix`).
 
     ``float32=True`` rounds the statistics and every precision step to float32, as
-    sacreBLEU's bootstrap does (see :func:`bleustats.metrics.bleu.bleu_scores`).
+    sacreBLEU's bootstrap does (see :func:`bleustats.metrics.formula.bleu_scores`).
     """
     correct = sums[:, 2:2 + n_order]
     if metric == "delta_bleu":

@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..metrics.base import Metric, MetricSignature, bootstrap_sums, estimate_ci, sacrebleu_seed
+from ..metrics.base import Metric, bootstrap_sums, estimate_ci, sacrebleu_seed
+from ..metrics.base import Signature as MetricSignature
 from .paired import approximate_randomization_counts, bootstrap_comparisons
 
 __all__ = ["PairedTest", "Result"]

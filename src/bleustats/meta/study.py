@@ -37,8 +37,8 @@ assignments left out (``rho_undefined``, ``tau_undefined``).
 All units of all assignments are summed with one kernel call per pair
 (:meth:`bleustats.meta.units.StudyCells.unit_differences`; columns shared by
 several metrics, such as lengths and totals, are summed once) and scored by
-the vectorized :func:`bleustats.metrics.bleu.bleu_scores` formula (the same
-bits as :func:`bleustats.metrics.bleu.bleu_from_sums`); nothing is
+the vectorized :func:`bleustats.metrics.formula.bleu_scores` formula (the same
+bits as :func:`bleustats.metrics.formula.bleu_from_sums`); nothing is
 re-tokenized or re-counted. Each assignment's observations are sorted once
 per metric, and its coefficients and every bootstrap replicate of it come from
 that order (:mod:`bleustats.meta.rank_stats`: a replicate is a vector of draw

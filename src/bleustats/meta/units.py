@@ -40,9 +40,9 @@ from numpy.typing import NDArray
 from .._validate import describe_ids, renamed_keywords
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import (OTHER_METRICS, bleu_scores, check_scoring_options, count_columns, score_signature,
-                            table_metric)
-from ..metrics.results import Signature
+from ..metrics.tables import OTHER_METRICS, score_signature, table_metric
+from ..metrics.formula import bleu_scores, check_scoring_options, count_columns
+from ..metrics.results import BLEUSignature, Signature
 from ..metrics.sentence import score_variant
 from .rank_stats import sum_units
 from .options import UNMATCHED
@@ -210,7 +210,7 @@ def corpus_metric(
     name: str | None = None,
     refs: str | None = None,
 ) -> UnitMetric:
-    r"""BLEU or ΔBLEU of a unit from its summed statistics (as :func:`~bleustats.metrics.bleu.corpus_score`).
+    r"""BLEU or ΔBLEU of a unit from its summed statistics (as :func:`~bleustats.metrics.tables.corpus_score`).
 
     .. math::
 
@@ -231,7 +231,7 @@ def corpus_metric(
     max_ngram_order : int, optional
         Order N (default: the table's); lower orders use the first N columns.
     smooth_method, smooth_value, use_effective_order, ref_length
-        As in :func:`bleustats.metrics.bleu.corpus_score`.
+        As in :func:`bleustats.metrics.tables.corpus_score`.
     name : str, optional
         Row label (default ``'BLEU'`` / ``'ΔBLEU'``, with ``'-N'`` when N is
         not the table's).
@@ -329,11 +329,12 @@ def sentence_mean_metric(
                                            max_ngram_order=n, **options) for t in tables])
     system, seg = _keys(tables)
     first = tables[0]
-    sig = Signature(nrefs=first.n_refs_label if len(tables) == 1 and len(first) else "var",
-                    tokenize=first.tokenize, lowercase=first.lowercase, max_ngram_order=n, ref_view=first.ref_view,
-                    weight_threshold=first.weight_threshold, weights=first.weights, metric=metric,
-                    delta_definition=first.delta_definition if metric == "delta_bleu" else None,
-                    ref_length=ref_length, extra=(("sentence", variant),))
+    sig = BLEUSignature(nrefs=first.n_refs_label if len(tables) == 1 and len(first) else "var",
+                         tokenize=first.tokenize, lowercase=first.lowercase, max_ngram_order=n,
+                         ref_view=first.ref_view, weight_threshold=first.weight_threshold, weights=first.weights,
+                         metric=metric,
+                         delta_definition=first.delta_definition if metric == "delta_bleu" else None,
+                         ref_length=ref_length, extra=(("sentence", variant),))
     return mean_metric(system, seg, scores, metric=name, refs=_refs_label(first, refs), signature=sig)
 
 

@@ -6,12 +6,17 @@ Everything here is numpy over per-segment statistics; no n-gram is counted
 again.
 
 - :mod:`~bleustats.metrics.base`: what the metric objects share (sacreBLEU's
-  ``Score`` / ``Signature`` / ``Metric`` behaviour, bootstrap intervals).
-- :mod:`~bleustats.metrics.bleu`: the BLEU / ΔBLEU formula from summed
-  statistics, corpus and grouped scores, the :class:`BLEU` object and
-  sacreBLEU's ``corpus_bleu`` / ``sentence_bleu`` / ``raw_corpus_bleu``.
-- :mod:`~bleustats.metrics.plain`: BLEU of a few segments on plain Python
-  numbers (the statistics of :mod:`bleustats.engine.small`), equal to the
+  ``Score`` / ``Signature`` / ``Metric`` behaviour, bootstrap intervals); the
+  one :class:`Signature` type, which each metric subclasses.
+- :mod:`~bleustats.metrics.formula`: the BLEU / ΔBLEU formula from summed
+  statistics, one vectorized function for every path.
+- :mod:`~bleustats.metrics.tables`: scores of statistics tables: corpus,
+  grouped and sentence BLEU / ΔBLEU (and a table's chrF / TER columns).
+- :mod:`~bleustats.metrics.bleu_functions`: sacreBLEU's ``corpus_bleu`` /
+  ``sentence_bleu`` / ``raw_corpus_bleu`` (and ``corpus_bleu_files``).
+- :mod:`~bleustats.metrics.bleu`: the :class:`BLEU` object (``sacrebleu.metrics.bleu``).
+- :mod:`~bleustats.metrics.plain`: BLEU of a few segments counted in plain
+  Python (the statistics of :mod:`bleustats.engine.small`), equal to the
   table path to the bit.
 - :mod:`~bleustats.metrics.chrf`: chrF / chrF++ from summed statistics, the
   :class:`CHRF` object, ``corpus_chrf`` / ``sentence_chrf``.
@@ -19,7 +24,8 @@ again.
   object, ``corpus_ter`` / ``sentence_ter``.
 - :mod:`~bleustats.metrics.sentence`: the registry of sentence-level variants
   (BLEU+1, Nakov et al.'s fixes, pseudo-document BLEU, Chen & Cherry, ...).
-- :mod:`~bleustats.metrics.results`: :class:`BLEUScore` and :class:`Signature`.
+- :mod:`~bleustats.metrics.results`: :class:`BLEUScore`, BLEU's signature and
+  which segments each system covers.
 - :mod:`~bleustats.metrics.partitioned`: the same scores of a partitioned
   statistics table (per-part partial sums merged exactly).
 - :mod:`~bleustats.metrics.helpers` and :mod:`~bleustats.metrics.lib_ter`: sacreBLEU's n-gram helpers

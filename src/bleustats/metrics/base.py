@@ -12,8 +12,8 @@ and bootstrap resamples are one matrix product (:func:`bootstrap_sums`).
 
 - :class:`Score`: ``format()`` / ``repr`` / ``estimate_ci`` of sacreBLEU's ``Score``
   for the frozen result dataclasses (:class:`~bleustats.metrics.results.BLEUScore`, ...).
-- :class:`MetricSignature` (also importable as ``Signature``, sacreBLEU's name):
-  the signature line, long (``nrefs:1|case:mixed|...``) and short (``#:1|c:mixed|...``).
+- :class:`Signature`: the one signature type (each metric has a subclass), the
+  line long (``nrefs:1|case:mixed|...``) and short (``#:1|c:mixed|...``).
 - :class:`Metric`: ``corpus_score`` / ``sentence_score`` / ``get_signature`` and
   sacreBLEU's private helpers (``_extract_corpus_statistics``,
   ``_compute_score_from_stats``, ...) that other code calls.
@@ -29,18 +29,20 @@ reported as :math:`\bar s \pm \mathrm{ci}` (:func:`estimate_ci`).
 
 Examples
 --------
->>> sig = MetricSignature(1, fields=[("case", "c", "mixed"), ("tok", "tok", "13a")])
+>>> sig = Signature(1, extra=(("study", "x"),))
+>>> sig.update("test", "wmt14")
 >>> sig.format()
-'nrefs:1|case:mixed|tok:13a|version:bleustats-...'
+'nrefs:1|test:wmt14|study:x|version:bleustats-...'
 >>> sig.update("seed", 12345)
 >>> sig.format(short=True)
-'#:1|rs:12345|c:mixed|tok:13a|v:bleustats-...'
+'#:1|rs:12345|t:wmt14|study:x|v:bleustats-...'
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -55,7 +57,6 @@ if TYPE_CHECKING:  # Arrow is loaded where references are validated, not by impo
 __all__ = [
     "SEED_ENV",
     "Metric",
-    "MetricSignature",
     "Score",
     "Signature",
     "bootstrap_sums",
@@ -202,64 +203,135 @@ def estimate_ci(scores: ArrayLike) -> tuple[float, float]:
 # --------------------------------------------------------------------------- signatures
 
 
-class MetricSignature:
-    """A metric's reproducibility signature in sacreBLEU's format (``sacrebleu.metrics.base.Signature``).
+#: sacreBLEU's fields that come before a metric's own, in its order, with their short keys
+_HEAD = (("nrefs", "#"), ("bs", "bs"), ("ar", "ar"), ("seed", "rs"), ("test", "t"), ("lang", "l"),
+         ("origlang", "o"), ("subset", "S"))
 
-    ``info`` maps each key to its value (``None`` values are left out, booleans
-    print as ``yes`` / ``no``); :meth:`format` writes ``key:value`` pairs joined
-    by ``|`` in insertion order with ``version`` last, or with sacreBLEU's
-    abbreviated keys (``short=True``). The version names bleustats
-    (``version:bleustats-0.1.0``), since bleustats made the number.
 
-    Parameters
+@dataclass(frozen=True)
+class Signature:
+    """How a number was made, as sacreBLEU's ``key:value|...`` line (``sacrebleu.metrics.base.Signature``).
+
+    The one signature type: each metric has a subclass that adds its fields
+    (:class:`~bleustats.metrics.results.BLEUSignature`,
+    :class:`~bleustats.metrics.chrf.CHRFSignature`,
+    :class:`~bleustats.metrics.ter.TERSignature`), and a plain ``Signature``
+    signs what is not one metric's score (a study, a test; :meth:`from_fields`).
+    The line is sacreBLEU's: ``nrefs``, the resampling fields (``bs``, ``ar``,
+    ``seed``, ...), the metric's sacreBLEU fields, then bleustats' own fields
+    (only where they differ from sacreBLEU's defaults), then ``extra`` fields,
+    and ``version`` last. The version names bleustats (``version:bleustats-0.1.0``),
+    since bleustats made the number. ``None`` fields are left out; booleans
+    print as ``yes`` / ``no``. :meth:`format` with ``short=True`` writes
+    sacreBLEU's abbreviated keys.
+
+    Attributes
     ----------
-    nrefs : int or str
-        References per segment; -1 (sacreBLEU's marker) prints ``var``.
+    nrefs : int or str, optional
+        References per segment (``'var'`` when it varies; sacreBLEU's -1 prints ``var``).
     n_bootstrap, seed : optional
-        Bootstrap resamples and seed label, when a bootstrap interval was estimated.
-    fields : list of (key, short key, value)
-        The metric's own fields, in order.
+        Bootstrap resamples (``bs``) and the seed label, when an interval was estimated.
+    header : tuple of (str, value)
+        sacreBLEU's other fields before the metric's (``ar``, ``test``, ``lang``, ``origlang``, ``subset``).
+    extra : tuple of (str, str)
+        Further fields, in order, after the metric's (a study's ``M:100``, ``seed:0``).
+
+    Examples
+    --------
+    >>> sig = Signature(1, extra=(("study", "galley2015"),))
+    >>> str(sig)
+    'nrefs:1|study:galley2015|version:bleustats-...'
+    >>> sig.update("seed", 12345)
+    >>> sig.format(short=True)
+    '#:1|rs:12345|study:galley2015|v:bleustats-...'
     """
 
-    _ABBR = {"version": "v", "nrefs": "#", "test": "t", "lang": "l", "subset": "S", "origlang": "o",
-             "bs": "bs", "ar": "ar", "seed": "rs"}
+    nrefs: Any = None
+    n_bootstrap: int | None = None
+    seed: Any = None
+    header: tuple[tuple[str, Any], ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()
+    version: str = __version__
 
-    def __init__(self, nrefs: int | str, *, n_bootstrap: int | None = None, seed: Any = None,
-                 fields: Sequence[tuple[str, str, Any]] = ()) -> None:
-        self._abbr = dict(self._ABBR)
-        self.info: dict[str, Any] = {
-            "version": f"bleustats-{__version__}", "nrefs": "var" if nrefs == -1 else nrefs,
-            "bs": n_bootstrap, "ar": None, "seed": seed, "test": None, "lang": None, "origlang": None,
-            "subset": None,
-        }
-        for key, short, value in fields:
-            self._abbr[key] = short
-            self.info[key] = value
+    @classmethod
+    def from_fields(cls, *pairs: tuple[str, Any], **fields: Any) -> Signature:
+        """A signature of only the given ``(key, value)`` fields (and the version).
+
+        Examples
+        --------
+        >>> str(Signature.from_fields(("study", "galley2015"), M=100))
+        'study:galley2015|M:100|version:bleustats-...'
+        """
+        return cls().with_extra(*pairs, **fields)
+
+    def metric_fields(self) -> list[tuple[str, str, Any]]:
+        """The metric's sacreBLEU fields as ``(key, short key, value)`` (none in the base class)."""
+        return []
+
+    def own_fields(self) -> list[tuple[str, str, Any]]:
+        """bleustats' fields where they differ from sacreBLEU's defaults (none in the base class)."""
+        return []
+
+    def _entries(self) -> list[tuple[str, str, Any]]:
+        """Every ``(key, short key, value)`` of the line, ``None`` values included, ``version`` last."""
+        head = {"nrefs": "var" if self.nrefs == -1 else self.nrefs, "bs": self.n_bootstrap, "seed": self.seed,
+                **dict(self.header)}
+        entries = [(k, short, head.get(k)) for k, short in _HEAD]
+        entries += self.metric_fields() + self.own_fields()
+        entries += [(k, k, v) for k, v in self.extra]
+        return entries + [("version", "v", f"bleustats-{self.version}")]
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """sacreBLEU's ``Signature.info``: ``{key: value}`` (``version`` first, ``None`` values included)."""
+        entries = self._entries()
+        return {"version": entries[-1][2], **{k: v for k, _, v in entries[:-1]}}
+
+    def fields(self) -> list[tuple[str, str]]:
+        """The ``(key, value)`` pairs of :meth:`__str__`, in order, values as printed."""
+        return [(k, ("yes" if v else "no") if isinstance(v, bool) else str(v))
+                for k, _, v in self._entries() if v is not None]
 
     def format(self, short: bool = False) -> str:
-        """The signature line; ``short=True`` uses the abbreviated keys (``#:1|c:mixed|...``)."""
-        pairs = []
-        for key in [k for k in self.info if k != "version"] + ["version"]:
-            value = self.info[key]
-            if value is None:
-                continue
-            if isinstance(value, bool):
-                value = "yes" if value else "no"
-            pairs.append(f"{self._abbr.get(key, key) if short else key}:{value}")
-        return "|".join(pairs)
-
-    def update(self, key: str, value: Any) -> None:
-        """Add a field or change one (sacreBLEU's ``Signature.update``)."""
-        self.info[key] = value
+        """The signature line; ``short=True`` uses sacreBLEU's abbreviated keys (``#:1|c:mixed|...``)."""
+        shorts = {k: s for k, s, _ in self._entries()}
+        return "|".join(f"{shorts[k] if short else k}:{v}" for k, v in self.fields())
 
     def __str__(self) -> str:
         return self.format()
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return self.format()
 
+    def __contains__(self, text: str) -> bool:
+        """``'seed:0' in sig``: a substring test on the signature line."""
+        return text in str(self)
 
-#: sacreBLEU's name for the class (``from sacrebleu.metrics.base import Signature``).
-Signature = MetricSignature
+    def to_dict(self) -> dict[str, str]:
+        """The fields as an ordered ``{key: value}`` dict."""
+        return dict(self.fields())
+
+    def with_extra(self, *pairs: tuple[str, Any], **fields: Any) -> Signature:
+        """This signature with more ``extra`` fields (pairs first, then keywords, in order)."""
+        more = tuple((str(k), str(v)) for k, v in (*pairs, *fields.items()))
+        return replace(self, extra=self.extra + more)
+
+    def update(self, key: str, value: Any) -> None:
+        """Add a field or change one, in place (sacreBLEU's ``Signature.update``).
+
+        sacreBLEU's fields (``nrefs``, ``bs``, ``ar``, ``seed``, ``test``, ...)
+        stand before the metric's, as there; another key replaces the
+        ``extra`` field of that name or is appended to them.
+        """
+        attr = {"nrefs": "nrefs", "bs": "n_bootstrap", "seed": "seed"}.get(key)
+        if attr is not None:
+            object.__setattr__(self, attr, value)
+        elif key in dict(_HEAD):
+            object.__setattr__(self, "header", tuple((k, v) for k, v in self.header if k != key) + ((key, value),))
+        elif key in dict(self.extra):
+            object.__setattr__(self, "extra", tuple((k, value if k == key else v) for k, v in self.extra))
+        else:
+            object.__setattr__(self, "extra", self.extra + ((key, value),))
 
 
 # --------------------------------------------------------------------------- scores
@@ -491,7 +563,7 @@ class Metric:
         """Scores of many rows of summed statistics at once (resamples, groups)."""
         raise NotImplementedError
 
-    def get_signature(self) -> MetricSignature:
+    def get_signature(self) -> Signature:
         raise NotImplementedError
 
     # -- sacreBLEU's API --

@@ -1,46 +1,22 @@
-r"""Scores from statistics: corpus BLEU / ΔBLEU of any subset or grouping, sentence scores.
+r"""sacreBLEU's ``BLEU`` metric object (``sacrebleu.metrics.bleu``) over bleustats' statistics engine.
 
-Plain numpy over a :class:`~bleustats.engine.stats.StatsTable`; no n-gram is
-recomputed. A corpus score is the score of the column sums; grouped scores sum
-per group in one pass; sentence scores apply the same formula row by row.
-
-BLEU (Papineni et al., 2002) from summed statistics, with :math:`c` the
-hypothesis length, :math:`r` the reference length and :math:`p_n` the smoothed
-precisions:
-
-.. math::
-
-    \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot
-        \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_n\Big),
-    \qquad \mathrm{BP} = \begin{cases} 1 & c \ge r \\ e^{1 - r/c} & 0 < c < r \\ 0 & c = 0 \end{cases}
-
-with sacreBLEU's exact semantics: no matches at all gives 0; orders from the
-first with :math:`\mathrm{total}_n = 0` on count as precision 0 (log floored at
-:math:`-9999999999`); ``use_effective_order`` sets :math:`N'` to the last order
-with a non-zero total; smoothing ``none``, ``floor`` (zero precisions become
-:math:`k/\mathrm{total}_n`, k = 0.1), ``add-k`` (k = 1 added to matches and
-totals for n ≥ 2) and ``exp`` (the i-th zero precision becomes
-:math:`1/(2^i\,\mathrm{total}_n)`; the default).
-
-ΔBLEU (Galley et al., 2015) uses the weighted ``wmatch_n`` / ``wtotal_n`` in
-place of ``match_n`` / ``total_n``; a negative summed numerator of an order is
-clamped to 0 before smoothing (as the first author's implementation does).
+:class:`BLEU` takes sacreBLEU 2.6's arguments and gives its results; its
+statistics come from the kernels (or, for a few segments, from
+:mod:`bleustats.engine.small`), its scores from the one formula
+(:mod:`bleustats.metrics.formula`), its signature from
+:func:`~bleustats.metrics.results.bleu_signature`. The module also has the
+other names code imports from ``sacrebleu.metrics.bleu`` (``BLEUScore``,
+``BLEUSignature``, ``MAX_NGRAM_ORDER``, ``_get_tokenizer``).
 
 Examples
 --------
->>> from bleustats.engine.stats import compute_stats
->>> st = compute_stats(["the cat sat on the mat", "a dog"], [["the cat is on the mat", "a dog barks"]])
->>> round(corpus_score(st).score, 4)
-34.8449
->>> corpus_scores(st, by="seg_id")["score"].round(2).tolist()  # "a dog" has no 3-gram: 0
-[37.99, 0.0]
->>> corpus_scores(st, by="seg_id", use_effective_order=True)["score"].round(2).tolist()
-[37.99, 60.65]
+>>> bleu = BLEU(effective_order=True)
+>>> round(bleu.sentence_score("the cat sat on the mat", ["the cat is on the mat"]).score, 4)
+37.9918
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
@@ -48,978 +24,22 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validate import check_choice, describe_ids
 from ..engine import small
-from ..engine.options import BLEU_METRICS, REF_LENGTHS, SMOOTH_DEFAULTS, SMOOTH_METHODS, check_options
-from ..engine.sums import column_sums, group_sums
+from ..engine.options import SMOOTH_DEFAULTS, check_options
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer, tokenizer_class
-from .base import Metric, MetricSignature
+from .base import Metric, Signature
+from .formula import bleu_from_sums, bleu_scores, check_scoring_options
 from .helpers import extract_all_word_ngrams
-from .plain import LOG_FLOOR, plain_corpus_score, plain_matrix, plain_score, plain_segments, text_bytes
-from .results import BLEUScore, Signature, check_coverage, record_coverage
+from .plain import plain_matrix, plain_segments, text_bytes
+from .results import MAX_NGRAM_ORDER, BLEUScore, BLEUSignature, bleu_signature
+from .tables import check_delta_defined, statistics_matrix
 
 if TYPE_CHECKING:  # the statistics pipeline is imported where it runs: a sentence needs none of it
-    import pandas as pd
-
     from ..engine.references import ReferenceSet
-    from ..engine.stats import StatsTable
 
-__all__ = [
-    "BLEU",
-    "BLEUScore",
-    "BLEUSignature",
-    "MAX_NGRAM_ORDER",
-    "METRICS",
-    "REF_LENGTHS",
-    "SMOOTH_DEFAULTS",
-    "SMOOTH_METHODS",
-    "OTHER_METRICS",
-    "TABLE_METRICS",
-    "bleu_from_sums",
-    "bleu_scores",
-    "check_delta_defined",
-    "check_scoring_options",
-    "corpus_bleu",
-    "corpus_bleu_files",
-    "corpus_score",
-    "corpus_score_from_sums",
-    "corpus_scores",
-    "count_columns",
-    "group_scores_from_sums",
-    "other_group_scores",
-    "raw_corpus_bleu",
-    "score_signature",
-    "sentence_bleu",
-    "sentence_scores",
-    "statistics_matrix",
-    "table_metric",
-    "table_metric_columns",
-]
+__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "MAX_NGRAM_ORDER", "Signature"]
 
-#: The BLEU family computable from a statistics table's BLEU columns.
-METRICS = BLEU_METRICS
-#: Metrics of the table's other column groups (``compute_stats(..., metrics=(...))``).
-OTHER_METRICS = ("chrf", "chrf++", "ter")
-#: Every metric :func:`corpus_score`, :func:`corpus_scores` and :func:`sentence_scores` accept.
-TABLE_METRICS = METRICS + OTHER_METRICS
-
-# column-name prefixes of each metric's numerators and denominators
-_PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}
-
-
-def check_scoring_options(*, metric: str = "bleu", smooth_method: str = "exp", smooth_value: Any = None,
-                          ref_length: str = "closest") -> float | None:
-    """Validate the scoring options; return the smoothing value in effect (its default when None).
-
-    Examples
-    --------
-    >>> check_scoring_options(smooth_method="floor"), check_scoring_options(smooth_method="exp")
-    (0.1, None)
-    """
-    check_choice("metric", metric, METRICS)
-    check_choice("smooth_method", smooth_method, SMOOTH_METHODS)
-    check_choice("ref_length", ref_length, REF_LENGTHS)
-    if smooth_value is None:
-        return SMOOTH_DEFAULTS[smooth_method]
-    if isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float, np.number)) or not np.isfinite(
-        smooth_value
-    ):
-        raise InputError(f"smooth_value must be a finite number or None; got {smooth_value!r}.")
-    return smooth_value
-
-
-def _as_sums(correct: ArrayLike, total: ArrayLike, sys_len: ArrayLike, ref_len: ArrayLike
-             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The four inputs of the formula as float64 arrays, checked once (shapes, no NaN or infinity)."""
-    arrays = {name: np.asarray(a, dtype=np.float64) for name, a in
-              (("correct", correct), ("total", total), ("sys_len", sys_len), ("ref_len", ref_len))}
-    c, t = arrays["correct"], arrays["total"]
-    if c.shape != t.shape or c.ndim < 1:
-        raise ValueError(f"correct and total must have the same shape (..., N); got {c.shape} and {t.shape}. "
-                         "Pass one row of N per-order sums for each score.")
-    for name, a in arrays.items():
-        if not np.isfinite(a).all():
-            bad = int((~np.isfinite(a)).sum())
-            raise ValueError(f"{name} must hold finite numbers; got {bad} NaN or infinite value(s), e.g. "
-                             f"{float(a[~np.isfinite(a)].flat[0])!r}. Statistics are counts: drop or recompute "
-                             "the rows that produced them.")
-    return c, t, arrays["sys_len"], arrays["ref_len"]
-
-
-def _brevity_penalty(sys_len: NDArray[np.float64], ref_len: NDArray[np.float64]) -> NDArray[np.float64]:
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.where(sys_len >= ref_len, 1.0,
-                        np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0))
-
-
-def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
-          ref_len: NDArray[np.float64], k: float | None, smooth_method: str, use_effective_order: bool,
-          dtype: type = np.float64) -> dict[str, np.ndarray]:
-    """The general vectorized formula; statistics and precisions are rounded to ``dtype``.
-
-    ``dtype=np.float32`` reproduces sacreBLEU's bootstrap, which sums
-    ``np.array(stats, dtype='float32')``: ``100. * correct / total`` then stays
-    in float32 (NumPy 2's scalar rules); logs, means and the brevity penalty are
-    float64 in both.
-    """
-    n_order = correct.shape[-1]
-    c = correct.astype(dtype)  # copies: add-k must not touch the caller's arrays
-    t = total.astype(dtype)
-    any_match = (c != 0).any(axis=-1)
-    bp = _brevity_penalty(sys_len, ref_len)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if smooth_method == "add-k":
-            c[..., 1:] += dtype(k)
-            t[..., 1:] += dtype(k)
-        # sacreBLEU stops at the first order with total 0: later orders keep precision 0
-        valid = np.cumprod(t > 0, axis=-1).astype(bool)
-        zero = valid & (c == 0)
-        t_safe = np.where(t > 0, t, dtype(1))
-        prec = np.where(c > 0, dtype(100.0) * c / t_safe, dtype(0))
-        if smooth_method == "exp":
-            doublings = np.cumsum(zero, axis=-1)
-            prec = np.where(zero, dtype(100.0) / (np.exp2(doublings).astype(dtype) * t_safe), prec)
-        elif smooth_method == "floor":
-            prec = np.where(zero, dtype(100.0 * k) / t_safe, prec)
-        prec = np.where(valid, prec, dtype(0)).astype(np.float64)
-        if use_effective_order:
-            n_valid = valid.sum(axis=-1)
-            eff = np.where(n_valid > 0, n_valid, n_order)
-        else:
-            eff = np.full(valid.shape[:-1], n_order)
-        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), LOG_FLOOR)
-        logs = np.where(np.arange(n_order) < eff[..., None], logs, 0.0)
-        # left-to-right sum, as sacreBLEU's Python sum()
-        acc = np.zeros(logs.shape[:-1])
-        for i in range(n_order):
-            acc = acc + logs[..., i]
-        score = bp * np.exp(acc / eff)
-    return {"score": np.where(any_match, score, 0.0), "precisions": prec, "bp": bp, "c": c, "t": t,
-            "any_match": any_match}
-
-
-def _bleu_exp(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
-              ref_len: NDArray[np.float64]) -> NDArray[np.float64]:
-    """:func:`_bleu`'s score for exp smoothing without effective order, bit for bit, in fewer passes.
-
-    No per-order masks are needed: a row with no match, a negative numerator or
-    a zero total at any order scores 0 (sacreBLEU floors the log of that
-    order's precision at -9999999999, so the geometric mean underflows to 0);
-    every other row goes through the same float operations, in the same order,
-    as :func:`_bleu`. Kept for the study, which scores (assignments × units)
-    blocks of every pair and metric (the ``bench_study`` benchmark's hot path).
-    """
-    n_order = correct.shape[-1]
-    ok = (correct != 0).any(axis=-1) & (total > 0).all(axis=-1) & (correct >= 0).all(axis=-1)
-    acc = np.zeros(correct.shape[:-1])
-    zeros = np.zeros(correct.shape[:-1], dtype=np.int64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i in range(n_order):
-            c, t = correct[..., i], total[..., i]
-            z = c == 0
-            zeros += z
-            prec = np.where(z, 100.0 / (np.exp2(zeros) * t), 100.0 * c / t)
-            acc = acc + np.log(prec)
-        score = _brevity_penalty(sys_len, ref_len) * np.exp(acc / n_order)
-    return np.where(ok, score, 0.0)
-
-
-def bleu_from_sums(
-    correct: ArrayLike,
-    total: ArrayLike,
-    sys_len: ArrayLike,
-    ref_len: ArrayLike,
-    *,
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    use_effective_order: bool = False,
-) -> dict[str, np.ndarray]:
-    r"""Vectorized sacreBLEU ``BLEU.compute_bleu`` over rows of summed statistics.
-
-    .. math::
-
-        \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot
-            \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_n\Big),
-        \qquad p_n = \frac{\mathrm{correct}_n}{\mathrm{total}_n}
-        \ \text{(smoothed as in the module docstring)}
-
-    Parameters
-    ----------
-    correct, total : array_like, shape (..., N)
-        Per-order numerators and denominators (ints for BLEU, floats for ΔBLEU).
-    sys_len, ref_len : array_like, shape (...)
-        Hypothesis and reference lengths.
-    smooth_method : {'exp', 'none', 'floor', 'add-k'}
-    smooth_value : float, optional
-        ``k`` of ``floor`` (default 0.1) and ``add-k`` (default 1).
-    use_effective_order : bool
-        Average only up to the last order with a non-zero total.
-
-    Returns
-    -------
-    dict
-        ``score`` (0–100), ``precisions`` (..., N), ``bp``, and ``counts`` /
-        ``totals`` as sacreBLEU reports them (``add-k`` included).
-
-    Raises
-    ------
-    ValueError
-        An unknown smoothing, ``correct`` and ``total`` of different shapes,
-        or a NaN or infinite input (never silently scored 0).
-
-    See Also
-    --------
-    bleu_scores : the scores alone, faster for exp smoothing.
-
-    Examples
-    --------
-    >>> out = bleu_from_sums([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
-    >>> round(float(out["score"][0]), 6), out["precisions"][0].round(3).tolist()
-    (37.991784, [83.333, 60.0, 25.0, 16.667])
-    """
-    k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
-    correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
-    out = _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)
-    any_match = out["any_match"][..., None]
-    return {"score": out["score"], "precisions": np.where(any_match, out["precisions"], 0.0), "bp": out["bp"],
-            "counts": np.where(any_match, out["c"], correct), "totals": np.where(any_match, out["t"], total)}
-
-
-def bleu_scores(
-    correct: ArrayLike,
-    total: ArrayLike,
-    sys_len: ArrayLike,
-    ref_len: ArrayLike,
-    *,
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    use_effective_order: bool = False,
-    float32: bool = False,
-) -> NDArray[np.float64]:
-    r"""BLEU of every row of summed statistics: ``bleu_from_sums(...)['score']``, bit for bit.
-
-    The same formula as :func:`bleu_from_sums` (sacreBLEU semantics), returning
-    the scores only; exp smoothing without effective order (the default) takes a
-    leaner path with identical bits. This is what resampling uses: one call
-    scores every resample, unit or bootstrap row :math:`b`,
-
-    .. math::
-
-        s_b = 100 \cdot \mathrm{BP}(c_b, r_b) \cdot
-            \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_{b,n}\Big).
-
-    Parameters
-    ----------
-    correct, total, sys_len, ref_len, smooth_method, smooth_value, use_effective_order
-        As in :func:`bleu_from_sums`.
-    float32 : bool
-        Round the statistics and each precision to float32 before the logs,
-        as sacreBLEU's paired bootstrap does (it sums float32 statistics);
-        ``False`` (the default) computes in float64 like every other score.
-        The sums are exact here and rounded once, so the two agree bit for bit
-        while every summed count is below 2**24 (sacreBLEU's own float32
-        summation starts to round above that, e.g. past ~16.7M tokens).
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (...)
-        Scores in [0, 100].
-
-    Examples
-    --------
-    >>> bleu_scores([[5, 3, 1, 0], [2, 0, 0, 0]], [[6, 5, 4, 3], [2, 1, 0, 0]], [6, 2], [6, 3]).round(4).tolist()
-    [37.9918, 0.0]
-    >>> exact = bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6])
-    >>> sacre = bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6], float32=True)  # sacreBLEU's bootstrap
-    >>> f"{exact[0]:.10f}", f"{sacre[0]:.10f}"
-    ('37.9917842826', '37.9917842101')
-    """
-    k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
-    correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
-    if float32:
-        return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, np.float32)["score"]
-    if smooth_method == "exp" and not use_effective_order:
-        return _bleu_exp(correct, total, sys_len, ref_len)
-    return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)["score"]
-
-
-def count_columns(metric: str, max_ngram_order: int) -> tuple[list[str], list[str]]:
-    """Names of the numerator and denominator columns of ``metric`` for orders 1..N.
-
-    Examples
-    --------
-    >>> count_columns("delta_bleu", 2)
-    (['wmatch_1', 'wmatch_2'], ['wtotal_1', 'wtotal_2'])
-    """
-    num, den = _PREFIXES[check_choice("metric", metric, METRICS)]
-    orders = range(1, max_ngram_order + 1)
-    return [f"{num}_{i}" for i in orders], [f"{den}_{i}" for i in orders]
-
-
-def check_delta_defined(stats: StatsTable, rows: np.ndarray | None = None) -> None:
-    r"""Raise unless every row (of ``rows``) has a reference of positive weight (ΔBLEU's denominator).
-
-    ΔBLEU divides by :math:`\max_j w_j`; a segment whose references all have
-    weight <= 0 has no ΔBLEU, and is named in the error.
-    """
-    wmax = stats.column("ref_weight_max")
-    bad = wmax <= 0 if rows is None else np.zeros(len(wmax), bool)
-    if rows is not None:
-        bad[rows] = wmax[rows] <= 0
-    if bad.any():
-        seg = np.unique(stats.column("seg_id")[bad])
-        raise InputError(
-            f"delta_bleu: {len(seg)} segment(s) have no reference with a positive weight "
-            f"(seg_id {describe_ids(seg)}); ΔBLEU's denominator needs max_j w_j > 0. Give each segment a "
-            "positively weighted reference or leave those segments out."
-        )
-
-
-def statistics_matrix(stats: StatsTable, *, metric: str = "bleu", ref_length: str = "closest"
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The per-row inputs of the BLEU formula: ``(correct (n, N), total (n, N), hyp_len, ref_len)``.
-
-    ``metric='delta_bleu'`` gives the weighted ``wmatch`` / ``wtotal`` columns;
-    ``ref_length`` picks the reference-length column of the brevity penalty.
-
-    Examples
-    --------
-    >>> from bleustats.engine.stats import compute_stats
-    >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none", max_ngram_order=2)
-    >>> correct, total, hyp_len, ref_len = statistics_matrix(st)
-    >>> correct.tolist(), total.tolist(), hyp_len.tolist(), ref_len.tolist()
-    ([[2, 1]], [[3, 2]], [3], [3])
-    """
-    check_choice("ref_length", ref_length, REF_LENGTHS)
-    nums, dens = count_columns(metric, stats.max_ngram_order)
-    correct = np.stack([stats.column(c) for c in nums], axis=-1)
-    total = np.stack([stats.column(c) for c in dens], axis=-1)
-    return correct, total, stats.column("hyp_len"), stats.column(f"ref_len_{ref_length}")
-
-
-def _rows(stats: StatsTable, rows: Any) -> np.ndarray | None:
-    if rows is None:
-        return None
-    rows = np.asarray(rows)
-    if rows.size == 0 and rows.dtype != bool:
-        return np.zeros(0, np.int64)
-    if rows.dtype == bool:
-        if rows.shape != (len(stats),):
-            raise InputError(f"rows: a boolean mask needs {len(stats)} entries (one per row); got shape {rows.shape}.")
-        return np.flatnonzero(rows)
-    if not np.issubdtype(rows.dtype, np.integer):
-        raise InputError(f"rows must be a boolean mask or an integer index array; got dtype {rows.dtype}.")
-    if rows.size and (rows.min() < -len(stats) or rows.max() >= len(stats)):
-        raise InputError(
-            f"rows: indices must be in [-{len(stats)}, {len(stats)}) (negative counts from the end); "
-            f"got min {rows.min()}, max {rows.max()}.")
-    return rows
-
-
-def score_signature(stats: StatsTable, *, metric: str = "bleu", smooth_method: str = "exp",
-                    smooth_value: float | None = None, use_effective_order: bool = False,
-                    ref_length: str = "closest") -> Signature:
-    """The :class:`Signature` of a score computed from ``stats`` with these options.
-
-    Examples
-    --------
-    >>> from bleustats.engine.stats import compute_stats
-    >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none")
-    >>> str(score_signature(st, smooth_method="floor"))
-    'nrefs:1|case:mixed|eff:no|tok:none|smooth:floor[0.10]|order:4|refs:all|w:uniform|metric:bleu|version:...'
-    """
-    k = check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                              ref_length=ref_length)
-    smooth = smooth_method if k is None else f"{smooth_method}[{k:.2f}]"
-    return Signature(
-        nrefs=stats.n_refs_label if len(stats) else "0",
-        tokenize=stats.tokenize,
-        lowercase=stats.lowercase,
-        smooth=smooth,
-        effective_order=use_effective_order,
-        max_ngram_order=stats.max_ngram_order,
-        ref_view=stats.ref_view,
-        weight_threshold=stats.weight_threshold,
-        weights=stats.weights,
-        metric=metric,
-        delta_definition=stats.delta_definition if metric == "delta_bleu" else None,
-        ref_length=ref_length,
-    )
-
-
-def _num(x: float | np.floating, integral: bool) -> int | float:
-    return int(x) if integral else float(x)
-
-
-def corpus_score(
-    stats: StatsTable,
-    *,
-    metric: str = "bleu",
-    rows: np.ndarray | Sequence[int] | Sequence[bool] | None = None,
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    use_effective_order: bool = False,
-    ref_length: str = "closest",
-) -> BLEUScore:
-    r"""Corpus BLEU or ΔBLEU of all rows, or of a subset, from summed statistics.
-
-    Parameters
-    ----------
-    stats : StatsTable
-        From :func:`bleustats.compute_stats` or :func:`bleustats.load_stats`.
-    metric : {'bleu', 'delta_bleu'}
-        ΔBLEU sums ``wmatch_n`` / ``wtotal_n`` and clamps each order's summed
-        numerator at 0.
-    rows : boolean mask or index array, optional
-        Subset of rows (an index array may repeat rows, as a bootstrap does).
-    smooth_method, smooth_value, use_effective_order
-        As in :func:`bleu_from_sums` (sacreBLEU semantics).
-    ref_length : {'closest', 'shortest', 'average'}
-        Reference length used by the brevity penalty.
-
-    Returns
-    -------
-    BLEUScore
-        Or, for ``metric='chrf'`` / ``'chrf++'`` / ``'ter'`` (the table's chrF /
-        TER columns; the BLEU options do not apply), a ``CHRFScore`` / ``TERScore``.
-
-    Examples
-    --------
-    >>> from bleustats.engine.stats import compute_stats
-    >>> st = compute_stats(["the cat sat on the mat", "a dog"], [["the cat sat on the mat", "the dog"]])
-    >>> round(corpus_score(st, rows=[True, False]).score, 10)
-    100.0
-    """
-    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
-        obj, mat = table_metric(stats, metric)
-        rows = _rows(stats, rows)
-        return obj._compute_score_from_stats(column_sums(mat if rows is None else mat[rows]))
-    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                          ref_length=ref_length)
-    rows = _rows(stats, rows)
-    if (len(stats) if rows is None else len(rows)) == 0:
-        raise InputError(
-            "stats: no segments to score (0 rows" + ("" if rows is None else " selected") + "); a corpus score "
-            "of nothing is undefined, and sacreBLEU refuses an empty test set too. Give at least one segment.")
-    if metric == "delta_bleu":
-        check_delta_defined(stats, rows)
-    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
-    if rows is not None:
-        correct, total, hyp_len, ref_len = correct[rows], total[rows], hyp_len[rows], ref_len[rows]
-    return corpus_score_from_sums(stats, column_sums(correct), column_sums(total), column_sums(hyp_len),
-                                  column_sums(ref_len), metric=metric, smooth_method=smooth_method,
-                                  smooth_value=smooth_value, use_effective_order=use_effective_order,
-                                  ref_length=ref_length)
-
-
-def corpus_score_from_sums(stats: Any, correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len: Any, *,
-                           metric: str = "bleu", smooth_method: str = "exp", smooth_value: float | None = None,
-                           use_effective_order: bool = False, ref_length: str = "closest") -> BLEUScore:
-    """The :class:`BLEUScore` of summed statistics, labelled with the settings of ``stats``.
-
-    What :func:`corpus_score` returns once it has summed its rows; a
-    partitioned table (:class:`bleustats.engine.dataset.StatsDataset`) merges
-    its partitions' sums and ends here too. ``stats`` only gives the settings
-    and the reference count of the signature. ``correct`` / ``total`` are the
-    per-order sums of ``metric``'s numerators and denominators (ΔBLEU's summed
-    numerators are clamped at 0 here).
-
-    Examples
-    --------
-    >>> from bleustats.engine.stats import compute_stats
-    >>> st = compute_stats(["a b c"], [["a b d"]], tokenize="none", max_ngram_order=2)
-    >>> corpus_score_from_sums(st, [2, 1], [3, 2], 3, 3).score == corpus_score(st).score
-    True
-    """
-    c_sum, t_sum = np.asarray(correct), np.asarray(total)
-    raw_c = c_sum
-    if metric == "delta_bleu":
-        c_sum = np.maximum(c_sum, 0.0)
-    out = bleu_from_sums(c_sum, t_sum, sys_len, ref_len, smooth_method=smooth_method,
-                         smooth_value=smooth_value, use_effective_order=use_effective_order)
-    integral = metric == "bleu"
-    int_len = ref_length != "average"
-    num, den = _PREFIXES[metric]
-    return BLEUScore(
-        score=float(out["score"]),
-        counts=[_num(v, integral and float(v).is_integer()) for v in out["counts"]],
-        totals=[_num(v, integral and float(v).is_integer()) for v in out["totals"]],
-        precisions=[float(p) for p in out["precisions"]],
-        bp=float(out["bp"]),
-        sys_len=int(sys_len),
-        ref_len=_num(ref_len, int_len),
-        signature=score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                                  use_effective_order=use_effective_order, ref_length=ref_length),
-        stats={num: [_num(v, integral) for v in raw_c], den: [_num(v, integral) for v in t_sum],
-               "hyp_len": int(sys_len), "ref_len": _num(ref_len, int_len)},
-        name="ΔBLEU" if metric == "delta_bleu" else "BLEU",
-    )
-
-
-def corpus_scores(
-    stats: StatsTable,
-    *,
-    by: str | np.ndarray | Sequence[Any] = "system",
-    metric: str = "bleu",
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    use_effective_order: bool = False,
-    ref_length: str = "closest",
-    allow_partial: bool = False,
-) -> pd.DataFrame:
-    """Corpus BLEU or ΔBLEU per group, all groups in one vectorized pass.
-
-    Parameters
-    ----------
-    stats : StatsTable
-    by : str or array_like
-        A column of ``stats`` (default ``'system'``) or one label per row
-        (e.g. document ids).
-    metric, smooth_method, smooth_value, use_effective_order, ref_length
-        As in :func:`corpus_score` (``'chrf'``, ``'chrf++'``, ``'ter'`` included).
-    allow_partial : bool
-        With ``by='system'``, systems that cover different segments are
-        refused (:func:`bleustats.metrics.results.check_coverage`: the error names each
-        system and how many segments it lacks); ``True`` scores each on the
-        segments it has and records the coverage (a ``segments`` column,
-        ``attrs['coverage']``, ``coverage:partial`` in the signature).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per group (sorted by label): ``score``, ``bp``, ``sys_len``,
-        ``ref_len``, ``precision_1..N``, the summed numerators and totals
-        (chrF / TER: ``score`` and the summed statistics columns).
-
-    Raises
-    ------
-    InputError
-        Systems covering different segments, unless ``allow_partial``.
-
-    Examples
-    --------
-    >>> from bleustats.engine.stats import compute_stats
-    >>> import pandas as pd
-    >>> hyps = pd.DataFrame({"seg_id": [0, 0], "system": ["A", "B"], "text": ["a b c d e", "a x c d e"]})
-    >>> refs = pd.DataFrame({"seg_id": [0], "text": ["a b c d e"]})
-    >>> corpus_scores(compute_stats(hyps, refs), by="system")["score"].round(2).tolist()
-    [100.0, 42.73]
-    """
-    if check_choice("metric", metric, TABLE_METRICS) not in OTHER_METRICS:
-        check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                              ref_length=ref_length)
-    if metric == "delta_bleu":
-        check_delta_defined(stats)
-    coverage = None
-    if isinstance(by, str) and by == "system":
-        coverage = check_coverage(stats, allow_partial=allow_partial)
-    if isinstance(by, str):
-        if by not in stats.table.column_names:
-            raise InputError(
-                f"by must be a column of the statistics table ({', '.join(stats.table.column_names)}) "
-                f"or one label per row; got {by!r}.")
-        labels = stats.column(by)
-        name = by
-    else:
-        labels = np.asarray(by)
-        name = "group"
-        if labels.shape != (len(stats),):
-            raise InputError(f"by: need one label per row ({len(stats)}); got shape {labels.shape}.")
-    keys, inv = np.unique(labels, return_inverse=True)
-    g = len(keys)
-
-    order = np.argsort(inv, kind="stable")
-    starts = np.searchsorted(inv[order], np.arange(g))
-
-    def gsum(x: np.ndarray) -> np.ndarray:
-        # integer sums exact in int64, float sums exact and rounded once (bleustats.engine.sums)
-        return group_sums(x, order, starts)
-
-    if metric in OTHER_METRICS:
-        obj, mat = table_metric(stats, metric)
-        frame = other_group_scores(obj, table_metric_columns(stats, metric), name, keys, gsum(mat))
-    else:
-        correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
-        frame = group_scores_from_sums(stats, name, keys, gsum(correct), gsum(total), gsum(hyp_len), gsum(ref_len),
-                                       metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                                       use_effective_order=use_effective_order, ref_length=ref_length)
-    if coverage is not None and not coverage.complete:
-        record_coverage(frame, coverage, name)
-    return frame
-
-
-def group_scores_from_sums(stats: Any, name: str, keys: np.ndarray, correct: np.ndarray, total: np.ndarray,
-                           sys_len: np.ndarray, ref_len: np.ndarray, *, metric: str = "bleu",
-                           smooth_method: str = "exp", smooth_value: float | None = None,
-                           use_effective_order: bool = False, ref_length: str = "closest") -> pd.DataFrame:
-    """The frame of :func:`corpus_scores` from per-group sums (one row per key, in the order given).
-
-    ``correct`` / ``total`` have shape (groups, N); ``stats`` gives the
-    settings and the signature (as in :func:`corpus_score_from_sums`).
-    """
-    c_sum, t_sum = correct, total
-    num, den = _PREFIXES[metric]
-    raw_c = c_sum
-    if metric == "delta_bleu":
-        c_sum = np.maximum(c_sum, 0.0)
-    out = bleu_from_sums(c_sum, t_sum, sys_len, ref_len, smooth_method=smooth_method,
-                         smooth_value=smooth_value, use_effective_order=use_effective_order)
-    frame = {name: keys, "score": out["score"], "bp": out["bp"], "sys_len": sys_len, "ref_len": ref_len}
-    for i in range(stats.max_ngram_order):
-        frame[f"precision_{i + 1}"] = out["precisions"][:, i]
-    for i in range(stats.max_ngram_order):
-        frame[f"{num}_{i + 1}"] = raw_c[:, i]
-    for i in range(stats.max_ngram_order):
-        frame[f"{den}_{i + 1}"] = t_sum[:, i]
-    import pandas as pd  # only needed here; keeps `import bleustats` light
-
-    df = pd.DataFrame(frame)
-    df.attrs["signature"] = str(score_signature(stats, metric=metric, smooth_method=smooth_method,
-                                                smooth_value=smooth_value, use_effective_order=use_effective_order,
-                                                ref_length=ref_length))
-    return df
-
-
-def sentence_scores(
-    stats: StatsTable,
-    *,
-    metric: str = "bleu",
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    use_effective_order: bool = True,
-    ref_length: str = "closest",
-) -> np.ndarray:
-    """Sentence-level BLEU or ΔBLEU of every row (0–100), vectorized.
-
-    Same formula as :func:`corpus_score` applied to each row alone; the
-    defaults are those of ``sacrebleu.sentence_bleu`` (``exp`` smoothing,
-    effective order). ΔBLEU clamps each row's numerators at 0. ``'chrf'`` /
-    ``'chrf++'`` / ``'ter'`` give sentence chrF / TER from the table's columns.
-
-    Examples
-    --------
-    >>> from bleustats.engine.stats import compute_stats
-    >>> st = compute_stats(["the cat sat", "a dog"], [["the cat sat", "the dog"]])
-    >>> sentence_scores(st).round(2).tolist()  # "a dog": p1 = 1/2, p2 = 1/(2*1) by exp smoothing
-    [100.0, 50.0]
-    """
-    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
-        obj, mat = table_metric(stats, metric)
-        return np.asarray(obj.scores_from_sums(mat), dtype=np.float64)
-    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                          ref_length=ref_length)
-    if metric == "delta_bleu":
-        check_delta_defined(stats)
-    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
-    if metric == "delta_bleu":
-        correct = np.maximum(correct, 0.0)
-    return bleu_from_sums(correct, total, hyp_len, ref_len, smooth_method=smooth_method,
-                          smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
-
-
-# --------------------------------------------------------------------------- a few segments, plain floats
-
-
-def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layout: str, options: dict[str, Any],
-                       scoring: dict[str, Any]) -> BLEUScore | None:
-    """:func:`corpus_bleu` without the pipeline, for small list inputs; ``None``: take the pipeline.
-
-    ``None`` also for every input the pipeline rejects (wrong types or shapes,
-    a segment without a reference in the view, ΔBLEU without a positive weight),
-    so that errors are raised, with their messages, in one place.
-    """
-    check_options(options["tokenize"], options["max_ngram_order"], options["ref_view"], options["weight_threshold"],
-                  options["delta_definition"])
-    if not isinstance(hypotheses, (list, tuple)) or not all(type(h) is str for h in hypotheses) or not hypotheses:
-        return None
-    segments = small.plain_references(references, ref_weights, n_hyp=len(hypotheses), layout=layout)
-    if segments is None:
-        return None
-    uniform = all(w == 1.0 for seg in segments for _, w in seg)
-    segments = small.view_references(segments, options["ref_view"], options["weight_threshold"])
-    n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in segments for text, _ in seg)
-    if not all(segments) or not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
-        return None
-    metric = scoring["metric"]
-    if metric is None:
-        metric = "delta_bleu" if ref_weights is not None or not uniform else "bleu"
-    elif metric not in METRICS:
-        return None  # chrF / TER, or not a metric: the pipeline's corpus_score answers
-    smooth_method, ref_length = scoring["smooth_method"], scoring["ref_length"]
-    k = check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=scoring["smooth_value"],
-                              ref_length=ref_length)
-    rows = small.segment_statistics(hypotheses, range(len(hypotheses)), segments, tokenize=options["tokenize"],
-                                    lowercase=options["lowercase"], max_ngram_order=options["max_ngram_order"],
-                                    delta_definition=options["delta_definition"])
-    delta = metric == "delta_bleu"
-    if delta and any(row[5] <= 0 for row in rows):
-        return None  # ΔBLEU is not defined there: the pipeline names the segments
-    return plain_corpus_score(rows, metric=metric, k=k, smooth_method=smooth_method,
-                              use_effective_order=scoring["use_effective_order"], ref_length=ref_length,
-                              options=options, uniform=uniform)
-
-
-def table_metric(stats: StatsTable, metric: str) -> tuple[Metric, np.ndarray]:
-    """The chrF / TER object made like a table's columns, and their per-row statistics matrix."""
-    if metric == "ter":
-        from .ter import ter_table
-
-        return ter_table(stats)
-    from .chrf import chrf_table
-
-    return chrf_table(stats, metric)
-
-
-def table_metric_columns(stats: Any, metric: str) -> list[str]:
-    """The statistics columns of chrF / TER (those :func:`table_metric`'s matrix holds, in order)."""
-    if metric == "ter":
-        return ["ter_num_edits", "ter_ref_length"]
-    from ..engine.chrf_stats import chrf_column_names
-
-    opts = stats.chrf_options or {}
-    return chrf_column_names(opts.get("char_order", 0), opts.get("word_order", 0))
-
-
-def other_group_scores(obj: Metric, columns: Sequence[str], name: str, keys: np.ndarray, sums: np.ndarray
-                       ) -> pd.DataFrame:
-    """The frame of :func:`corpus_scores` for chrF / TER: ``obj`` (:func:`table_metric`) of per-group sums."""
-    import pandas as pd
-
-    frame: dict[str, Any] = {name: keys, "score": obj.scores_from_sums(sums)}
-    for i, c in enumerate(columns):
-        frame[c] = sums[:, i]
-    df = pd.DataFrame(frame)
-    df.attrs["signature"] = str(obj.get_signature())
-    return df
-
-
-# --------------------------------------------------------------------------- sacreBLEU's functions
-
-
-def _metric(metric: str | None, ref_weights: Any, stats: Any) -> str:
-    """Default metric: ΔBLEU when weights were given (ref_weights or (text, weight) items)."""
-    if metric is None:
-        return "delta_bleu" if ref_weights is not None or stats.weights == "custom" else "bleu"
-    return metric
-
-
-def corpus_bleu(
-    hypotheses: Sequence[str],
-    references: Sequence[Sequence[str]],
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    force: bool = False,
-    lowercase: bool = False,
-    tokenize: str = "13a",
-    use_effective_order: bool = False,
-    *,
-    max_ngram_order: int = 4,
-    ref_weights: Sequence[Sequence[float]] | None = None,
-    metric: str | None = None,
-    ref_view: str = "all",
-    weight_threshold: float | None = None,
-    delta_definition: str = "paper",
-    ref_length: str = "closest",
-    references_layout: str = "auto",
-) -> BLEUScore:
-    r"""Corpus BLEU (or ΔBLEU) of hypotheses against one or more references.
-
-    .. math::
-
-        \mathrm{BLEU} = \mathrm{BP} \cdot \exp\Big(\frac{1}{N}\sum_{n=1}^{N} \log p_n\Big),
-        \quad p_n = \frac{\sum_s \mathrm{match}_n(s)}{\sum_s \mathrm{total}_n(s)},
-        \quad \mathrm{BP} = \min\big(1, e^{1 - r/c}\big)
-
-    ΔBLEU (Galley et al., 2015) replaces the counts with their weighted
-    versions (see :func:`bleustats.compute_stats`).
-
-    Parameters
-    ----------
-    hypotheses : list of str
-        One hypothesis per segment.
-    references : list of lists of str
-        sacreBLEU-style reference streams (``None`` for a missing reference),
-        or one list of references per segment (``references_layout``).
-    smooth_method, smooth_value, force, lowercase, tokenize, use_effective_order
-        As in ``sacrebleu.corpus_bleu`` (``force`` is accepted and ignored: no
-        tokenized-input warning is printed).
-    max_ngram_order : int
-        Largest n-gram order (default 4).
-    ref_weights : list of lists of float, optional
-        Human weights in [-1, 1], same shape as ``references``.
-    metric : {'bleu', 'delta_bleu'}, optional
-        Default: ``'delta_bleu'`` when weights are given (``ref_weights``, or
-        ``(text, weight)`` items), else ``'bleu'``.
-    ref_view, weight_threshold, delta_definition, references_layout
-        See :func:`bleustats.compute_stats`.
-    ref_length : {'closest', 'shortest', 'average'}
-        Reference length of the brevity penalty.
-
-    Returns
-    -------
-    BLEUScore
-
-    Notes
-    -----
-    A small input (see :func:`bleustats.engine.small.prefer_plain`) is counted
-    in plain Python (:mod:`bleustats.engine.small`) and scored on plain floats:
-    the same statistics as the numba pipeline's, the same score to the last
-    bit or two (``tests/metrics/test_plain.py``).
-    """
-    options = dict(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
-                   weight_threshold=weight_threshold, delta_definition=delta_definition)
-    scoring = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                   use_effective_order=use_effective_order, ref_length=ref_length)
-    fast = _plain_corpus_bleu(hypotheses, references, ref_weights, references_layout, options, scoring)
-    if fast is not None:
-        return fast
-    from ..engine.stats import compute_stats
-
-    stats = compute_stats(hypotheses, references, ref_weights=ref_weights, references_layout=references_layout,
-                          **options)
-    return corpus_score(
-        stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
-        smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
-    )
-
-
-def sentence_bleu(
-    hypothesis: str,
-    references: Sequence[str],
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    lowercase: bool = False,
-    tokenize: str = "13a",
-    use_effective_order: bool = True,
-    *,
-    max_ngram_order: int = 4,
-    ref_weights: Sequence[float] | None = None,
-    metric: str | None = None,
-    ref_view: str = "all",
-    weight_threshold: float | None = None,
-    delta_definition: str = "paper",
-    ref_length: str = "closest",
-) -> BLEUScore:
-    """Sentence BLEU (or ΔBLEU) of one hypothesis against its references.
-
-    Same arguments and defaults as ``sacrebleu.sentence_bleu`` (effective
-    order on); ``ref_weights`` is one weight per reference.
-
-    Examples
-    --------
-    >>> round(sentence_bleu("the cat sat on the mat", ["the cat is on the mat"]).score, 4)
-    37.9918
-    >>> sentence_bleu("a a", ["a", "a a"], ref_weights=[1.0, -0.5], tokenize="none",
-    ...               max_ngram_order=1).counts
-    [1.0]
-    """
-    if not isinstance(hypothesis, str):
-        raise InputError(f"hypothesis must be a str; got {type(hypothesis).__name__}. "
-                            "For many hypotheses use corpus_bleu or sentence_scores.")
-    if isinstance(references, str) or not isinstance(references, Sequence):
-        raise InputError(f"references must be a list of str (the hypothesis' references); got "
-                            f"{type(references).__name__}.")
-    refs = [list(references)]
-    weights = None if ref_weights is None else [list(ref_weights)]
-    options = dict(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
-                   weight_threshold=weight_threshold, delta_definition=delta_definition)
-    fast = _plain_corpus_bleu([hypothesis], refs, weights, "segments", options, dict(
-        metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-        use_effective_order=use_effective_order, ref_length=ref_length))
-    if fast is not None:
-        return fast
-    from ..engine.stats import compute_stats
-
-    stats = compute_stats([hypothesis], refs, ref_weights=weights, references_layout="segments", **options)
-    return corpus_score(
-        stats, metric=_metric(metric, ref_weights, stats), smooth_method=smooth_method,
-        smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
-    )
-
-
-def corpus_bleu_files(
-    hypotheses_path: str | os.PathLike,
-    reference_paths: Sequence[str | os.PathLike],
-    *,
-    ref_weight_paths: Sequence[str | os.PathLike] | None = None,
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    lowercase: bool = False,
-    tokenize: str = "13a",
-    use_effective_order: bool = False,
-    max_ngram_order: int = 4,
-    metric: str | None = None,
-    ref_view: str = "all",
-    weight_threshold: float | None = None,
-    delta_definition: str = "paper",
-    ref_length: str = "closest",
-) -> BLEUScore:
-    """Corpus BLEU of plain-text files (one segment per line), as the ``sacrebleu`` command reads them.
-
-    The files are streamed in chunks of lines (:func:`bleustats.compute_stats_files`),
-    so memory stays bounded. ``ref_weight_paths`` gives one file of weights per
-    reference file (one number per line). The result's ``stats`` carries the
-    per-stage timings under ``"timings"``.
-    """
-    from ..engine.stats import compute_stats_files
-
-    stats = compute_stats_files(
-        hypotheses_path, reference_paths, ref_weight_paths=ref_weight_paths, tokenize=tokenize,
-        lowercase=lowercase, max_ngram_order=max_ngram_order, ref_view=ref_view,
-        weight_threshold=weight_threshold, delta_definition=delta_definition,
-    )
-    result = corpus_score(
-        stats, metric=_metric(metric, ref_weight_paths, stats), smooth_method=smooth_method,
-        smooth_value=smooth_value, use_effective_order=use_effective_order, ref_length=ref_length,
-    )
-    result.stats["timings"] = stats.timings
-    return result
-
-
-def raw_corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]],
-                    smooth_value: float | None = SMOOTH_DEFAULTS["floor"]) -> BLEUScore:
-    """sacreBLEU's ``raw_corpus_bleu``: no tokenization, ``floor`` smoothing, effective order.
-
-    Examples
-    --------
-    >>> round(raw_corpus_bleu(["this is a fest"], [["this is a test"]], 0.01).score / 100, 12)
-    0.22360679775
-    """
-    return corpus_bleu(hypotheses, references, smooth_method="floor", smooth_value=smooth_value, force=True,
-                       tokenize="none", use_effective_order=True)
-
-
-# --------------------------------------------------------------------------- sacreBLEU's BLEU object
-
-
-class BLEUSignature(MetricSignature):
-    """BLEU's signature: sacreBLEU's fields (``case``, ``eff``, ``tok``, ``smooth``), then bleustats'
-    own only where they differ from the default (``order``, ``refs``, ``reflen``, ``metric``, ``delta``)."""
-
-    def __init__(self, metric: BLEU) -> None:
-        if getattr(metric, "num_refs", None) is None:
-            raise ValueError("BLEU: the number of references is unknown; score something (or pass references= "
-                             "to the constructor) before get_signature().")
-        k = check_scoring_options(smooth_method=metric.smooth_method, smooth_value=metric.smooth_value)
-        smooth = metric.smooth_method if SMOOTH_DEFAULTS[metric.smooth_method] is None else (
-            f"{metric.smooth_method}[{k:.2f}]")
-        fields = [("case", "c", "lc" if metric.lowercase else "mixed"), ("eff", "e", bool(metric.effective_order)),
-                  ("tok", "tok", metric.tokenizer_signature), ("smooth", "s", smooth)]
-        if metric.max_ngram_order != MAX_NGRAM_ORDER:
-            fields.append(("order", "ord", metric.max_ngram_order))
-        if metric.ref_view != "all":
-            view = f"w>={metric.weight_threshold:g}" if metric.ref_view == "threshold" else metric.ref_view
-            fields.append(("refs", "rv", view))
-        if metric.ref_length != "closest":
-            fields.append(("reflen", "rl", metric.ref_length))
-        if metric.metric != "bleu":
-            fields += [("metric", "m", metric.metric), ("delta", "d", metric.delta_definition)]
-        super().__init__(metric.num_refs, n_bootstrap=metric.n_bootstrap, seed=metric.seed, fields=fields)
-
-
-#: sacreBLEU's default largest n-gram order.
-MAX_NGRAM_ORDER = 4
 
 #: sacreBLEU's ``sacrebleu.metrics.bleu._get_tokenizer``: tokenizer name -> its class
 _get_tokenizer = tokenizer_class
@@ -1096,11 +116,17 @@ class BLEU(Metric):
         self.tokenizer_signature = self.tokenizer.signature()
         # the statistics options, checked now (compute_stats checks them again per call)
         check_options("none", max_ngram_order, ref_view, weight_threshold, delta_definition)
+        self._weights = "uniform"  # the last references' weights ('custom' unless all 1), for ΔBLEU's signature
         if references is not None:
             from ..engine.references import ReferenceSet
 
             given = isinstance(references, ReferenceSet) and ref_weights is None  # e.g. layout='segments'
             self._ref_cache = self._reference_set(references if given else ReferenceSet(references, ref_weights))
+            if metric == "delta_bleu":  # the weights are signed for ΔBLEU only
+                from ..engine.columns import to_numpy
+
+                uniform = (to_numpy(self._ref_cache.table.column("weight")) == 1.0).all()
+                self._weights = "uniform" if uniform else "custom"
         elif ref_weights is not None:
             raise InputError("ref_weights: give them with references= (the weights of those references).")
 
@@ -1150,6 +176,7 @@ class BLEU(Metric):
         mat = None if plain is None else self._plain_matrix(hyps, plain[0])
         if mat is not None:
             self.num_refs = plain[1]
+            self._weights = "uniform" if all(w == 1.0 for seg in plain[0] for _, w in seg) else "custom"
         return mat
 
     def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
@@ -1163,20 +190,14 @@ class BLEU(Metric):
         if mat is None:
             return super().sentence_score(hypothesis, references)
         self.num_refs = sum(r is not None for r in references)
-        return self._plain_result(mat)
+        self._weights = "uniform"
+        return self._aggregate_and_compute(mat)
 
     def _corpus_score(self, hypotheses: Sequence[str], references: Any, n_bootstrap: Any) -> BLEUScore:
         mat = self._plain_corpus(hypotheses, references) if type(n_bootstrap) is int and n_bootstrap == 1 else None
         if mat is None:
             return super()._corpus_score(hypotheses, references, n_bootstrap)
-        return self._plain_result(mat)  # a few segments: scored on plain floats, the same bits
-
-    def _plain_result(self, mat: np.ndarray) -> BLEUScore:
-        """:meth:`_aggregate_and_compute` on Python floats (:func:`~bleustats.metrics.plain.plain_score`)."""
-        k = check_scoring_options(smooth_method=self.smooth_method, smooth_value=self.smooth_value)
-        result = plain_score(mat.sum(axis=0), self.max_ngram_order, self.metric == "delta_bleu", k,
-                             self.smooth_method, self.effective_order)
-        return replace(result, name="ΔBLEU" if self.metric == "delta_bleu" else "BLEU", signature=self.get_signature())
+        return self._aggregate_and_compute(mat)
 
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> np.ndarray:
         from ..engine.stats import compute_stats
@@ -1186,6 +207,7 @@ class BLEU(Metric):
                               weight_threshold=self.weight_threshold, delta_definition=self.delta_definition)
         if self.metric == "delta_bleu":
             check_delta_defined(stats)
+        self._weights = stats.weights
         correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=self.metric, ref_length=self.ref_length)
         return np.column_stack([hyp_len, ref_len, correct, total])
 
@@ -1214,8 +236,21 @@ class BLEU(Metric):
                            float32=float32)
 
     def get_signature(self) -> BLEUSignature:
-        """sacreBLEU's BLEU signature (``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:...``)."""
-        return BLEUSignature(self)
+        """sacreBLEU's BLEU signature (``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:...``).
+
+        The same line as :func:`corpus_bleu` and a table's scores sign for the same options
+        (:func:`~bleustats.metrics.results.bleu_signature`).
+        """
+        if getattr(self, "num_refs", None) is None:
+            raise ValueError("BLEU: the number of references is unknown; score something (or pass references= "
+                             "to the constructor) before get_signature().")
+        k = check_scoring_options(smooth_method=self.smooth_method, smooth_value=self.smooth_value)
+        return bleu_signature(self.num_refs, tokenize=self.tokenizer_signature, lowercase=self.lowercase,
+                              smooth_method=self.smooth_method, smooth_value=k, effective_order=self.effective_order,
+                              max_ngram_order=self.max_ngram_order, ref_view=self.ref_view,
+                              weight_threshold=self.weight_threshold, weights=self._weights, metric=self.metric,
+                              delta_definition=self.delta_definition, ref_length=self.ref_length,
+                              n_bootstrap=self.n_bootstrap, seed=self.seed)
 
     @staticmethod
     def compute_bleu(correct: Sequence[float], total: Sequence[float], sys_len: float, ref_len: float,
@@ -1236,7 +271,7 @@ class BLEU(Metric):
 
         def plain(values: np.ndarray, given: np.ndarray) -> list:
             ints = given.dtype.kind in "iu" and all(float(v).is_integer() for v in values)
-            return [_num(v, ints) for v in values]
+            return [int(v) if ints else float(v) for v in values]
 
         # numpy scalars and 0-d arrays (a row of sums sliced with ...) as Python numbers
         sys_n = sys_len.item() if isinstance(sys_len, (np.generic, np.ndarray)) else sys_len
@@ -1245,4 +280,3 @@ class BLEU(Metric):
                          precisions=[float(p) for p in out["precisions"]], bp=float(out["bp"]),
                          sys_len=int(sys_n) if float(sys_n).is_integer() else sys_n,
                          ref_len=int(ref_n) if float(ref_n).is_integer() else ref_n)
-

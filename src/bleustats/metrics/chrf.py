@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_options, chrf_statistics
 from ..engine.references import ReferenceSet
-from .base import Metric, MetricSignature, Score
+from .base import Metric, Score, Signature
 from .helpers import extract_all_char_ngrams, extract_word_ngrams
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_from_sums", "chrf_table", "corpus_chrf", "sentence_chrf"]
@@ -302,20 +302,38 @@ def sentence_chrf(
 # --------------------------------------------------------------------------- sacreBLEU's CHRF object
 
 
-class CHRFSignature(MetricSignature):
+@dataclass(frozen=True, repr=False)
+class CHRFSignature(Signature):
     """chrF's signature, sacreBLEU's fields: ``case``, ``eff`` (no eps smoothing), ``nc``, ``nw``, ``space``.
 
     ``beta`` is not a field (as in sacreBLEU): it is in the score's name (``chrF2``).
+
+    Examples
+    --------
+    >>> str(CHRFSignature(1, lowercase=False, eps_smoothing=False, char_order=6, word_order=2, whitespace=False))
+    'nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:bleustats-...'
     """
 
-    def __init__(self, metric: CHRF) -> None:
+    lowercase: bool = False
+    eps_smoothing: bool = False
+    char_order: int = 6
+    word_order: int = 0
+    whitespace: bool = False
+
+    @classmethod
+    def of(cls, metric: CHRF) -> CHRFSignature:
+        """The signature of a :class:`CHRF` object's scores (after it has seen references)."""
         if getattr(metric, "num_refs", None) is None:
             raise ValueError("CHRF: the number of references is unknown; score something (or pass references= "
                              "to the constructor) before get_signature().")
-        super().__init__(metric.num_refs, n_bootstrap=metric.n_bootstrap, seed=metric.seed, fields=[
-            ("case", "c", "lc" if metric.lowercase else "mixed"), ("eff", "e", "no" if metric.eps_smoothing else "yes"),
-            ("nc", "nc", metric.char_order), ("nw", "nw", metric.word_order),
-            ("space", "s", "yes" if metric.whitespace else "no")])
+        return cls(metric.num_refs, n_bootstrap=metric.n_bootstrap, seed=metric.seed, lowercase=metric.lowercase,
+                   eps_smoothing=metric.eps_smoothing, char_order=metric.char_order, word_order=metric.word_order,
+                   whitespace=metric.whitespace)
+
+    def metric_fields(self) -> list[tuple[str, str, Any]]:
+        return [("case", "c", "lc" if self.lowercase else "mixed"), ("eff", "e", "no" if self.eps_smoothing else "yes"),
+                ("nc", "nc", self.char_order), ("nw", "nw", self.word_order),
+                ("space", "s", "yes" if self.whitespace else "no")]
 
 
 class CHRF(Metric):
@@ -437,7 +455,7 @@ class CHRF(Metric):
 
     def get_signature(self) -> CHRFSignature:
         """sacreBLEU's chrF signature (``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:...``)."""
-        return CHRFSignature(self)
+        return CHRFSignature.of(self)
 
 
 def chrf_table(stats: Any, metric: str = "chrf") -> tuple[CHRF, NDArray[np.int64]]:

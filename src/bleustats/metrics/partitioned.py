@@ -15,11 +15,11 @@ merges them. Integer columns are exact int64 sums; float columns (ΔBLEU's
 weighted counts, average reference lengths, TER's reference lengths) are
 kept as exact partials and rounded once, so every score here equals, bit for
 bit, the score of the whole table loaded in memory
-(:func:`bleustats.metrics.bleu.corpus_score` sums the same way). Sentence
+(:func:`bleustats.metrics.tables.corpus_score` sums the same way). Sentence
 scores are row by row, so each part's are those of its rows.
 
 Every function also takes an in-memory :class:`~bleustats.engine.stats.StatsTable`
-(and then is :mod:`bleustats.metrics.bleu`'s function), so callers need not
+(and then is :mod:`bleustats.metrics.tables`' function), so callers need not
 care which one they hold.
 
 Examples
@@ -27,12 +27,12 @@ Examples
 >>> import os, tempfile
 >>> import pandas as pd
 >>> from bleustats.engine.partitioned_stats import compute_stats_dataset
->>> from bleustats.metrics import bleu
+>>> from bleustats.metrics import tables
 >>> hyps = pd.DataFrame({"seg_id": [0, 1, 0, 1], "system": ["A", "A", "B", "B"],
 ...                      "text": ["a b c d", "e f g", "a b x d", "e f g"]})
 >>> refs = pd.DataFrame({"seg_id": [0, 1], "text": ["a b c d", "e f g h"]})
 >>> ds = compute_stats_dataset(hyps, refs, os.path.join(tempfile.mkdtemp(), "st"), partition_rows=1)
->>> len(ds.parts), corpus_score(ds).score == bleu.corpus_score(ds.to_table()).score
+>>> len(ds.parts), corpus_score(ds).score == tables.corpus_score(ds.to_table()).score
 (4, True)
 >>> corpus_scores(ds, by="system")["score"].round(2).tolist()
 [86.69, 46.91]
@@ -50,7 +50,7 @@ from ..engine.options import DEFAULT_BATCH_ROWS
 from ..engine.stats import StatsTable
 from ..engine.sums import PartialSums, merge_partial_sums, partial_sums
 from ..errors import InputError
-from . import bleu, results, sentence
+from . import formula, results, sentence, tables
 from .base import Metric
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def _check_delta(stats: StatsDataset) -> None:
     if bad:  # the same error as the in-memory check, naming every segment
         seg = np.unique(np.concatenate(bad))
         table = pa.table({"seg_id": pa.array(seg, pa.int64()), "ref_weight_max": pa.array(np.zeros(len(seg)))})
-        bleu.check_delta_defined(StatsTable(table))
+        tables.check_delta_defined(StatsTable(table))
 
 
 def _bleu_totals(stats: StatsDataset, metric: str, ref_length: str, *,
@@ -149,7 +149,7 @@ def _bleu_totals(stats: StatsDataset, metric: str, ref_length: str, *,
     Returns ``(keys, correct, total, hyp_len, ref_len)``: ``correct`` and
     ``total`` are groups × n-gram orders, the lengths one per group.
     """
-    nums, dens = bleu.count_columns(metric, stats.max_ngram_order)
+    nums, dens = formula.count_columns(metric, stats.max_ngram_order)
     len_col = f"ref_len_{ref_length}"
     keys, sums = column_totals(stats, [*nums, *dens, "hyp_len", len_col], by=by)
     correct = np.column_stack([sums[c] for c in nums]) if len(keys) else np.zeros((0, len(nums)))
@@ -158,8 +158,8 @@ def _bleu_totals(stats: StatsDataset, metric: str, ref_length: str, *,
 
 
 def table_metric_of(stats: StatsDataset, metric: str) -> Metric:
-    """The chrF / TER object of a dataset's columns (as :func:`bleustats.metrics.bleu.table_metric`'s)."""
-    obj, _ = bleu.table_metric(stats.settings, metric)
+    """The chrF / TER object of a dataset's columns (as :func:`bleustats.metrics.tables.table_metric`'s)."""
+    obj, _ = tables.table_metric(stats.settings, metric)
     obj.num_refs = stats.n_refs_values[0] if len(stats.n_refs_values) == 1 else -1
     return obj
 
@@ -189,7 +189,7 @@ def corpus_score(
     use_effective_order: bool = False,
     ref_length: str = "closest",
 ) -> Any:
-    """Corpus BLEU / ΔBLEU (chrF, TER) of all rows: :func:`bleustats.metrics.bleu.corpus_score`, partitioned.
+    """Corpus BLEU / ΔBLEU (chrF, TER) of all rows: :func:`bleustats.metrics.tables.corpus_score`, partitioned.
 
     The same result, bit for bit, as the in-memory table's (see the module
     docstring); a dataset's parts are summed by its executor.
@@ -197,18 +197,18 @@ def corpus_score(
     opts = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                 use_effective_order=use_effective_order, ref_length=ref_length)
     if isinstance(stats, StatsTable):
-        return bleu.corpus_score(stats, **opts)
-    if check_choice("metric", metric, bleu.TABLE_METRICS) in bleu.OTHER_METRICS:
+        return tables.corpus_score(stats, **opts)
+    if check_choice("metric", metric, tables.TABLE_METRICS) in tables.OTHER_METRICS:
         obj = table_metric_of(stats, metric)
-        cols = bleu.table_metric_columns(stats, metric)
+        cols = tables.table_metric_columns(stats, metric)
         _, sums = column_totals(stats, cols)
         return obj._compute_score_from_stats(_other_matrix(sums, cols, metric)[0])
-    bleu.check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+    formula.check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                                ref_length=ref_length)
     if metric == "delta_bleu":
         _check_delta(stats)
     _, correct, total, hyp_len, ref_len = _bleu_totals(stats, metric, ref_length)
-    return bleu.corpus_score_from_sums(stats, correct[0], total[0], hyp_len[0], ref_len[0], **opts)
+    return tables.corpus_score_from_sums(stats, correct[0], total[0], hyp_len[0], ref_len[0], **opts)
 
 
 def _other_matrix(sums: dict, cols: Sequence[str], metric: str) -> np.ndarray:
@@ -227,7 +227,7 @@ def corpus_scores(
     ref_length: str = "closest",
     allow_partial: bool = False,
 ) -> pd.DataFrame:
-    """Corpus scores per value of the column ``by``: :func:`bleustats.metrics.bleu.corpus_scores`, partitioned.
+    """Corpus scores per value of the column ``by``: :func:`bleustats.metrics.tables.corpus_scores`, partitioned.
 
     Each part sums its rows per group; groups spanning parts are merged
     exactly. Same frame (rows sorted by label, signature in ``attrs``) as
@@ -237,7 +237,7 @@ def corpus_scores(
     opts = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                 use_effective_order=use_effective_order, ref_length=ref_length)
     if isinstance(stats, StatsTable):
-        return bleu.corpus_scores(stats, by=by, allow_partial=allow_partial, **opts)
+        return tables.corpus_scores(stats, by=by, allow_partial=allow_partial, **opts)
     cov = results.check_coverage(stats, allow_partial=allow_partial) if by == "system" else None
     frame = _dataset_scores(stats, by, opts)
     if cov is not None and not cov.complete:
@@ -251,25 +251,25 @@ def _dataset_scores(stats: StatsDataset, by: Any, opts: dict[str, Any]) -> pd.Da
     if not isinstance(by, str):
         raise InputError(f"by: a partitioned table is grouped by one of its columns ({', '.join(stats.column_names)}); "
                          f"got {type(by).__name__}. Add the labels as a column when computing the statistics.")
-    if check_choice("metric", metric, bleu.TABLE_METRICS) not in bleu.OTHER_METRICS:
-        bleu.check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+    if check_choice("metric", metric, tables.TABLE_METRICS) not in tables.OTHER_METRICS:
+        formula.check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                                    ref_length=ref_length)
     if metric == "delta_bleu":
         _check_delta(stats)
     if by not in stats.column_names:
         raise InputError(f"by must be a column of the statistics table ({', '.join(stats.column_names)}) "
                          f"or one label per row; got {by!r}.")
-    if metric in bleu.OTHER_METRICS:
-        cols = bleu.table_metric_columns(stats, metric)
+    if metric in tables.OTHER_METRICS:
+        cols = tables.table_metric_columns(stats, metric)
         keys, sums = column_totals(stats, cols, by=by)
-        return bleu.other_group_scores(table_metric_of(stats, metric), cols, by, keys,
+        return tables.other_group_scores(table_metric_of(stats, metric), cols, by, keys,
                                        _other_matrix(sums, cols, metric))
     keys, correct, total, hyp_len, ref_len = _bleu_totals(stats, metric, ref_length, by=by)
-    return bleu.group_scores_from_sums(stats, by, keys, correct, total, hyp_len, ref_len, **opts)
+    return tables.group_scores_from_sums(stats, by, keys, correct, total, hyp_len, ref_len, **opts)
 
 
 def _sentence_batch(table: StatsTable, **kwargs: Any) -> np.ndarray:
-    return bleu.sentence_scores(table, **kwargs)
+    return tables.sentence_scores(table, **kwargs)
 
 
 def sentence_scores(
@@ -281,13 +281,13 @@ def sentence_scores(
     use_effective_order: bool = True,
     ref_length: str = "closest",
 ) -> np.ndarray:
-    """Sentence scores of every row, in row order: :func:`bleustats.metrics.bleu.sentence_scores`, partitioned."""
+    """Sentence scores of every row, in row order: :func:`bleustats.metrics.tables.sentence_scores`, partitioned."""
     opts = dict(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                 use_effective_order=use_effective_order, ref_length=ref_length)
     if isinstance(stats, StatsTable):
-        return bleu.sentence_scores(stats, **opts)
-    if check_choice("metric", metric, bleu.TABLE_METRICS) not in bleu.OTHER_METRICS:
-        bleu.check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+        return tables.sentence_scores(stats, **opts)
+    if check_choice("metric", metric, tables.TABLE_METRICS) not in tables.OTHER_METRICS:
+        formula.check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                                    ref_length=ref_length)
     if metric == "delta_bleu":
         _check_delta(stats)

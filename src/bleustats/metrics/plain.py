@@ -1,23 +1,18 @@
-r"""BLEU of a few segments on plain Python numbers: the pieces the no-kernel path shares.
+r"""BLEU of a few segments without the kernels: plain-Python rows into the one formula.
 
 For a sentence or a small corpus, :mod:`bleustats.engine.small` counts the
-n-grams in plain Python; this module turns its rows into a score
-(:func:`plain_bleu`, the same float operations in the same order as the
-vectorized formula of :func:`bleustats.metrics.bleu.bleu_from_sums`) or into
-the statistics matrix of the metric objects (:func:`rows_matrix`), so that
+n-grams in plain Python; this module sums its rows into a score
+(:func:`plain_corpus_score`, through the formula every path uses,
+:func:`bleustats.metrics.formula.score_from_sums`) or turns them into the
+statistics matrix of the metric objects (:func:`rows_matrix`), so that
 neither numba nor an Arrow table is needed. The results equal the kernels'
-path to the bit (``tests/metrics/test_plain.py``):
-
-.. math::
-
-    \mathrm{BLEU} = \mathrm{BP} \cdot \exp\Big(\frac{1}{N_{\mathrm{eff}}} \sum_{n \le N_{\mathrm{eff}}}
-    \log p_n\Big), \qquad \mathrm{BP} = \min\big(1, e^{1 - r / c}\big)
+path field by field (``tests/metrics/test_plain.py``).
 
 Examples
 --------
->>> score, precisions, bp, counts, totals = plain_bleu([3, 2], [3, 2], 3, 4, None, "none", False)
->>> round(score, 6), round(bp, 6)
-(71.653131, 0.716531)
+>>> row = (3, 4, 4, 4.0, 1, 1.0, [3, 2], [3, 2], [3.0, 2.0], [3.0, 2.0])
+>>> sum_rows([row, row], 6, 7, 1)
+([6, 4], [6, 4], 6, 8)
 """
 
 from __future__ import annotations
@@ -31,57 +26,12 @@ if TYPE_CHECKING:
     from ..engine.references import ReferenceSet
 
 from ..engine import small
-from .results import BLEUScore, Signature
+from ..engine.options import REF_LENGTHS
+from .formula import score_from_sums
+from .results import BLEUScore, bleu_signature
 
-__all__ = ["LOG_FLOOR", "plain_bleu", "plain_corpus_score", "plain_matrix", "plain_score", "plain_segments",
-           "reference_segments", "rows_matrix", "sum_rows", "text_bytes"]
-
-#: log(0) as sacreBLEU writes it (its ``my_log``): a precision of 0 adds this to the sum of logs.
-LOG_FLOOR = -9999999999.0
-
-
-def plain_bleu(correct: list, total: list, sys_len: int | float, ref_len: int | float, k: float | None,
-               smooth_method: str, use_effective_order: bool) -> tuple[float, list, float, list, list]:
-    """``bleu_from_sums`` of one row of Python numbers: ``(score, precisions, bp, counts, totals)``.
-
-    The same float operations in the same order as the vectorized formula,
-    with numpy's ``log`` / ``exp`` (whose results do not depend on the array's
-    length, while ``math``'s differ from them in the last bit now and then), so
-    that a score is the same bits on either path (``tests/metrics/test_plain.py``);
-    ``counts`` / ``totals`` as ``bleu_from_sums`` reports them.
-    """
-    n_order = len(correct)
-    c = [float(x) for x in correct]
-    t = [float(x) for x in total]
-    any_match = any(x != 0 for x in c)
-    bp = 1.0 if sys_len >= ref_len else float(np.exp(1.0 - ref_len / sys_len)) if sys_len > 0 else 0.0
-    if smooth_method == "add-k":
-        for i in range(1, n_order):
-            c[i] += float(k)
-            t[i] += float(k)
-    precisions = []
-    valid = True
-    n_valid = doublings = 0
-    for ci, ti in zip(c, t):
-        valid = valid and ti > 0  # from the first order with total 0 on, precision 0
-        n_valid += valid
-        t_safe = ti if ti > 0 else 1.0
-        p = 100.0 * ci / t_safe if ci > 0 else 0.0
-        if valid and ci == 0:
-            if smooth_method == "exp":
-                doublings += 1
-                p = 100.0 / (2.0 ** doublings * t_safe)
-            elif smooth_method == "floor":
-                p = 100.0 * k / t_safe
-        precisions.append(p if valid else 0.0)
-    eff = (n_valid or n_order) if use_effective_order else n_order
-    logs = np.log(np.array([p if p > 0 else 1.0 for p in precisions])).tolist()
-    acc = 0.0
-    for i, p in enumerate(precisions):
-        acc = acc + ((logs[i] if p > 0 else LOG_FLOOR) if i < eff else 0.0)
-    if not any_match:
-        return 0.0, [0.0] * n_order, bp, [float(x) for x in correct], [float(x) for x in total]
-    return bp * float(np.exp(acc / eff)), precisions, bp, c, t
+__all__ = ["plain_corpus_score", "plain_matrix", "plain_segments", "reference_segments", "rows_matrix", "sum_rows",
+           "text_bytes"]
 
 
 def sum_rows(rows: list, num: int, den: int, length: int) -> tuple[list, list, Any, Any]:
@@ -170,39 +120,6 @@ def plain_segments(references: Any, cache: ReferenceSet | None, n_hyp: int) -> t
     return cache.cached(("plain",), lambda t: reference_segments(t, n_hyp)), cache.num_refs
 
 
-def plain_score(sums: np.ndarray, n: int, delta: bool, k: float | None, smooth_method: str,
-                use_effective_order: bool) -> BLEUScore:
-    """``BLEU.compute_bleu`` of one row of summed statistics ``[hyp_len, ref_len, correct_1..N, total_1..N]``.
-
-    :func:`plain_bleu` on the row's numbers, and the result typed as
-    ``compute_bleu`` types it (counts and totals are ints when the statistics
-    are and every value is integral; lengths are ints when integral). ``delta``
-    clamps the numerators at 0 (ΔBLEU). The same result as the metric object's
-    numpy path (``tests/metrics/test_plain.py``).
-
-    Examples
-    --------
-    >>> r = plain_score(np.array([3, 4, 3, 2, 3, 2]), 2, False, None, "none", False)
-    >>> round(r.score, 6), r.counts, r.sys_len
-    (71.653131, [3, 2], 3)
-    """
-    correct, total = sums[2:2 + n], sums[2 + n:2 + 2 * n]
-    if delta:
-        correct = np.maximum(correct, 0)
-    score, precisions, bp, counts, totals = plain_bleu(correct.tolist(), total.tolist(), sums[0].item(),
-                                                       sums[1].item(), k, smooth_method, use_effective_order)
-    ints_c = correct.dtype.kind in "iu" and all(float(v).is_integer() for v in counts)
-    ints_t = total.dtype.kind in "iu" and all(float(v).is_integer() for v in totals)
-    sys_n, ref_n = sums[0].item(), sums[1].item()
-    return BLEUScore(score=float(score), counts=[int(v) if ints_c else float(v) for v in counts],
-                     totals=[int(v) if ints_t else float(v) for v in totals], precisions=[float(p) for p in precisions],
-                     bp=float(bp), sys_len=int(sys_n) if float(sys_n).is_integer() else sys_n,
-                     ref_len=int(ref_n) if float(ref_n).is_integer() else ref_n)
-
-
-_REF_LENGTHS = ("closest", "shortest", "average")  # a row's reference lengths, in order (bleu.REF_LENGTHS)
-
-
 def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowercase: bool, max_ngram_order: int,
                  ref_view: str, weight_threshold: float | None, delta_definition: str, delta: bool,
                  ref_length: str) -> np.ndarray | None:
@@ -233,11 +150,7 @@ def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowe
                                     max_ngram_order=max_ngram_order, delta_definition=delta_definition)
     if delta and any(row[5] <= 0 for row in rows):
         return None
-    return rows_matrix(rows, delta, _REF_LENGTHS.index(ref_length) + 1, ref_length == "average")
-
-
-# column-name prefixes of each metric's numerators and denominators (bleu._PREFIXES)
-_PREFIXES = {"bleu": ("match", "total"), "delta_bleu": ("wmatch", "wtotal")}
+    return rows_matrix(rows, delta, REF_LENGTHS.index(ref_length) + 1, ref_length == "average")
 
 
 def plain_corpus_score(rows: list, *, metric: str, k: float | None, smooth_method: str, use_effective_order: bool,
@@ -245,48 +158,21 @@ def plain_corpus_score(rows: list, *, metric: str, k: float | None, smooth_metho
     """``corpus_score`` of plain rows (:func:`bleustats.engine.small.segment_statistics`), options checked.
 
     The same result as ``corpus_score(compute_stats(...))`` field by field:
-    the sums of :func:`sum_rows`, the formula of :func:`plain_bleu`, the
-    signature from ``options`` (``compute_stats``' options) and ``uniform``
-    (every reference weight 1).
+    the sums of :func:`sum_rows`, the formula and result of
+    :func:`~bleustats.metrics.formula.score_from_sums`, the signature from
+    ``options`` (``compute_stats``' options) and ``uniform`` (every reference weight 1).
     """
     delta = metric == "delta_bleu"
     num, den = (8, 9) if delta else (6, 7)
-    raw_c, t_sum, sys_len, r_len = sum_rows(rows, num, den, _REF_LENGTHS.index(ref_length) + 1)
-    c_sum = [max(x, 0.0) for x in raw_c] if delta else raw_c
-    score, precisions, bp, counts, totals = plain_bleu(c_sum, t_sum, sys_len, r_len, k, smooth_method,
-                                                        use_effective_order)
-    integral = not delta
-    int_len = ref_length != "average"
+    raw_c, t_sum, sys_len, r_len = sum_rows(rows, num, den, REF_LENGTHS.index(ref_length) + 1)
     n_refs = {row[4] for row in rows}
-    signature = Signature(
-        nrefs=str(n_refs.pop()) if len(n_refs) == 1 else "var",
-        tokenize=options["tokenize"],
-        lowercase=bool(options["lowercase"]),
-        smooth=smooth_method if k is None else f"{smooth_method}[{k:.2f}]",
-        effective_order=use_effective_order,
-        max_ngram_order=options["max_ngram_order"],
-        ref_view=options["ref_view"],
-        weight_threshold=float(options["weight_threshold"]) if options["ref_view"] == "threshold" else None,
-        weights="uniform" if uniform else "custom",
-        metric=metric,
-        delta_definition=options["delta_definition"] if delta else None,
-        ref_length=ref_length,
-    )
-
-    def num_(x: Any, is_int: bool) -> int | float:
-        return int(x) if is_int else float(x)
-
-    names = _PREFIXES[metric]
-    return BLEUScore(
-        score=score,
-        counts=[num_(v, integral and v.is_integer()) for v in counts],
-        totals=[num_(v, integral and v.is_integer()) for v in totals],
-        precisions=precisions,
-        bp=bp,
-        sys_len=int(sys_len),
-        ref_len=num_(r_len, int_len),
-        signature=signature,
-        stats={names[0]: [num_(v, integral) for v in raw_c], names[1]: [num_(v, integral) for v in t_sum],
-               "hyp_len": int(sys_len), "ref_len": num_(r_len, int_len)},
-        name="ΔBLEU" if delta else "BLEU",
-    )
+    signature = bleu_signature(
+        str(n_refs.pop()) if len(n_refs) == 1 else "var", tokenize=options["tokenize"],
+        lowercase=options["lowercase"], smooth_method=smooth_method, smooth_value=k,
+        effective_order=use_effective_order, max_ngram_order=options["max_ngram_order"],
+        ref_view=options["ref_view"], weight_threshold=options["weight_threshold"],
+        weights="uniform" if uniform else "custom", metric=metric, delta_definition=options["delta_definition"],
+        ref_length=ref_length)
+    return score_from_sums(np.array(raw_c), np.array(t_sum), sys_len, r_len, signature=signature, metric=metric,
+                           smooth_method=smooth_method, smooth_value=k, use_effective_order=use_effective_order,
+                           ref_length=ref_length)

@@ -1,4 +1,4 @@
-"""Score objects: the numbers, the statistics behind them, and a signature.
+"""Score objects: the numbers, the statistics behind them, and BLEU's signature.
 
 :class:`BLEUScore` has sacreBLEU's attributes (``score`` on 0–100, ``counts``,
 ``totals``, ``precisions``, ``bp``, ``sys_len``, ``ref_len``, ``ratio``,
@@ -6,22 +6,22 @@
 
 Examples
 --------
->>> sig = Signature(nrefs="1", tokenize="13a", lowercase=False, smooth="exp",
-...                 effective_order=False, max_ngram_order=4)
+>>> sig = BLEUSignature(nrefs="1", tokenize="13a", lowercase=False, smooth="exp", effective_order=False,
+...                     max_ngram_order=3)
 >>> str(sig)
-'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:uniform|metric:bleu|version:bleustats-...'
+'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:3|version:bleustats-...'
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._version import __version__
+from ..engine.options import SMOOTH_DEFAULTS
 from ..errors import InputError
-from .base import Score
+from .base import Score, Signature
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -29,99 +29,120 @@ if TYPE_CHECKING:
     from ..engine.dataset import StatsDataset
     from ..engine.stats import StatsTable
 
-__all__ = ["BLEUScore", "Coverage", "Signature", "check_coverage", "record_coverage", "system_coverage"]
+__all__ = ["MAX_NGRAM_ORDER", "BLEUScore", "BLEUSignature", "Coverage", "Signature", "bleu_signature", "check_coverage",
+           "record_coverage", "system_coverage"]
 
 
-@dataclass(frozen=True)
-class Signature:
-    """How a number was made: sacreBLEU's ``key:value|...`` fields plus bleustats' own.
+#: sacreBLEU's default largest n-gram order (a signature names the order only when it differs).
+MAX_NGRAM_ORDER = 4
 
-    ``str(signature)`` gives the line. A field that is ``None`` is left out, so
-    the same class signs BLEU scores, resampling results and analyses; ``extra``
-    holds further ``(key, value)`` fields (a resampling's ``bs:1000``,
-    ``seed:0``, a study's ``M:100``), written after the metric's fields and
-    before the version.
+
+@dataclass(frozen=True, repr=False)
+class BLEUSignature(Signature):
+    """BLEU's and ΔBLEU's signature: sacreBLEU's fields, then bleustats' where they differ from sacreBLEU.
+
+    sacreBLEU's fields are ``case``, ``eff``, ``tok`` and ``smooth``, so a
+    score sacreBLEU can compute signs exactly as sacreBLEU signs it (with
+    bleustats' version). Then, only where they are not sacreBLEU's defaults:
+    ``order`` (the largest n-gram order, default 4), ``refs`` (the reference
+    view, default ``all``), ``reflen`` (the brevity penalty's reference length,
+    default ``closest``), ``metric`` (``delta_bleu``) with ``delta`` (ΔBLEU's
+    definition) and, for ΔBLEU, ``w:custom`` when the weights are not all 1.
+    A ``None`` field is left out. Every route (the functions, the ``BLEU``
+    object, tables, groups, datasets) builds it with :func:`bleu_signature`.
 
     Examples
     --------
-    >>> sig = Signature(nrefs="1", tokenize="13a", lowercase=False, smooth="exp",
-    ...                 effective_order=False, max_ngram_order=4)
-    >>> str(sig.with_extra(bs=1000, seed=0))
-    'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:4|refs:all|w:uniform|metric:bleu|bs:1000|seed:0|version:bleustats-...'
-    >>> sig.to_dict()["tok"], "order:4" in sig
-    ('13a', True)
+    >>> sig = BLEUSignature(nrefs="1", tokenize="13a", lowercase=False, smooth="exp", effective_order=False)
+    >>> str(sig)
+    'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:bleustats-...'
+    >>> from dataclasses import replace
+    >>> str(replace(sig, max_ngram_order=2, ref_view="first").with_extra(bs=1000, seed=0))
+    'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|order:2|refs:first|bs:1000|seed:0|version:bleustats-...'
+    >>> sig.to_dict()["tok"], "order" in sig.to_dict()
+    ('13a', False)
     """
 
-    nrefs: str | None = None
     tokenize: str | None = None
     lowercase: bool | None = None
     smooth: str | None = None
     effective_order: bool | None = None
-    max_ngram_order: int | None = None
+    max_ngram_order: int | None = MAX_NGRAM_ORDER
     ref_view: str | None = "all"
     weight_threshold: float | None = None
     weights: str | None = "uniform"
     metric: str | None = "bleu"
     delta_definition: str | None = None
     ref_length: str | None = "closest"
-    extra: tuple[tuple[str, str], ...] = ()
-    version: str = __version__
 
-    @classmethod
-    def from_fields(cls, *pairs: tuple[str, Any], **fields: Any) -> Signature:
-        """A signature of only the given ``(key, value)`` fields (and the version).
+    def metric_fields(self) -> list[tuple[str, str, Any]]:
+        case = None if self.lowercase is None else ("lc" if self.lowercase else "mixed")
+        return [("case", "c", case), ("eff", "e", self.effective_order), ("tok", "tok", self.tokenize),
+                ("smooth", "s", self.smooth)]
 
-        Examples
-        --------
-        >>> str(Signature.from_fields(("study", "galley2015"), M=100))
-        'study:galley2015|M:100|version:bleustats-...'
-        """
-        return cls(ref_view=None, weights=None, metric=None, ref_length=None).with_extra(*pairs, **fields)
-
-    def fields(self) -> list[tuple[str, str]]:
-        """The ``(key, value)`` pairs of :meth:`__str__`, in order."""
-        out: list[tuple[str, str]] = []
-        if self.nrefs is not None:
-            out.append(("nrefs", str(self.nrefs)))
-        if self.lowercase is not None:
-            out.append(("case", "lc" if self.lowercase else "mixed"))
-        if self.effective_order is not None:
-            out.append(("eff", "yes" if self.effective_order else "no"))
-        if self.tokenize is not None:
-            out.append(("tok", self.tokenize))
-        if self.smooth is not None:
-            out.append(("smooth", self.smooth))
-        if self.max_ngram_order is not None:
-            out.append(("order", str(self.max_ngram_order)))
-        if self.ref_view is not None:
-            out.append(("refs", f"w>={self.weight_threshold:g}" if self.ref_view == "threshold" else self.ref_view))
+    def own_fields(self) -> list[tuple[str, str, Any]]:
+        out: list[tuple[str, str, Any]] = []
+        if self.max_ngram_order not in (None, MAX_NGRAM_ORDER):
+            out.append(("order", "ord", self.max_ngram_order))
+        if self.ref_view not in (None, "all"):
+            view = f"w>={self.weight_threshold:g}" if self.ref_view == "threshold" else self.ref_view
+            out.append(("refs", "rv", view))
         if self.ref_length not in (None, "closest"):
-            out.append(("reflen", self.ref_length))
-        if self.weights is not None:
-            out.append(("w", self.weights))
-        if self.metric is not None:
-            out.append(("metric", self.metric))
+            out.append(("reflen", "rl", self.ref_length))
+        if self.metric not in (None, "bleu"):
+            out.append(("metric", "m", self.metric))
             if self.metric == "delta_bleu":
-                out.append(("delta", str(self.delta_definition)))
-        out.extend(self.extra)
-        out.append(("version", f"bleustats-{self.version}"))
+                out.append(("delta", "d", str(self.delta_definition)))
+                if self.weights not in (None, "uniform"):
+                    out.append(("w", "w", self.weights))
         return out
 
-    def __str__(self) -> str:
-        return "|".join(f"{k}:{v}" for k, v in self.fields())
 
-    def __contains__(self, text: str) -> bool:
-        """``'seed:0' in sig``: a substring test on the signature line."""
-        return text in str(self)
+def _tokenizer_label(tokenize: str) -> str:
+    """The ``tok`` field of a tokenizer name: the tokenizer's own signature, as the ``BLEU`` object signs it.
 
-    def with_extra(self, *pairs: tuple[str, Any], **fields: Any) -> Signature:
-        """This signature with more ``extra`` fields (pairs first, then keywords, in order)."""
-        more = tuple((str(k), str(v)) for k, v in (*pairs, *fields.items()))
-        return replace(self, extra=self.extra + more)
+    The name itself, except for MeCab (its version in the signature) and the
+    SentencePiece models (``spm`` signs ``flores101``).
 
-    def to_dict(self) -> dict[str, str]:
-        """The fields as an ordered ``{key: value}`` dict."""
-        return dict(self.fields())
+    Examples
+    --------
+    >>> _tokenizer_label("13a"), _tokenizer_label("spm")
+    ('13a', 'flores101')
+    """
+    if tokenize.endswith("-mecab"):
+        from ..tokenizers import get_tokenizer
+
+        return get_tokenizer(tokenize).signature()
+    from ..tokenizers.tokenizer_spm import SPM_MODELS  # a dict of names: sentencepiece is not imported
+
+    return SPM_MODELS[tokenize]["signature"] if tokenize in SPM_MODELS else tokenize
+
+
+def bleu_signature(nrefs: Any, *, tokenize: str, lowercase: bool, smooth_method: str, smooth_value: float | None,
+                   effective_order: bool, max_ngram_order: int, ref_view: str, weight_threshold: float | None,
+                   weights: str, metric: str, delta_definition: str, ref_length: str,
+                   n_bootstrap: int | None = None, seed: Any = None) -> BLEUSignature:
+    """The :class:`BLEUSignature` of a BLEU / ΔBLEU score made with these (checked) options.
+
+    ``smooth_value`` is the value in effect; as sacreBLEU, only a method that
+    takes one (``floor``, ``add-k``) prints it (``floor[0.10]``), ``exp`` and
+    ``none`` print the method alone.
+
+    Examples
+    --------
+    >>> str(bleu_signature(1, tokenize="none", lowercase=False, smooth_method="floor", smooth_value=0.1,
+    ...                    effective_order=True, max_ngram_order=4, ref_view="all", weight_threshold=None,
+    ...                    weights="uniform", metric="bleu", delta_definition="paper", ref_length="closest"))
+    'nrefs:1|case:mixed|eff:yes|tok:none|smooth:floor[0.10]|version:bleustats-...'
+    """
+    return BLEUSignature(
+        nrefs=nrefs, n_bootstrap=n_bootstrap, seed=seed, tokenize=_tokenizer_label(tokenize),
+        lowercase=bool(lowercase),
+        smooth=smooth_method if smooth_value is None or SMOOTH_DEFAULTS.get(smooth_method) is None
+        else f"{smooth_method}[{smooth_value:.2f}]",
+        effective_order=bool(effective_order), max_ngram_order=max_ngram_order, ref_view=ref_view,
+        weight_threshold=weight_threshold if ref_view == "threshold" else None, weights=weights, metric=metric,
+        delta_definition=delta_definition if metric == "delta_bleu" else None, ref_length=ref_length)
 
 
 @dataclass(frozen=True, repr=False)
@@ -147,7 +168,7 @@ class BLEUScore(Score):
         Brevity penalty.
     sys_len, ref_len : int or float
         Summed hypothesis and reference lengths.
-    signature : Signature
+    signature : BLEUSignature
     stats : dict
         Summed statistics behind the score (``match``, ``total`` or the
         weighted ``wmatch``, ``wtotal`` lists, ``hyp_len``, ``ref_len``).
@@ -211,7 +232,7 @@ class BLEUScore(Score):
 # A corpus score sums a system's segments; two systems scored on different
 # segment sets are not comparable (one may lack its hardest segments), and
 # sacreBLEU refuses streams of different lengths. :func:`corpus_scores` per
-# system (:func:`bleustats.metrics.bleu.corpus_scores`, and its partitioned
+# system (:func:`bleustats.metrics.tables.corpus_scores`, and its partitioned
 # twin) therefore refuses systems whose segment sets differ, naming each system
 # and how many of the segments it lacks, unless ``allow_partial=True``: then
 # each system is scored on the segments it has, and the coverage is recorded in

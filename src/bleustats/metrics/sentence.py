@@ -33,7 +33,7 @@ Variants (registry names; :data:`SENTENCE_VARIANTS` holds them all):
 
 Every variant also scores ΔBLEU statistics (``metric='delta_bleu'``: the
 weighted ``wmatch_n`` / ``wtotal_n`` columns, numerators clamped at 0 per row
-as :func:`bleustats.metrics.bleu.sentence_scores` does).
+as :func:`bleustats.metrics.tables.sentence_scores` does).
 
 Deliberate differences from NLTK 3.x (``chen-cherry:*``), each tested in
 ``tests/metrics/test_sentence.py``:
@@ -98,7 +98,8 @@ from .._validate import check_choice, check_number, describe_ids, renamed_keywor
 from ..engine.options import SENTENCE_VARIANT_NAMES
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from .bleu import METRICS, REF_LENGTHS, SMOOTH_METHODS, bleu_from_sums
+from .formula import METRICS, bleu_from_sums
+from ..engine.options import REF_LENGTHS, SMOOTH_METHODS
 
 __all__ = [
     "CHEN_CHERRY_DEFAULTS",

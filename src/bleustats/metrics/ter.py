@@ -37,7 +37,7 @@ from ..engine.references import ReferenceSet
 from ..engine.ter_stats import ter_statistics
 from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
-from .base import Metric, MetricSignature, Score
+from .base import Metric, Score, Signature
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,27 +95,29 @@ def ter_from_sums(stats: ArrayLike, *, float32: bool = False) -> NDArray[np.floa
     return scores[()] if scores.ndim == 0 else scores
 
 
-class TERSignature(MetricSignature):
+@dataclass(frozen=True, repr=False)
+class TERSignature(Signature):
     """TER's signature in sacreBLEU's format: ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:...``.
 
     Built from the options (``nrefs`` and the four TER flags), so a score
     computed without a :class:`TER` object carries one too.
+
+    Examples
+    --------
+    >>> str(TERSignature("1", case_sensitive=True))
+    'nrefs:1|case:mixed|tok:tercom|norm:no|punct:yes|asian:no|version:bleustats-...'
     """
 
-    def __init__(self, nrefs: int | str, case_sensitive: bool = False, normalized: bool = False,
-                 no_punct: bool = False, asian_support: bool = False, tokenizer: str = "tercom", *,
-                 n_bootstrap: int | None = None, seed: Any = None) -> None:
-        super().__init__(nrefs, n_bootstrap=n_bootstrap, seed=seed, fields=[
-            ("case", "c", "mixed" if case_sensitive else "lc"), ("tok", "t", tokenizer),
-            ("norm", "nr", bool(normalized)), ("punct", "pn", not no_punct), ("asian", "as", bool(asian_support))])
+    case_sensitive: bool = False
+    normalized: bool = False
+    no_punct: bool = False
+    asian_support: bool = False
+    tokenizer: str = "tercom"
 
-    @property
-    def nrefs(self) -> str:
-        """References per segment as printed (``'var'`` when it varies)."""
-        return str(self.info["nrefs"])
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.info)
+    def metric_fields(self) -> list[tuple[str, str, Any]]:
+        return [("case", "c", "mixed" if self.case_sensitive else "lc"), ("tok", "t", self.tokenizer),
+                ("norm", "nr", bool(self.normalized)), ("punct", "pn", not self.no_punct),
+                ("asian", "as", bool(self.asian_support))]
 
 
 @dataclass(frozen=True, repr=False)

@@ -73,8 +73,8 @@ from .._validate import check_count
 from ..engine import io
 from ..engine.stats import MAX_ORDER_LIMIT, compute_stats
 from ..meta.resample import generator_and_label
-from ..metrics.bleu import sentence_scores
-from ..metrics.results import Signature
+from ..metrics.tables import sentence_scores
+from ..metrics.results import BLEUSignature, Signature
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS, tokenize_lines
 
 if TYPE_CHECKING:  # pandas and matplotlib are imported only when used
@@ -285,9 +285,9 @@ def _chunks(tokens: Sequence[str], mismatches: Sequence[int]) -> tuple[tuple[str
 
 
 def _signature(corpus: _Corpus, **extra: Any) -> Signature:
-    return Signature(nrefs=corpus.nrefs, lowercase=corpus.lowercase, tokenize=corpus.tokenize,
-                     max_ngram_order=corpus.max_order, ref_view=None, weights=None, metric=None,
-                     ref_length=None).with_extra(**extra)
+    return BLEUSignature(nrefs=corpus.nrefs, lowercase=corpus.lowercase, tokenize=corpus.tokenize,
+                          max_ngram_order=corpus.max_order, ref_view=None, weights=None, metric=None,
+                          ref_length=None).with_extra(**extra)
 
 
 def _seed_label(seed: int | None) -> str:

@@ -53,7 +53,9 @@ from ..engine.partitioned_stats import (DEFAULT_PARTITION_ROWS, HypothesesPartit
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..metrics import sentence
-from ..metrics.bleu import METRICS, OTHER_METRICS, REF_LENGTHS, sentence_scores
+from ..metrics.formula import METRICS
+from ..metrics.tables import OTHER_METRICS, sentence_scores
+from ..engine.options import REF_LENGTHS
 from .kbest import KBestResult, check_variants, one_best_rows, oracle_rows, selection_bleu
 from .nbest_io import check_sources, read_references
 

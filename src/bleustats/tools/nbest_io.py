@@ -55,7 +55,7 @@ from .._validate import check_choice, renamed_keywords
 from ..engine import columns, io
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..metrics.bleu import REF_LENGTHS
+from ..engine.options import REF_LENGTHS
 
 if TYPE_CHECKING:
     import pandas as pd

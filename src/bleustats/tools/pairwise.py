@@ -10,7 +10,7 @@ statistics-to-score functions as everything else in bleustats:
 * ``chrf`` / ``chrf++``: :func:`bleustats.metrics.chrf.chrf_from_sums`, all of
   sacreBLEU's ``CHRF`` options; each entry equals
   ``CHRF(...).sentence_score(h, [r]).score``;
-* ``bleu``: :func:`bleustats.metrics.bleu.bleu_from_sums` with effective
+* ``bleu``: :func:`bleustats.metrics.formula.bleu_from_sums` with effective
   order, equal to ``BLEU(effective_order=True, ...).sentence_score(h, [r]).score``;
 * any sentence-BLEU variant of :data:`bleustats.metrics.sentence.SENTENCE_VARIANTS`
   (``bleu+1``, ``nakov:...``, ``chen-cherry:k``, ...), its own definition on the
@@ -63,7 +63,8 @@ from ..engine.chrf_stats import chrf_options
 from ..engine.encode import encode_segment_ids
 from ..engine.ter_stats import ter_statistics
 from ..errors import InputError
-from ..metrics.bleu import SMOOTH_METHODS, bleu_from_sums, check_scoring_options
+from ..engine.options import SMOOTH_METHODS
+from ..metrics.formula import bleu_from_sums, check_scoring_options
 from ..metrics.chrf import chrf_from_sums
 from ..metrics.sentence import SentenceStats, get_variant
 from ..metrics.ter import ter_from_sums

@@ -80,7 +80,8 @@ from .._version import __version__
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..meta.resample import as_generator
-from ..metrics.bleu import METRICS, REF_LENGTHS
+from ..metrics.formula import METRICS
+from ..engine.options import REF_LENGTHS
 from ..metrics.results import BLEUScore, Signature
 from ..metrics.sentence import SentenceStats, get_variant, required_order, sentence_stats
 from .kbest import one_best_rows, selection_bleu
