@@ -44,6 +44,7 @@ from ..metrics.bleu import (OTHER_METRICS, bleu_scores, check_scoring_options, c
                             table_metric)
 from ..metrics.results import Signature
 from ..metrics.sentence import score_variant
+from . import _unit_kernels
 from .rank_stats import sum_units
 from .options import UNMATCHED
 
@@ -146,10 +147,35 @@ class UnitMetric:
         if self.scorer is not None:
             return self.scorer(sums)
         n = self.max_ngram_order
+        if self.options.get("smooth_method") == "exp" and not self.options.get("use_effective_order"):
+            scores = _bleu_exp_of_columns(sums, n, self.clamp)
+            if scores is not None:
+                return scores
         correct = sums[..., 2:2 + n]
         if self.clamp:
             correct = np.maximum(correct, 0.0)
         return bleu_scores(correct, sums[..., 2 + n:2 + 2 * n], sums[..., 0], sums[..., 1], **self.options)
+
+
+def _bleu_exp_of_columns(sums: NDArray[np.float64], n: int, clamp: bool) -> NDArray[np.float64] | None:
+    """BLEU (exp smoothing) of every unit's ``[hyp_len, ref_len, correct_1..n, total_1..n]``, as
+    :func:`~bleustats.metrics.bleu.bleu_scores` computes it, bit for bit (:mod:`bleustats.meta._unit_kernels`).
+
+    ``None`` when the sums are not such columns or hold a NaN or infinity: the general path then
+    scores them, or says which input is not finite.
+    """
+    if n < 1 or sums.shape[-1] != 2 + 2 * n:
+        return None
+    cols = np.moveaxis(sums, -1, 0)
+    shape = cols.shape[1:]
+    cols = cols.reshape(cols.shape[0], -1)  # a view when each column is contiguous (the study's unit sums)
+    prec, bp_arg, bp_case, ok, finite = _unit_kernels.bleu_precisions(cols, 0, n, clamp)
+    if not finite:
+        return None
+    with np.errstate(all="ignore"):  # a unit scored 0 may have a zero or negative precision: its log is unused
+        geo = np.exp(_unit_kernels.mean_logs(np.log(prec)))
+        bp = np.exp(bp_arg)
+    return _unit_kernels.combine(geo, bp, bp_case, ok).reshape(shape)
 
 
 def _as_tables(stats: StatsTable | Sequence[StatsTable]) -> list[StatsTable]:
