@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bleustats.meta.units import _bleu_exp_of_columns
+from bleustats.meta.units import _bleu_exp_of_columns, _bleu_exp_of_rows
 from bleustats.metrics.bleu import bleu_scores
 
 from ..twins.units import unit_bleu_twin
@@ -56,3 +56,12 @@ def test_unit_bleu_keeps_the_leading_shape_and_leaves_bad_input_to_the_general_p
     with pytest.raises(ValueError, match="finite"):
         bleu_scores(bad[..., 2:6], bad[..., 6:], bad[..., 0], bad[..., 1])
     assert _bleu_exp_of_columns(np.zeros((0, 10)), 4, True).shape == (0,)
+
+
+def test_rows_shared_by_several_metrics_give_each_metric_its_own_columns():
+    rng = np.random.default_rng(4)
+    sums = np.abs(rng.normal(5.0, 3.0, size=(50, 10))).round()
+    cols = np.ascontiguousarray(np.concatenate([sums.T, sums.T[2:6] + 1.0]))  # 14 rows: a second metric's counts
+    idx = np.array([0, 1, 10, 11, 12, 13, 6, 7, 8, 9])  # lengths and totals shared, its own correct counts
+    want = bleu_scores(sums[:, 2:6] + 1.0, sums[:, 6:], sums[:, 0], sums[:, 1])
+    assert _bleu_exp_of_rows(cols, idx, False).tobytes() == want.tobytes()

@@ -4,8 +4,8 @@ Private module; :meth:`bleustats.meta.units.UnitMetric.unit_scores` calls it.
 ``tests/twins/units.py`` is the plain-Python twin of every kernel.
 
 A unit's statistics are the columns ``[hyp_len, ref_len, correct_1..N,
-total_1..N]`` of a (k, units) array (one row per column, so each is
-contiguous). For exp smoothing without effective order, with :math:`z_n` the
+total_1..N]``, rows of a (k, units) array (each column contiguous; several
+metrics may share a row, e.g. the hypothesis length). For exp smoothing without effective order, with :math:`z_n` the
 number of orders :math:`\le n` with no match,
 
 .. math::
@@ -37,25 +37,26 @@ _USER_CACHE = use_user_cache()
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def bleu_precisions(cols, first, n_order, clamp):
+def bleu_precisions(cols, idx, clamp):
     """Per unit u of ``cols`` (k, units): the precisions, the brevity penalty's case and exponent, and validity.
 
-    Columns ``first`` (hyp_len), ``first + 1`` (ref_len), then N correct and N total
-    columns. Returns ``(prec (N, units), bp_arg (units,), bp_case (units,) int8, ok
+    The unit's statistics are rows ``idx`` of ``cols``: hyp_len, ref_len, then N correct
+    and N total rows (``len(idx) = 2 + 2N``). Returns ``(prec (N, units), bp_arg (units,), bp_case (units,) int8, ok
     (units,) bool, finite)``: ``bp_case`` 0 means BP = 1, 1 means BP = exp(bp_arg),
     2 means BP = 0; ``ok`` is False where the score is 0 (no match, a total <= 0, a
     negative count); ``finite`` is False when some input is NaN or infinite (the
     caller then refuses the input).
     """
     n = cols.shape[1]
+    n_order = (idx.shape[0] - 2) // 2
     prec = np.empty((n_order, n), np.float64)
     bp_arg = np.zeros(n, np.float64)
     bp_case = np.zeros(n, np.int8)
     ok = np.empty(n, np.bool_)
     finite = True
     for u in range(n):
-        h = cols[first, u]
-        r = cols[first + 1, u]
+        h = cols[idx[0], u]
+        r = cols[idx[1], u]
         if not (np.isfinite(h) and np.isfinite(r)):
             finite = False
         if h >= r:
@@ -69,8 +70,8 @@ def bleu_precisions(cols, first, n_order, clamp):
         good = True
         zeros = 0
         for i in range(n_order):
-            c = cols[first + 2 + i, u]
-            t = cols[first + 2 + n_order + i, u]
+            c = cols[idx[2 + i], u]
+            t = cols[idx[2 + n_order + i], u]
             if not (np.isfinite(c) and np.isfinite(t)):
                 finite = False
             if clamp and c < 0.0:  # np.maximum(c, 0.0): NaN and -0.0 pass through

@@ -330,11 +330,11 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
         for _, _, pos in items:
             order_rng.permuted(pos, axis=1, out=flat[at:at + pos.size].reshape(pos.shape))
             at += pos.size
-        # the distinct columns summed, written out as every column: (units, k), each column contiguous
-        sums, rr, cc, n_units_total = cut_unit_sums(distinct, flat, starts, row_of, base, blk, unit_size, inverse)
+        # the distinct columns summed: (units, k), each column contiguous
+        sums, rr, cc, n_units_total = cut_unit_sums(distinct, flat, starts, row_of, base, blk, unit_size)
         if not len(rr):
             return
-        diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size)
+        diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size, inverse)
         width = int(n_units_total.max())
         y = np.zeros((blk, width))
         y[rr, cc] = hy
