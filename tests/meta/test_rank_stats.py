@@ -86,19 +86,21 @@ def unit_sequences(draw):
         room = n - base
         positions = draw(st.lists(st.integers(-1, room - 1) if room > 0 else st.just(-1), max_size=9))
         seqs.append((draw(st.integers(0, n_rows - 1)), base, positions))
-    return vals, k, seqs, n_rows, draw(st.integers(1, 4))
+    columns = draw(st.none() | st.lists(st.integers(0, k - 1), max_size=5))
+    return vals, k, seqs, n_rows, draw(st.integers(1, 4)), columns
 
 
 @SETTINGS
 @given(data=unit_sequences())
 def test_cut_unit_sums_equals_twin(data):
-    vals, k, seqs, n_rows, size = data
+    vals, k, seqs, n_rows, size, columns = data
     items = [i for _, _, pos in seqs for i in pos]
     starts = np.concatenate([[0], np.cumsum([len(pos) for _, _, pos in seqs])])
     got = cut_unit_sums(np.array(vals, dtype=np.float64).reshape(len(vals), k), np.array(items, dtype=np.int64),
-                        starts, [r for r, _, _ in seqs], [b for _, b, _ in seqs], n_rows, size)
-    want = cut_unit_sums_twin(vals, seqs, n_rows, size)
-    assert got[0].shape == (len(want[1]), k)
+                        starts, [r for r, _, _ in seqs], [b for _, b, _ in seqs], n_rows, size,
+                        columns=None if columns is None else np.array(columns, dtype=np.int64))
+    want = cut_unit_sums_twin(vals, seqs, n_rows, size, columns)
+    assert got[0].shape == (len(want[1]), k if columns is None else len(columns))
     assert got[0].tolist() == want[0]  # the same additions in the same order: equal, not close
     assert [a.tolist() for a in got[1:]] == list(want[1:])
 
@@ -128,6 +130,8 @@ def test_cut_unit_sums_equals_sum_units_and_refuses_bad_input():
         cut_unit_sums(vals, [1, 2], [0, 2], [3], [0], 1, 1)
     with pytest.raises(InputError, match="unit_size"):
         cut_unit_sums(vals, [1, 2], [0, 2], [0], [0], 1, 0)
+    with pytest.raises(InputError, match="columns must be 1-D indices of the 4 columns"):
+        cut_unit_sums(vals, [1, 2], [0, 2], [0], [0], 1, 1, columns=[0, 4])
 
 
 def test_weights_equal_scipy_on_the_expanded_draws():

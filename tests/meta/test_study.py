@@ -398,3 +398,27 @@ def test_sweeps_and_plot(corpus, tmp_path):
     out = tmp_path / "figure2.png"
     fig = plot_sweeps({"threshold": by_theta, "unit_size": by_size, "max_ngram_order": by_order}, str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(fig.axes) == 3
+
+
+@pytest.mark.parametrize("unit_size", [1, 3])
+def test_identical_metrics_share_their_numbers_and_others_keep_theirs(unit_size):
+    rng = np.random.default_rng(11)
+    sys_, seg = np.repeat(["s0", "s1", "s2", "s3"], 30), np.tile(np.arange(30), 4)
+    quality = rng.normal(size=120)
+    human = pd.DataFrame({"system": sys_, "seg_id": seg, "score": np.round(quality + rng.normal(size=120), 1)})
+    scores = quality + rng.normal(0, 0.5, 120)
+    a = mean_metric(sys_, seg, scores, metric="a")
+    twin = mean_metric(sys_, seg, scores.copy(), metric="twin")  # the same differences as a: shares its ranks
+    other = mean_metric(sys_, seg, quality + rng.normal(0, 2.0, 120), metric="other")
+    opts = dict(unit_size=unit_size, n_assignments=20, n_bootstrap=50, seed=2)
+    both = correlation_study([a, other, twin], human, **opts)
+    for label, alone in (("a [all]", correlation_study([a], human, **opts)),
+                         ("other [all]", correlation_study([other], human, **opts))):
+        assert both.rho[label].tobytes() == alone.rho[label].tobytes()
+        assert both.tau[label].tobytes() == alone.tau[label].tobytes()
+        row = both.summary.set_index("label").loc[label].drop("signature")
+        assert row.equals(alone.summary.set_index("label").loc[label].drop("signature"))
+    assert both.rho["twin [all]"].tobytes() == both.rho["a [all]"].tobytes()
+    assert both.rho["twin [all]"] is not both.rho["a [all]"]  # copies: changing one leaves the other
+    s = both.summary.set_index("label")
+    assert s.loc["twin [all]"].drop(["signature", "metric"]).equals(s.loc["a [all]"].drop(["signature", "metric"]))

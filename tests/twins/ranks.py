@@ -83,11 +83,12 @@ def sum_units_twin(values, units, columns, n_columns):
     return out
 
 
-def cut_unit_sums_twin(values, sequences, n_rows, unit_size):
+def cut_unit_sums_twin(values, sequences, n_rows, unit_size, columns=None):
     """Units of M consecutive drawn items of each sequence ``(row, base, positions)``, their value sums.
 
     Returns ``(sums, unit_row, unit_col, n_units)`` as lists: a unit's sums start at 0.0
     and add its items' rows one by one; units are numbered per row in sequence order.
+    Output column c of a unit is the sum of input column ``columns[c]`` (default: every column).
     """
     n_cols = len(values[0]) if values else 0
     sums, unit_row, unit_col = [], [], []
@@ -99,7 +100,7 @@ def cut_unit_sums_twin(values, sequences, n_rows, unit_size):
             for i in drawn[u * unit_size:(u + 1) * unit_size]:
                 for c in range(n_cols):
                     acc[c] += values[i][c]
-            sums.append(acc)
+            sums.append(acc if columns is None else [acc[c] for c in columns])
             unit_row.append(row)
             unit_col.append(n_units[row])
             n_units[row] += 1

@@ -11,7 +11,8 @@
 - :mod:`~bleustats.meta.compare`: one metric against another on the same human scores.
 - :mod:`~bleustats.meta.metric_correlations`: system- and segment-level correlations of a table of
   metrics, with Williams and resampling comparisons.
-- :mod:`~bleustats.meta.units`: the study's metrics of units and the cells they share;
+- :mod:`~bleustats.meta.units`: the study's metrics of units and the cells they share (unit BLEU
+  in numba in ``_unit_kernels``);
   :mod:`~bleustats.meta.study`: the ΔBLEU paper's correlation protocol;
   :mod:`~bleustats.meta.study_compare`: the paired comparison of two of its metrics;
   :mod:`~bleustats.meta.ref_weights`: reference weights from human scores of the references;

@@ -268,15 +268,16 @@ def sum_units(values, units, columns):
 
 
 @njit(cache=True, nogil=True)
-def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size):
+def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, columns):
     """Cut item sequences into units of ``unit_size`` and sum each unit's ``values`` rows.
 
     Sequence j is ``items[starts[j]:starts[j + 1]]``: positions, -1 where nothing
     is drawn; it belongs to output row ``row_of[j]`` and its position i means
     ``values[base[j] + i]``. Its drawn items are cut in order into
     ``floor(drawn / unit_size)`` units (the remainder dropped), numbered after the
-    units its row already has. Returns ``(sums, unit_row, unit_col, n_units)``:
-    ``sums`` of shape (k, 1, n_all_units) (laid out as :func:`sum_units`' output,
+    units its row already has. Output column c is the sum of input column
+    ``columns[c]`` (as in :func:`sum_units`). Returns ``(sums, unit_row, unit_col, n_units)``:
+    ``sums`` of shape (n_out, 1, n_all_units) (laid out as :func:`sum_units`' output,
     each unit summed item by item from 0.0, so the same bits), the row and the
     column of every unit in sequence order, and the units per row; ``bad`` is the first
     item (index into ``items``) outside -1 or the rows of ``values``, -1 when there is
@@ -284,6 +285,7 @@ def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size):
     """
     n_seq = row_of.shape[0]
     n, k = values.shape
+    n_out = columns.shape[0]
     n_units = np.zeros(n_rows, np.int64)
     per_seq = np.zeros(n_seq, np.int64)
     total = 0
@@ -293,13 +295,13 @@ def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size):
             i = items[t]
             if i >= 0:
                 if base[j] + i >= n:
-                    return np.zeros((k, 1, 0), np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64), n_units, t
+                    return np.zeros((n_out, 1, 0), np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64), n_units, t
                 drawn += 1
             elif i != -1:
-                return np.zeros((k, 1, 0), np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64), n_units, t
+                return np.zeros((n_out, 1, 0), np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64), n_units, t
         per_seq[j] = drawn // unit_size
         total += per_seq[j]
-    sums = np.empty((k, 1, total), np.float64)
+    sums = np.empty((n_out, 1, total), np.float64)
     unit_row = np.empty(total, np.int64)
     unit_col = np.empty(total, np.int64)
     acc = np.zeros(k, np.float64)  # one unit's sums, written out once (the output is column-major)
@@ -319,9 +321,9 @@ def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size):
                 acc[c] += values[v, c]
             slot += 1
             if slot == unit_size:  # the unit is complete
-                for c in range(k):
-                    sums[c, 0, at] = acc[c]
-                    acc[c] = 0.0
+                for c in range(n_out):
+                    sums[c, 0, at] = acc[columns[c]]
+                acc[:] = 0.0
                 unit_row[at] = r
                 unit_col[at] = n_units[r]
                 n_units[r] += 1

@@ -243,7 +243,7 @@ def sum_units(values: ArrayLike, units: ArrayLike, columns: ArrayLike | None = N
 
 
 def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of: ArrayLike, base: ArrayLike,
-                  n_rows: int, unit_size: int
+                  n_rows: int, unit_size: int, columns: ArrayLike | None = None
                   ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     r"""Cut sequences of items into units of M and sum each unit's rows of ``values``, in one pass.
 
@@ -258,7 +258,8 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
 
     item by item from 0.0 (the bits of :func:`sum_units` on the same units). The
     units of sequence j go to output row ``row_of[j]``, numbered after the units
-    that row already has.
+    that row already has. ``columns`` (default all, in order) lets one input
+    column fill several output columns, as in :func:`sum_units`.
 
     Returns
     -------
@@ -272,6 +273,8 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
     ...                            [0, 0], [0, 1], n_rows=1, unit_size=2)
     >>> s[:, 0].tolist(), r.tolist(), c.tolist(), n.tolist()
     ([5.0, 12.0], [0, 0], [0, 1], [2])
+    >>> cut_unit_sums([[1.0, 10.0], [2.0, 20.0]], [0, 1], [0, 2], [0], [0], 1, 2, columns=[1, 0, 1])[0].tolist()
+    [[30.0, 3.0, 30.0]]
     """
     v = np.ascontiguousarray(values, dtype=np.float64)
     it = np.ascontiguousarray(items, dtype=np.int64)
@@ -289,8 +292,11 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
         raise InputError(f"row_of must index the {n_rows} output rows; got values from {ro.min()} to {ro.max()}.")
     if bs.size and bs.min() < 0:
         raise InputError(f"base must be >= 0; got {bs.min()}.")
+    cols = np.arange(v.shape[1], dtype=np.int64) if columns is None else np.ascontiguousarray(columns, dtype=np.int64)
+    if cols.ndim != 1 or (cols.size and (cols.min() < 0 or cols.max() >= v.shape[1])):
+        raise InputError(f"columns must be 1-D indices of the {v.shape[1]} columns of values; got {cols!r:.80}.")
     sums, unit_row, unit_col, n_units, bad = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows),
-                                                                          int(unit_size))
+                                                                          int(unit_size), cols)
     if bad >= 0:  # checked inside the kernel's counting pass: a separate check would cost another pass
         j = int(np.searchsorted(st, bad, side="right")) - 1
         raise InputError(f"items + base must index the {v.shape[0]} rows of values (or items be -1); item {bad} "

@@ -505,7 +505,12 @@ def correlation_study(
              for _ in metrics]
     if n_obs >= 2:
         y_ranks = dense_ranks(y)
-        hold_all = n_distinct * n_obs * len(metrics) <= _HOLD_ALL
+        # metrics whose differences are identical (e.g. BLEU and ΔBLEU of one reference of weight 1, or
+        # BLEU and sBLEU at M = 1) have identical coefficients: each distinct one is computed once
+        same_as = _first_identical(xs)
+        distinct = [k for k, r in enumerate(same_as) if r == k]
+        hold_all = n_distinct * n_obs * len(distinct) <= _HOLD_ALL
+        per_of: dict[int, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
 
         def ranked_of(k: int):
             return rank_rows(xs[k], y, y_ranks=y_ranks)
@@ -520,26 +525,30 @@ def correlation_study(
             return stats[:, 0].copy(), tau_from_counts(stats, kendall_variant)
 
         if hold_all:
-            ranked_all = [ranked_of(k) for k in range(len(metrics))]
-            per_assign = [point(r) for r in ranked_all]
+            ranked_all = {k: ranked_of(k) for k in distinct}
+            per_of = {k: point(r) for k, r in ranked_all.items()}
             if n_bootstrap:
                 for b0, counts in _boot_blocks(boot_ss, n_obs, n_bootstrap):
-                    for k, r in enumerate(ranked_all):
+                    for k, r in ranked_all.items():
                         add_boot(k, r, b0, counts)
-            for _ in metrics:
-                tick()
             del ranked_all
         else:
             # the draws are the same for every metric: kept when small, else drawn again per metric
             kept = list(_boot_blocks(boot_ss, n_obs, n_bootstrap)) \
                 if n_bootstrap and n_bootstrap * n_obs <= _KEEP_COUNTS else None
-            for k in range(len(metrics)):
+            for k in distinct:
                 r = ranked_of(k)
-                per_assign.append(point(r))
+                per_of[k] = point(r)
                 if n_bootstrap:
                     for b0, counts in (kept if kept is not None else _boot_blocks(boot_ss, n_obs, n_bootstrap)):
                         add_boot(k, r, b0, counts)
                 del r
+                tick()
+        for k, r in enumerate(same_as):
+            per_assign.append(per_of[k] if r == k else (per_of[r][0].copy(), per_of[r][1].copy()))
+            if r != k:
+                boots[k] = (boots[r][0].copy(), boots[r][1].copy())
+            if hold_all or r != k:
                 tick()
     else:
         per_assign = [(np.full(n_distinct, np.nan), np.full(n_distinct, np.nan)) for _ in metrics]
@@ -603,6 +612,15 @@ def correlation_study(
         n_observations=int(n_obs), seed=int(seed), confidence=float(confidence), n_bootstrap=int(n_bootstrap),
         kendall_variant=kendall_variant, signature=sig, timings=timings, comparisons=comparisons,
     )
+
+
+def _first_identical(xs: list[NDArray[np.float64]]) -> list[int]:
+    """For each array, the index of the first array equal to it (itself when none before it is)."""
+    first: list[int] = []
+    for k, x in enumerate(xs):
+        first.append(next((r for r in range(k) if first[r] == r and xs[r].shape == x.shape
+                           and np.array_equal(xs[r][..., :64], x[..., :64]) and np.array_equal(xs[r], x)), k))
+    return first
 
 
 def _undefined_reason(x: NDArray[np.float64], y: NDArray[np.float64], rho: NDArray, tau: NDArray) -> str:

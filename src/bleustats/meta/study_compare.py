@@ -322,15 +322,19 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
         else np.zeros(0, np.int64)
     lengths = np.array([pos.shape[1] for _, rows, pos in items for _ in range(len(rows))], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    flat = np.empty(int(starts[-1]), np.int64)
     for part in range(n_partitions):
-        # a random order of its own for every copy: a random assignment (the draws in the same order as ever)
-        flat = np.concatenate([order_rng.permuted(pos, axis=1).ravel() for _, _, pos in items]) if items \
-            else np.zeros(0, np.int64)
+        # a random order of its own for every copy: a random assignment (the draws in the same order as ever),
+        # each written into its place in ``flat``
+        at = 0
+        for _, _, pos in items:
+            order_rng.permuted(pos, axis=1, out=flat[at:at + pos.size].reshape(pos.shape))
+            at += pos.size
+        # the distinct columns summed: (units, k), each column contiguous
         sums, rr, cc, n_units_total = cut_unit_sums(distinct, flat, starts, row_of, base, blk, unit_size)
         if not len(rr):
             return
-        sums = sums.T[inverse].T  # (units, k), each column contiguous
-        diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size)
+        diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size, inverse)
         width = int(n_units_total.max())
         y = np.zeros((blk, width))
         y[rr, cc] = hy

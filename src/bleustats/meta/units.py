@@ -44,6 +44,7 @@ from ..metrics.tables import OTHER_METRICS, score_signature, table_metric
 from ..metrics.formula import bleu_scores, check_scoring_options, count_columns
 from ..metrics.results import BLEUSignature, Signature
 from ..metrics.sentence import score_variant
+from . import _unit_kernels
 from .rank_stats import sum_units
 from .options import UNMATCHED
 
@@ -146,10 +147,54 @@ class UnitMetric:
         if self.scorer is not None:
             return self.scorer(sums)
         n = self.max_ngram_order
+        if self.options.get("smooth_method") == "exp" and not self.options.get("use_effective_order"):
+            scores = _bleu_exp_of_columns(sums, n, self.clamp)
+            if scores is not None:
+                return scores
         correct = sums[..., 2:2 + n]
         if self.clamp:
             correct = np.maximum(correct, 0.0)
         return bleu_scores(correct, sums[..., 2 + n:2 + 2 * n], sums[..., 0], sums[..., 1], **self.options)
+
+
+def _bleu_exp_of_columns(sums: NDArray[np.float64], n: int, clamp: bool) -> NDArray[np.float64] | None:
+    """BLEU (exp smoothing) of every unit's ``[hyp_len, ref_len, correct_1..n, total_1..n]``, as
+    :func:`~bleustats.metrics.bleu.bleu_scores` computes it, bit for bit (:mod:`bleustats.meta._unit_kernels`).
+
+    ``None`` when the sums are not such columns or hold a NaN or infinity: the general path then
+    scores them, or says which input is not finite.
+    """
+    if n < 1 or sums.shape[-1] != 2 + 2 * n:
+        return None
+    cols = np.moveaxis(sums, -1, 0)
+    shape = cols.shape[1:]
+    cols = cols.reshape(cols.shape[0], -1)  # a view when each column is contiguous (the study's unit sums)
+    scores = _bleu_exp_of_rows(cols, np.arange(2 + 2 * n, dtype=np.int64), clamp)
+    return None if scores is None else scores.reshape(shape)
+
+
+def _bleu_exp_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], clamp: bool) -> NDArray[np.float64] | None:
+    """:func:`_bleu_exp_of_columns` of the statistics in rows ``idx`` of ``cols`` (k, units)."""
+    prec, bp_arg, bp_case, ok, finite = _unit_kernels.bleu_precisions(cols, idx, clamp)
+    if not finite:
+        return None
+    with np.errstate(all="ignore"):  # a unit scored 0 may have a zero or negative precision: its log is unused
+        geo = np.exp(_unit_kernels.mean_logs(np.log(prec)))
+        bp = np.exp(bp_arg)
+    return _unit_kernels.combine(geo, bp, bp_case, ok)
+
+
+def _scores_of_rows(metric: UnitMetric, cols: NDArray[np.float64], idx: NDArray[np.int64],
+                    unit_size: int) -> NDArray[np.float64]:
+    """``metric.unit_scores`` of units whose summed values are rows ``idx`` of ``cols`` (k, units)."""
+    if metric.kind == "mean":
+        return cols[idx[0]] / unit_size
+    if metric.scorer is None and metric.options.get("smooth_method") == "exp" \
+            and not metric.options.get("use_effective_order") and len(idx) == 2 + 2 * metric.max_ngram_order:
+        scores = _bleu_exp_of_rows(cols, np.ascontiguousarray(idx, dtype=np.int64), metric.clamp)
+        if scores is not None:
+            return scores
+    return metric.unit_scores(np.moveaxis(cols[idx], 0, -1), unit_size)
 
 
 def _as_tables(stats: StatsTable | Sequence[StatsTable]) -> list[StatsTable]:
@@ -533,13 +578,28 @@ class StudyCells:
         return self._columns[key]
 
     def differences_from_sums(self, sums: NDArray[np.float64], metrics: Sequence[int], spans: list,
-                              unit_size: int) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
-        """Metric and human differences of units from their summed :meth:`stacked_values` columns."""
-        with np.errstate(all="ignore"):
-            diffs = [self.metrics[int(k)].unit_scores(sums[..., s:s + w], unit_size)
-                     - self.metrics[int(k)].unit_scores(sums[..., s + w:s + 2 * w], unit_size)
+                              unit_size: int, columns: NDArray[np.int64] | None = None
+                              ) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
+        """Metric and human differences of units from their summed :meth:`stacked_values` columns.
+
+        ``sums`` has shape (..., k); with ``columns``, its columns are distinct ones
+        and column ``c`` of :meth:`stacked_values` is ``sums[..., columns[c]]``.
+        """
+        shape = sums.shape[:-1]
+        # the kernels' (k, units) layout: a view of the unit sums as cut_unit_sums returns them
+        cols = np.ascontiguousarray(np.moveaxis(sums, -1, 0)).reshape(sums.shape[-1], -1)
+        idx = np.arange(cols.shape[0], dtype=np.int64) if columns is None else np.asarray(columns, np.int64)
+        diffs, hy = self._differences_of_rows(cols, idx, metrics, spans, unit_size)
+        return [d.reshape(shape) for d in diffs], hy.reshape(shape)
+
+    def _differences_of_rows(self, cols: NDArray[np.float64], idx: NDArray[np.int64], metrics: Sequence[int],
+                             spans: list, unit_size: int) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
+        """Differences of units whose column c is row ``idx[c]`` of ``cols`` (k, units)."""
+        with np.errstate(all="ignore"):  # padded (empty) units may divide by zero: callers mask them
+            diffs = [_scores_of_rows(self.metrics[int(k)], cols, idx[s:s + w], unit_size)
+                     - _scores_of_rows(self.metrics[int(k)], cols, idx[s + w:s + 2 * w], unit_size)
                      for k, (s, w) in zip(metrics, spans)]
-        return diffs, sums[..., -2] / unit_size - sums[..., -1] / unit_size
+            return diffs, cols[idx[-2]] / unit_size - cols[idx[-1]] / unit_size
 
     def unit_differences(self, p: int, units: NDArray[np.int64], unit_size: int,
                          metrics: Sequence[int] | None = None
@@ -568,12 +628,11 @@ class StudyCells:
         """
         which = tuple(range(len(self.metrics))) if metrics is None else tuple(int(k) for k in metrics)
         values, inverse, spans = self._pair_columns(p, which)
-        sums = sum_units(values, units, inverse)
-        with np.errstate(all="ignore"):  # padded (empty) units may divide by zero: callers mask them
-            diffs = [self.metrics[k].unit_scores(sums[..., s:s + w], unit_size)
-                     - self.metrics[k].unit_scores(sums[..., s + w:s + 2 * w], unit_size)
-                     for k, (s, w) in zip(which, spans)]
-        return diffs, sums[..., -2] / unit_size - sums[..., -1] / unit_size
+        sums = sum_units(values, units)  # the distinct columns: (rows, U, k), laid out (k, rows, U)
+        shape = sums.shape[:-1]
+        cols = np.ascontiguousarray(np.moveaxis(sums, -1, 0)).reshape(sums.shape[-1], -1)
+        diffs, hy = self._differences_of_rows(cols, inverse.astype(np.int64), which, spans, unit_size)
+        return [d.reshape(shape) for d in diffs], hy.reshape(shape)
 
 
 def study_cells(

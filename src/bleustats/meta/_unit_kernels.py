@@ -1,0 +1,119 @@
+r"""Numba kernels: the arithmetic of BLEU (exp smoothing) over the summed statistics of many units.
+
+Private module; :meth:`bleustats.meta.units.UnitMetric.unit_scores` calls it.
+``tests/twins/units.py`` is the plain-Python twin of every kernel.
+
+A unit's statistics are the columns ``[hyp_len, ref_len, correct_1..N,
+total_1..N]``, rows of a (k, units) array (each column contiguous; several
+metrics may share a row, e.g. the hypothesis length). For exp smoothing without effective order, with :math:`z_n` the
+number of orders :math:`\le n` with no match,
+
+.. math::
+
+    p_n = \begin{cases} 100 / (2^{z_n} t_n) & c_n = 0 \\ 100\,c_n / t_n & c_n \ne 0 \end{cases},
+    \qquad
+    \mathrm{BLEU} = \mathrm{BP} \cdot \exp\Big(\frac{1}{N} \sum_{n=1}^{N} \log p_n\Big),
+    \qquad
+    \mathrm{BP} = \begin{cases} 1 & h \ge r \\ e^{1 - r/h} & 0 < h < r \\ 0 & h = 0 \end{cases}
+
+and 0 for a unit with no match, a zero total or a negative count (ΔBLEU's
+numerators are clamped at 0 first). The kernels do the exactly rounded
+operations (+, ×, /, comparisons) in the order of
+:func:`bleustats.metrics.bleu.bleu_scores`' exp path; the logarithms and
+exponentials between them stay NumPy's own ``np.log`` / ``np.exp`` (called by
+the caller on contiguous arrays, as that path calls them), so the scores have
+the same bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._numba_cache import use_user_cache
+
+# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
+_USER_CACHE = use_user_cache()
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def bleu_precisions(cols, idx, clamp):
+    """Per unit u of ``cols`` (k, units): the precisions, the brevity penalty's case and exponent, and validity.
+
+    The unit's statistics are rows ``idx`` of ``cols``: hyp_len, ref_len, then N correct
+    and N total rows (``len(idx) = 2 + 2N``). Returns ``(prec (N, units), bp_arg (units,), bp_case (units,) int8, ok
+    (units,) bool, finite)``: ``bp_case`` 0 means BP = 1, 1 means BP = exp(bp_arg),
+    2 means BP = 0; ``ok`` is False where the score is 0 (no match, a total <= 0, a
+    negative count); ``finite`` is False when some input is NaN or infinite (the
+    caller then refuses the input).
+    """
+    n = cols.shape[1]
+    n_order = (idx.shape[0] - 2) // 2
+    prec = np.empty((n_order, n), np.float64)
+    bp_arg = np.zeros(n, np.float64)
+    bp_case = np.zeros(n, np.int8)
+    ok = np.empty(n, np.bool_)
+    finite = True
+    for u in range(n):
+        h = cols[idx[0], u]
+        r = cols[idx[1], u]
+        if not (np.isfinite(h) and np.isfinite(r)):
+            finite = False
+        if h >= r:
+            bp_case[u] = 0
+        elif h > 0:
+            bp_case[u] = 1
+            bp_arg[u] = 1.0 - r / h
+        else:
+            bp_case[u] = 2
+        any_match = False
+        good = True
+        zeros = 0
+        for i in range(n_order):
+            c = cols[idx[2 + i], u]
+            t = cols[idx[2 + n_order + i], u]
+            if not (np.isfinite(c) and np.isfinite(t)):
+                finite = False
+            if clamp and c < 0.0:  # np.maximum(c, 0.0): NaN and -0.0 pass through
+                c = 0.0
+            if c != 0:
+                any_match = True
+            if not t > 0:
+                good = False
+            if not c >= 0:
+                good = False
+            if c == 0:
+                zeros += 1
+                prec[i, u] = 100.0 / (np.float64(1 << zeros) * t)
+            else:
+                prec[i, u] = 100.0 * c / t
+        ok[u] = any_match and good
+    return prec, bp_arg, bp_case, ok, finite
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def mean_logs(logs):
+    """Per unit, the logs of its N precisions summed left to right from 0.0, divided by N."""
+    n_order, n = logs.shape
+    out = np.empty(n, np.float64)
+    for u in range(n):
+        acc = 0.0
+        for i in range(n_order):
+            acc = acc + logs[i, u]
+        out[u] = acc / n_order
+    return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def combine(geo, bp_exp, bp_case, ok):
+    """Per unit: ``BP * geo`` where ``ok``, else 0.0 (BP from its case and ``bp_exp``)."""
+    n = geo.shape[0]
+    out = np.empty(n, np.float64)
+    for u in range(n):
+        case = bp_case[u]
+        bp = 1.0 if case == 0 else (bp_exp[u] if case == 1 else 0.0)
+        out[u] = bp * geo[u] if ok[u] else 0.0
+    return out
+
+
+_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting
