@@ -19,7 +19,7 @@ number of orders :math:`\le n` with no match,
 and 0 for a unit with no match, a zero total or a negative count (ΔBLEU's
 numerators are clamped at 0 first). The kernels do the exactly rounded
 operations (+, ×, /, comparisons) in the order of
-:func:`bleustats.metrics.bleu.bleu_scores`' exp path; the logarithms and
+:func:`bleustats.metrics.formula.bleu_scores`' exp path; the logarithms and
 exponentials between them stay NumPy's own ``np.log`` / ``np.exp`` (called by
 the caller on contiguous arrays, as that path calls them), so the scores have
 the same bits.

@@ -159,7 +159,7 @@ class UnitMetric:
 
 def _bleu_exp_of_columns(sums: NDArray[np.float64], n: int, clamp: bool) -> NDArray[np.float64] | None:
     """BLEU (exp smoothing) of every unit's ``[hyp_len, ref_len, correct_1..n, total_1..n]``, as
-    :func:`~bleustats.metrics.bleu.bleu_scores` computes it, bit for bit (:mod:`bleustats.meta._unit_kernels`).
+    :func:`~bleustats.metrics.formula.bleu_scores` computes it, bit for bit (:mod:`bleustats.meta._unit_kernels`).
 
     ``None`` when the sums are not such columns or hold a NaN or infinity: the general path then
     scores them, or says which input is not finite.
