@@ -10,21 +10,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bleustats.meta.units import _bleu_exp_of_columns, _bleu_exp_of_rows
-from bleustats.metrics.bleu import bleu_scores
+from bleustats.metrics.formula import bleu_scores
 
 from ..twins.units import unit_bleu_twin
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-counts = st.one_of(st.integers(-2, 40).map(float), st.floats(-3.0, 40.0, allow_nan=False, allow_infinity=False))
+# Summed counts: whole numbers, or ΔBLEU's weighted sums (fractions, negative numerators). Rounded to 1e-3, so a
+# precision 100 c / t stays far from overflow, as it does on statistics (a numerator never exceeds its total).
+counts = st.one_of(st.integers(-2, 40).map(float),
+                   st.floats(-3.0, 40.0, allow_nan=False, allow_infinity=False).map(lambda x: round(x, 3)))
 
 
 @st.composite
 def unit_columns(draw):
-    """(units, 2 + 2N) sums: lengths, N correct and N total columns; zeros, negatives and fractions included."""
+    """(units, 2 + 2N) sums: lengths (>= 0), N correct and N total columns; zeros, negatives and fractions included."""
     n = draw(st.integers(1, 4))
     n_units = draw(st.integers(0, 12))
-    rows = [[draw(counts) for _ in range(2 + 2 * n)] for _ in range(n_units)]
+    lengths = st.one_of(st.integers(0, 40).map(float), st.floats(0.0, 40.0).map(lambda x: round(x, 3)))
+    rows = [[draw(lengths), draw(lengths), *(draw(counts) for _ in range(2 * n))] for _ in range(n_units)]
     return n, np.array(rows, dtype=np.float64).reshape(n_units, 2 + 2 * n)
 
 
