@@ -194,7 +194,7 @@ class StatsTable:
 
     def column_totals(self, columns: Sequence[str], *, by: Any = None, rows: Any = None
                       ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Exact sums of ``columns``: ``(keys, {column: sums per key})`` (:func:`bleustats.engine.protocol.table_totals`).
+        """Exact sums of ``columns``: ``(keys, {column: sums per key})``, in memory (``protocol.table_totals``).
 
         ``by`` is a column name or one label per row (keys: its sorted
         distinct values; without it one key, 0); ``rows`` a boolean mask or
@@ -218,6 +218,10 @@ class StatsTable:
     def systems(self) -> np.ndarray:
         """The distinct ``system`` names, sorted."""
         return np.unique(self.column("system"))
+
+    def to_table(self, columns: Sequence[str] | None = None) -> "StatsTable":
+        """All rows in memory: the table itself (optionally only ``columns``), as a dataset's ``to_table``."""
+        return self if columns is None else StatsTable(self.table.select(list(columns)))
 
     def up_to_order(self, max_ngram_order: int) -> "StatsTable":
         """The table with the per-order columns of orders 1..max_ngram_order only, settings kept.

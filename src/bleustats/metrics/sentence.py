@@ -750,7 +750,8 @@ def score_variants(
     :class:`~bleustats.engine.dataset.StatsDataset` (scored batch by batch on
     its executor, :mod:`bleustats.engine.protocol`). A variant that needs the
     whole table (a ``background`` vector) takes it in ``options``, computed
-    beforehand (e.g. from ``stats.column_totals``). ``options`` maps a variant name to its options; the other parameters are
+    beforehand (e.g. from ``stats.column_totals``). ``options`` maps a variant
+    name to its options; the other parameters are
     those of :func:`score_variant`.
 
     Examples

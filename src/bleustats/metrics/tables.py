@@ -6,8 +6,8 @@ their statistics only the questions of :mod:`bleustats.engine.protocol`
 (exact column totals, optionally by group or over selected rows; row-wise
 batches), which a table answers with numpy and a dataset part by part on its
 executor (here or on a Dask cluster), merging exact partial sums, so both give
-the same numbers bit for bit. No n-gram is recomputed. A corpus score is the score of the column sums; grouped scores sum
-per group in one pass; sentence scores score each row alone; every one of
+the same numbers bit for bit. No n-gram is recomputed. A corpus score is the
+score of the column sums; grouped scores sum per group in one pass; sentence scores score each row alone; every one of
 them through the one formula (:mod:`bleustats.metrics.formula`). A table's
 chrF / TER columns are scored by the :class:`~bleustats.metrics.chrf.CHRF` /
 :class:`~bleustats.metrics.ter.TER` objects made like them (:func:`table_metric`).
