@@ -144,3 +144,16 @@ def test_errors_name_every_segment_across_parts(tmp_path, monkeypatch):
         tables.corpus_scores(ds, by=np.zeros(len(ds)))
     with pytest.raises(InputError, match="indices must be in"):
         tables.corpus_score(ds, rows=[len(ds)])
+
+
+def test_kbest_oracles_equal(tmp_path, monkeypatch):
+    from bleustats.tools.kbest_partitioned import kbest_oracles
+
+    hyps, refs = _corpus(n_segs=15, systems="AB")
+    nb = hyps.sort_values(["seg_id", "system"], kind="stable").drop(columns="system").reset_index(drop=True)
+    nb = pd.concat([nb, nb.iloc[::3]]).sort_values("seg_id", kind="stable")  # exact duplicates: ties across batches
+    st = compute_stats(nb, refs[["seg_id", "text"]], k_best=True, metrics=("bleu", "ter"))
+    ds = _small_batches(_dataset(st, tmp_path / "kb", cuts=(0, 7, 7, 20)), monkeypatch)
+    names = ["bleu+1", "nakov:bp-smoothed", "ter"]
+    a, b = kbest_oracles(st, names), kbest_oracles(ds, names)
+    assert (a.n_entries, a.n_sources, a.one_best, a.oracles) == (b.n_entries, b.n_sources, b.one_best, b.oracles)
