@@ -157,3 +157,19 @@ def test_kbest_oracles_equal(tmp_path, monkeypatch):
     names = ["bleu+1", "nakov:bp-smoothed", "ter"]
     a, b = kbest_oracles(st, names), kbest_oracles(ds, names)
     assert (a.n_entries, a.n_sources, a.one_best, a.oracles) == (b.n_entries, b.n_sources, b.one_best, b.oracles)
+
+
+def test_grouping_by_a_string_column_keys_as_numpy_unique():
+    names = ["b", "B", "ä", "", "a b", "Z", "b", "ß", "日本", "Z"]
+    hyps = pd.DataFrame({"seg_id": np.arange(len(names)), "system": names,
+                         "text": [f"x{i} y" for i in range(len(names))]})
+    st = compute_stats(hyps, pd.DataFrame({"seg_id": np.arange(len(names)), "text": ["x1 y"] * len(names)}))
+    labels = st.column("system")
+    for rows in (None, [9, 0, 0, 3], np.arange(len(names)) % 2 == 0):
+        keys, sums = st.column_totals(["hyp_len", "match_1"], by="system", rows=rows)
+        sel = labels if rows is None else st.select(rows).column("system")
+        want, inv = np.unique(sel, return_inverse=True)
+        assert keys.tolist() == want.tolist()
+        assert sums["match_1"].tolist() == np.bincount(inv, st.select(
+            np.arange(len(st)) if rows is None else rows).column("match_1")).astype(np.int64).tolist()
+        assert keys.tolist() == st.column_totals(["hyp_len"], by=labels, rows=rows)[0].tolist()  # labels per row

@@ -132,39 +132,56 @@ def _by_labels(stats: StatsTable, by: Any) -> np.ndarray:
     return labels
 
 
+def _groups(stats: StatsTable, by: Any, index: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(labels, return_inverse=True)`` of the (selected) labels.
+
+    A string column is dictionary-encoded by Arrow and only its distinct
+    values sorted: the same keys as ``numpy.unique`` of the strings, without
+    sorting every row's Python string (most of a grouped score's time).
+    """
+    if isinstance(by, str) and by in stats.table.column_names:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        col = stats.table.column(by)
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            enc = pc.dictionary_encode(col.combine_chunks())
+            values = np.array(enc.dictionary.to_pylist(), dtype=object)
+            if enc.null_count == 0 and len(values):
+                rank = np.empty(len(values), np.int64)
+                perm = np.argsort(values)
+                rank[perm] = np.arange(len(values))
+                codes = rank[enc.indices.to_numpy()]
+                codes = codes if index is None else codes[index]
+                used, inv = np.unique(codes, return_inverse=True)
+                return values[perm][used], inv
+    labels = _by_labels(stats, by)
+    return np.unique(labels if index is None else labels[index], return_inverse=True)
+
+
 def table_totals(stats: StatsTable, columns: Sequence[str], *, by: Any = None, rows: Any = None
                  ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """:meth:`StatsTable.column_totals`: the sums of an in-memory table's columns (numpy, one pass per kind).
+    """:meth:`StatsTable.column_totals`: the sums of an in-memory table's columns (numpy, column by column).
 
-    Integer columns are stacked and summed in int64 together, float columns
-    exactly (:mod:`bleustats.engine.sums`); ``by`` is a column name or one
+    Integer columns are summed in int64, float columns exactly
+    (:mod:`bleustats.engine.sums`); ``by`` is a column name or one
     label per row; ``rows`` selects (and may repeat) rows first.
     """
-    labels = None if by is None else _by_labels(stats, by)
     index = None if rows is None else row_index(len(stats), rows)
-    cols = {c: stats.column(c) for c in columns}
-    kinds: dict[bool, list[str]] = {True: [], False: []}
-    for c, v in cols.items():
-        kinds[bool(np.issubdtype(v.dtype, np.floating))].append(c)
-    if labels is None:
-        keys = np.zeros(1, np.int64)
-        group = None
+    if by is None:
+        keys, group = np.zeros(1, np.int64), None
     else:
-        if index is not None:
-            labels = labels[index]
-        keys, inv = np.unique(labels, return_inverse=True)
+        keys, inv = _groups(stats, by, index)
         order = np.argsort(inv, kind="stable")
         group = (order, np.searchsorted(inv[order], np.arange(len(keys))))
     out: dict[str, np.ndarray] = {}
-    for names in kinds.values():
-        if not names:
-            continue
-        mat = np.stack([cols[c] for c in names], axis=-1)
+    for c in columns:
+        # one column at a time: a contiguous gather and reduceat per column is several times faster
+        # than the same sums over a stacked (rows, columns) matrix
+        x = stats.column(c)
+        if np.issubdtype(x.dtype, np.integer) or x.dtype == bool:
+            x = x.astype(np.int64, copy=False)
         if index is not None:
-            mat = mat[index]
-        if group is None:
-            sums = column_sums(mat)[None, :]
-        else:
-            sums = group_sums(mat, *group)
-        out.update({c: sums[:, j] for j, c in enumerate(names)})
-    return keys, {c: out[c] for c in columns}
+            x = x[index]
+        out[c] = np.atleast_1d(column_sums(x)) if group is None else group_sums(x, *group)
+    return keys, out
