@@ -10,7 +10,10 @@ required of both:
 
 Each subprocess loads the table, warms up once, then takes the best of
 ``--repeat`` timings of ``corpus_scores(by='system')``, ``corpus_score``,
-``corpus_score(rows=<bootstrap resample>)`` and ``sentence_scores``.
+``corpus_score(rows=<bootstrap resample>)`` and ``sentence_scores``, and
+``corpus_scores`` of the same rows as a four-part dataset. ``same_numbers``
+requires every result (whole frames, every sentence score) equal across both
+trees and every round, and the dataset's frame equal to the table's.
 """
 
 from __future__ import annotations
@@ -27,16 +30,19 @@ import time
 def _child(path: str, repeat: int) -> dict:
     import numpy as np
 
+    from bleustats.engine.dataset import open_dataset
     from bleustats.engine.stats import load_stats
-    from bleustats.metrics import tables
+    from bleustats.metrics import partitioned, tables
 
     st = load_stats(path)
+    ds = open_dataset(path + ".parts")
     rows = np.random.default_rng(0).integers(0, len(st), len(st))
     calls = {
         "corpus_scores_by_system": lambda: tables.corpus_scores(st, by="system"),
         "corpus_score": lambda: tables.corpus_score(st),
         "corpus_score_resample": lambda: tables.corpus_score(st, rows=rows),
         "sentence_scores": lambda: tables.sentence_scores(st),
+        "dataset_corpus_scores_by_system": lambda: partitioned.corpus_scores(ds, by="system"),
     }
     import bleustats
 
@@ -46,8 +52,8 @@ def _child(path: str, repeat: int) -> dict:
         best = min(_timed(fn) for _ in range(repeat))
         out["seconds"][name] = best
         r = fn()
-        out["values"][name] = (r["score"].tolist() if hasattr(r, "columns") else
-                               float(np.sum(r)) if isinstance(r, np.ndarray) else r.score)
+        out["values"][name] = (r.to_dict("list") if hasattr(r, "columns") else
+                               r.tolist() if isinstance(r, np.ndarray) else r.score)
     return out
 
 
@@ -73,7 +79,14 @@ def _make_table(path: str, n: int) -> None:
     refs = pd.DataFrame({"seg_id": np.arange(segs), "text": text(segs)})
     hyps = pd.DataFrame({"seg_id": np.tile(np.arange(segs), 4), "system": np.repeat(list("ABCD"), segs),
                          "text": text(4 * segs)})
-    compute_stats(hyps, refs).save(path)
+    st = compute_stats(hyps, refs)
+    st.save(path)
+    from bleustats.engine.dataset import DatasetWriter, write_part
+
+    cuts = np.linspace(0, len(st), 5).astype(int)  # four parts, each system's rows split between two
+    with DatasetWriter(path + ".parts") as w:
+        w.commit([write_part(w.folder, i, [st.select(np.arange(a, b)).table])
+                  for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))])
 
 
 def main() -> None:
@@ -97,7 +110,9 @@ def main() -> None:
             res = subprocess.run([sys.executable, __file__, "--before", "-", "--after", "-", "--child", path,
                                   str(args.repeat)], env=env, capture_output=True, text=True, check=True)
             runs[label].append(json.loads(res.stdout.strip().splitlines()[-1]))
-    same = all(r["values"] == runs["before"][0]["values"] for rs in runs.values() for r in rs)
+    first = runs["before"][0]["values"]
+    same = all(r["values"] == first for rs in runs.values() for r in rs)
+    same = same and first["dataset_corpus_scores_by_system"] == first["corpus_scores_by_system"]
     report = {"rows": args.rows, "repeat": args.repeat, "rounds": args.rounds, "same_numbers": same}
     for name in runs["before"][0]["seconds"]:
         b = min(r["seconds"][name] for r in runs["before"])

@@ -41,15 +41,12 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from ..errors import InputError
 from .sums import column_sums, group_sums
-
-if TYPE_CHECKING:
-    from .stats import StatsTable
 
 __all__ = ["StatsSource", "row_index", "table_totals"]
 
@@ -67,7 +64,7 @@ class StatsSource(Protocol):
     def column_names(self) -> list[str]: ...
 
     @property
-    def settings(self) -> StatsTable: ...
+    def settings(self) -> StatsSource: ...
 
     @property
     def max_ngram_order(self) -> int: ...
@@ -87,10 +84,10 @@ class StatsSource(Protocol):
         """``[fn(batch, **kwargs), ...]`` over the rows in order (``batch``: a StatsTable with ``columns``)."""
         ...
 
-    def select(self, rows: Any) -> StatsTable: ...
+    def select(self, rows: Any) -> StatsSource: ...
 
     def where(self, predicate: Callable[..., Any], *, columns: Sequence[str] | None = None, **kwargs: Any
-              ) -> StatsTable: ...
+              ) -> StatsSource: ...
 
     def systems(self) -> np.ndarray: ...
 
@@ -119,7 +116,7 @@ def row_index(n: int, rows: Any) -> np.ndarray:
     return rows
 
 
-def _by_labels(stats: StatsTable, by: Any) -> np.ndarray:
+def _by_labels(stats: Any, by: Any) -> np.ndarray:
     if isinstance(by, str):
         if by not in stats.table.column_names:
             raise InputError(
@@ -132,7 +129,7 @@ def _by_labels(stats: StatsTable, by: Any) -> np.ndarray:
     return labels
 
 
-def _groups(stats: StatsTable, by: Any, index: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def _groups(stats: Any, by: Any, index: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.unique(labels, return_inverse=True)`` of the (selected) labels.
 
     A string column is dictionary-encoded by Arrow and only its distinct
@@ -159,7 +156,7 @@ def _groups(stats: StatsTable, by: Any, index: np.ndarray | None) -> tuple[np.nd
     return np.unique(labels if index is None else labels[index], return_inverse=True)
 
 
-def table_totals(stats: StatsTable, columns: Sequence[str], *, by: Any = None, rows: Any = None
+def table_totals(stats: Any, columns: Sequence[str], *, by: Any = None, rows: Any = None
                  ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """:meth:`StatsTable.column_totals`: the sums of an in-memory table's columns (numpy, column by column).
 
