@@ -173,3 +173,12 @@ def test_grouping_by_a_string_column_keys_as_numpy_unique():
         assert sums["match_1"].tolist() == np.bincount(inv, st.select(
             np.arange(len(st)) if rows is None else rows).column("match_1")).astype(np.int64).tolist()
         assert keys.tolist() == st.column_totals(["hyp_len"], by=labels, rows=rows)[0].tolist()  # labels per row
+
+
+def test_missing_metric_columns_named_on_both(tmp_path):
+    st = compute_stats(["a b"], [["a b"]])
+    ds = _dataset(st, tmp_path / "ds", cuts=(0,))
+    for source in (st, ds):
+        for call in (tables.corpus_score, tables.corpus_scores, tables.sentence_scores):
+            with pytest.raises(ValueError, match="has no chrF statistics"):
+                call(source, metric="chrf")

@@ -7,8 +7,9 @@ their statistics only the questions of :mod:`bleustats.engine.protocol`
 batches), which a table answers with numpy and a dataset part by part on its
 executor (here or on a Dask cluster), merging exact partial sums, so both give
 the same numbers bit for bit. No n-gram is recomputed. A corpus score is the
-score of the column sums; grouped scores sum per group in one pass; sentence scores score each row alone; every one of
-them through the one formula (:mod:`bleustats.metrics.formula`). A table's
+score of the column sums; grouped scores sum per group in one pass; sentence
+scores score each row alone; every one of them through the one formula
+(:mod:`bleustats.metrics.formula`). A table's
 chrF / TER columns are scored by the :class:`~bleustats.metrics.chrf.CHRF` /
 :class:`~bleustats.metrics.ter.TER` objects made like them (:func:`table_metric`).
 
@@ -174,8 +175,8 @@ def corpus_score(
     100.0
     """
     if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
+        obj = table_metric_of(stats, metric)  # first: a table without these columns says so
         cols = table_metric_columns(stats, metric)
-        obj = table_metric_of(stats, metric)
         _, sums = stats.column_totals(cols, rows=rows)
         return obj._compute_score_from_stats(_other_matrix(sums, cols, metric)[0])
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
@@ -299,9 +300,10 @@ def corpus_scores(
         coverage = check_coverage(stats, allow_partial=allow_partial)
     name = by if isinstance(by, str) else "group"
     if metric in OTHER_METRICS:
+        obj = table_metric_of(stats, metric)  # first: a table without these columns says so
         cols = table_metric_columns(stats, metric)
         keys, sums = stats.column_totals(cols, by=by)
-        frame = other_group_scores(table_metric_of(stats, metric), cols, name, keys, _other_matrix(sums, cols, metric))
+        frame = other_group_scores(obj, cols, name, keys, _other_matrix(sums, cols, metric))
     else:
         keys, correct, total, hyp_len, ref_len = _bleu_totals(stats, metric, ref_length, by=by)
         frame = group_scores_from_sums(stats, name, keys, correct, total, hyp_len, ref_len,
