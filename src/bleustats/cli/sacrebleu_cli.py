@@ -632,13 +632,10 @@ def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
     """
     import numpy as np
 
-    from ..engine.dataset import StatsDataset
     from ..engine.options import CHRF_DEFAULTS as CHRF
     from ..metrics.bleu import BLEU
     from ..metrics.tables import statistics_matrix, table_metric
-    stats = saved(args)
-    if isinstance(stats, StatsDataset):
-        stats = stats.to_table()  # per-segment rows are needed: the whole table in memory
+    stats = saved(args).to_table()  # per-segment rows are needed: the whole table in memory
     if stats.max_ngram_order < 4:
         raise InputError(f"--from-stats: {args.from_stats} holds BLEU's orders 1..{stats.max_ngram_order}; sacreBLEU's "
                          "output is BLEU-4 (compute the statistics with --max-ngram-order 4 or more).")

@@ -35,6 +35,9 @@ Sums and partitioned tables:
 
 - :mod:`~bleustats.engine.sums`: exact sums of statistics columns, whole, per
   group or merged from partial sums (numba kernels in ``_sum_kernels``).
+- :mod:`~bleustats.engine.protocol`: the questions every scorer asks of its
+  statistics (column totals, row batches, selections), answered in memory by a
+  ``StatsTable`` and part by part by a ``StatsDataset``.
 - :mod:`~bleustats.engine.dataset`: a statistics table stored as a folder of
   Parquet parts, read with bounded memory, written whole or not at all.
 - :mod:`~bleustats.engine.partitioned_stats`: statistics computed partition

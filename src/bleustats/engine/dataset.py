@@ -20,7 +20,7 @@ fields. The rows of the dataset are the parts' rows in manifest order.
 - :class:`StatsDataset` streams its rows (:meth:`StatsDataset.iter_tables`:
   one batch of at most ``batch_rows`` rows in memory at a time) and knows the
   table's settings without reading rows. Scores of a dataset merge per-part
-  partial sums (:mod:`bleustats.metrics.partitioned`); ``executor`` decides
+  partial sums (it answers the statistics protocol, :mod:`bleustats.engine.protocol`); ``executor`` decides
   where the per-part work runs: here, one part after another
   (:class:`LocalExecutor`, the default), or on a Dask cluster
   (:class:`bleustats.distributed.DaskExecutor`).
@@ -67,6 +67,7 @@ from ..errors import InputError
 from . import io, schemas
 from .options import DEFAULT_BATCH_ROWS
 from .stats import StatsTable, load_stats, metric_groups
+from .sums import PartialSums, merge_partial_sums, partial_sums
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
@@ -240,6 +241,82 @@ class StatsDataset:
         for p in self.parts:
             yield from iter_stats_part(self.path / p, columns, batch_rows=batch_rows, max_ngram_order=order)
 
+    # -- the statistics protocol (bleustats.engine.protocol), answered part by part on the executor --
+
+    def column_totals(self, columns: Sequence[str], *, by: Any = None, rows: Any = None
+                      ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Exact sums of ``columns`` (per distinct value of the column ``by``): ``(keys, {column: sums})``.
+
+        Each part is reduced where it runs (:func:`sums_task`); only the
+        partial sums travel, merged exactly, so the totals equal the in-memory
+        table's bit for bit. ``rows`` (positions over all parts, repeats
+        allowed) sums the selected rows, gathered by :meth:`select`.
+        """
+        if by is not None and not isinstance(by, str):
+            raise InputError(f"by: a partitioned table is grouped by one of its columns "
+                             f"({', '.join(self.column_names)}); got {type(by).__name__}. Add the labels as a "
+                             "column when computing the statistics.")
+        if by is not None and by not in self.column_names:
+            raise InputError(f"by must be a column of the statistics table ({', '.join(self.column_names)}) "
+                             f"or one label per row; got {by!r}.")
+        if rows is not None:
+            return self.select(rows).column_totals(columns, by=by)
+        merged = merge_partial_sums(list(self.run(sums_task, columns=list(columns), by=by)))
+        return merged.keys, merged.totals()
+
+    def map_batches(self, fn: Callable[..., Any], *, columns: Sequence[str] | None = None, **kwargs: Any
+                    ) -> list[Any]:
+        """``[fn(batch, **kwargs), ...]`` for every batch of every part, in row order (run by the executor).
+
+        ``fn`` is a module-level function (it runs where the parts are).
+        """
+        return [r for part in self.run(_batches_task, batch_fn=fn, columns=columns, kwargs=kwargs,
+                                       max_ngram_order=self.order_view) for r in part]
+
+    def select(self, rows: Any) -> StatsTable:
+        """The rows at positions ``rows`` (a mask, or indices over all parts; repeats kept) as one table.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from bleustats.engine.stats import compute_stats
+        >>> st = compute_stats(["a", "b", "c"], [["a", "b", "d"]])
+        >>> with DatasetWriter(os.path.join(tempfile.mkdtemp(), "st")) as w:
+        ...     ds = w.commit([write_part(w.folder, i, [st.select(r).table]) for i, r in enumerate([[0, 1], [2]])])
+        >>> ds.select([2, 0, 2]).table.equals(st.select([2, 0, 2]).table)
+        True
+        """
+        from .protocol import row_index
+
+        index = row_index(len(self), rows) % max(len(self), 1)
+        starts = np.cumsum((0,) + self.part_rows)
+        part = np.searchsorted(starts, index, side="right") - 1
+        taken, where = [], []
+        for p in np.unique(part):
+            at = np.flatnonzero(part == p)
+            taken.append(self.read_part(int(p)).select(index[at] - starts[p]).table)
+            where.append(at)
+        if not taken:
+            return StatsTable(self.schema.empty_table())
+        table = pa.concat_tables(taken)
+        if len(taken) > 1:
+            table = table.take(pa.array(np.argsort(np.concatenate(where), kind="stable")))
+        return StatsTable(table.replace_schema_metadata(self.schema.metadata))
+
+    def where(self, predicate: Callable[..., Any], *, columns: Sequence[str] | None = None, **kwargs: Any
+              ) -> StatsTable:
+        """The rows where ``predicate(batch, **kwargs)`` is true, in row order, as one in-memory table.
+
+        Each part filters its own batches; memory holds the selected rows and one batch.
+        """
+        parts = list(self.run(_select_task, predicate=predicate, kwargs=kwargs, columns=columns,
+                              max_ngram_order=self.order_view))
+        return StatsTable(pa.concat_tables(parts).replace_schema_metadata(self.schema.metadata))
+
+    def systems(self) -> np.ndarray:
+        """The distinct ``system`` names over all parts, sorted."""
+        return np.array(sorted({s for part in self.run(_systems_task) for s in part}), dtype=object)
+
     def to_table(self, columns: Sequence[str] | None = None) -> StatsTable:
         """All rows in memory as one :class:`StatsTable` (for datasets that fit)."""
         tables = [t.table for t in self.iter_tables(columns)]
@@ -251,6 +328,34 @@ class StatsDataset:
 def _with_meta(table: pa.Table, meta: dict | None, max_ngram_order: int | None = None) -> StatsTable:
     st = StatsTable(table.replace_schema_metadata(meta))
     return st if max_ngram_order is None else st.up_to_order(max_ngram_order)
+
+
+# --------------------------------------------------------------------------- per-part tasks (run on workers)
+
+
+def sums_task(path: str, *, columns: Sequence[str], by: str | None = None,
+              batch_rows: int = DEFAULT_BATCH_ROWS) -> PartialSums:
+    """The partial sums of ``columns`` over one part file (per value of column ``by``), streamed."""
+    read = list(columns) + ([by] if by is not None and by not in columns else [])
+    parts = []
+    for t in iter_stats_part(path, read, batch_rows=batch_rows):
+        keys = None if by is None else t.column(by)
+        parts.append(partial_sums({c: t.column(c) for c in columns}, keys=keys))
+    return merge_partial_sums(parts) if len(parts) > 1 else parts[0]
+
+
+def _batches_task(path: str, *, batch_fn: Callable[..., Any], columns: Sequence[str] | None, kwargs: dict[str, Any],
+                  batch_rows: int = DEFAULT_BATCH_ROWS, max_ngram_order: int | None = None) -> list[Any]:
+    """``batch_fn(batch, **kwargs)`` for every batch of one part."""
+    return [batch_fn(t, **kwargs)
+            for t in iter_stats_part(path, columns, batch_rows=batch_rows, max_ngram_order=max_ngram_order)]
+
+
+def _systems_task(path: str, *, batch_rows: int = DEFAULT_BATCH_ROWS) -> list[str]:
+    seen: set[str] = set()
+    for t in iter_stats_part(path, ["system"], batch_rows=batch_rows):
+        seen.update(pc.unique(t.table.column("system")).to_pylist())
+    return sorted(seen)
 
 
 def read_stats_part(path: str | os.PathLike, columns: Sequence[str] | None = None, *,
@@ -598,12 +703,7 @@ def select_rows(stats: StatsTable | StatsDataset, predicate: Callable[..., Any],
     >>> len(select_rows(st, cell_mask, systems=["S", "S"], seg_ids=[0, 2]))
     2
     """
-    if isinstance(stats, StatsTable):
-        return StatsTable(stats.table.filter(pa.array(predicate(stats, **kwargs))).select(
-            list(columns) if columns is not None else stats.table.column_names))
-    parts = list(stats.run(_select_task, predicate=predicate, kwargs=kwargs, columns=columns,
-                           max_ngram_order=stats.order_view))
-    return StatsTable(pa.concat_tables(parts).replace_schema_metadata(stats.schema.metadata))
+    return stats.where(predicate, columns=columns, **kwargs)
 
 
 def save_as_file(stats: StatsDataset, path: str | os.PathLike, *, batch_rows: int = DEFAULT_BATCH_ROWS) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -175,6 +175,53 @@ class StatsTable:
                 )
             rows = np.flatnonzero(rows)
         return StatsTable(self.table.take(columns_.numeric(rows.astype(np.int64, copy=False))))
+
+    # -- the statistics protocol (bleustats.engine.protocol), answered in memory --
+
+    @property
+    def settings(self) -> "StatsTable":
+        """The table itself (its metadata holds the settings; a dataset gives an empty table with them)."""
+        return self
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.table.column_names)
+
+    @property
+    def n_refs_values(self) -> tuple[int, ...]:
+        """Distinct ``n_refs`` over all rows, sorted."""
+        return tuple(int(n) for n in np.unique(self.column("n_refs")))
+
+    def column_totals(self, columns: Sequence[str], *, by: Any = None, rows: Any = None
+                      ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Exact sums of ``columns``: ``(keys, {column: sums per key})``, in memory (``protocol.table_totals``).
+
+        ``by`` is a column name or one label per row (keys: its sorted
+        distinct values; without it one key, 0); ``rows`` a boolean mask or
+        indices (repeats allowed: a resample) summed instead of all rows.
+        """
+        from .protocol import table_totals
+
+        return table_totals(self, columns, by=by, rows=rows)
+
+    def map_batches(self, fn: Callable[..., Any], *, columns: Sequence[str] | None = None, **kwargs: Any
+                    ) -> list[Any]:
+        """``[fn(self, **kwargs)]``: the whole table is one batch (``columns`` is what ``fn`` reads)."""
+        return [fn(self, **kwargs)]
+
+    def where(self, predicate: Callable[..., Any], *, columns: Sequence[str] | None = None, **kwargs: Any
+              ) -> "StatsTable":
+        """The rows where ``predicate(self, **kwargs)`` is true (optionally only ``columns``), settings kept."""
+        rows = self.table.filter(pa.array(predicate(self, **kwargs)))
+        return StatsTable(rows if columns is None else rows.select(list(columns)))
+
+    def systems(self) -> np.ndarray:
+        """The distinct ``system`` names, sorted."""
+        return np.unique(self.column("system"))
+
+    def to_table(self, columns: Sequence[str] | None = None) -> "StatsTable":
+        """All rows in memory: the table itself (optionally only ``columns``), as a dataset's ``to_table``."""
+        return self if columns is None else StatsTable(self.table.select(list(columns)))
 
     def up_to_order(self, max_ngram_order: int) -> "StatsTable":
         """The table with the per-order columns of orders 1..max_ngram_order only, settings kept.

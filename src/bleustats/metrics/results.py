@@ -303,18 +303,12 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
 
 
-def _segments_task(path: str, **_: Any) -> dict[str, np.ndarray]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        return _system_segments(pq.read_table(path, columns=["system", "seg_id"]))
-    except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"{path}: cannot be read as a Parquet statistics part ({exc}).") from None
+def _batch_segments(batch: Any) -> dict[str, np.ndarray]:
+    return _system_segments(batch.table)
 
 
 def system_coverage(stats: StatsTable | StatsDataset) -> Coverage:
-    """The segments each system of ``stats`` covers (a dataset: its parts', merged; memory: one per pair).
+    """The segments each system of ``stats`` covers (a dataset: its batches', merged, run by its executor).
 
     Examples
     --------
@@ -327,11 +321,12 @@ def system_coverage(stats: StatsTable | StatsDataset) -> Coverage:
     >>> cov.describe()
     'B lacks 1 of the 3 segments'
     """
-    if not hasattr(stats, "run"):  # a StatsTable (a dataset runs its per-part work by its executor)
-        segments = _system_segments(stats.table)
+    batches = stats.map_batches(_batch_segments, columns=["system", "seg_id"])
+    if len(batches) == 1:
+        segments = batches[0]
     else:
         merged: dict[str, list[np.ndarray]] = {}
-        for part in stats.run(_segments_task):
+        for part in batches:
             for name, segs in part.items():
                 merged.setdefault(name, []).append(segs)
         segments = {name: _distinct(np.concatenate(v)) for name, v in merged.items()}

@@ -145,6 +145,22 @@ class SentenceStats(NamedTuple):
 
 
 @renamed_keywords(statistic="metric", max_order="max_ngram_order")
+def _bad_weight_segments(batch: StatsTable) -> np.ndarray:
+    return batch.column("seg_id")[batch.column("ref_weight_max") <= 0]
+
+
+def _check_delta(stats: Any) -> None:
+    """Raise, naming every segment over all batches, unless each row has a reference of positive weight."""
+    bad = stats.map_batches(_bad_weight_segments, columns=["seg_id", "ref_weight_max"])
+    seg = np.unique(np.concatenate(bad)) if bad else np.zeros(0, np.int64)
+    if len(seg):
+        raise InputError(
+            f"metric='delta_bleu': {len(seg)} segment(s) have no reference with a positive weight "
+            f"(seg_id {describe_ids(seg)}); ΔBLEU's totals need max_j w_j > 0. "
+            "Use metric='bleu' or give each segment a positively weighted reference."
+        )
+
+
 def sentence_stats(
     stats: StatsTable,
     *,
@@ -189,14 +205,7 @@ def sentence_stats(
         )
     num, den = ("wmatch", "wtotal") if metric == "delta_bleu" else ("match", "total")
     if metric == "delta_bleu":
-        wmax = stats.column("ref_weight_max")
-        if (wmax <= 0).any():
-            seg = np.unique(stats.column("seg_id")[wmax <= 0])
-            raise InputError(
-                f"metric='delta_bleu': {len(seg)} segment(s) have no reference with a positive weight "
-                f"(seg_id {describe_ids(seg)}); ΔBLEU's totals need max_j w_j > 0. "
-                "Use metric='bleu' or give each segment a positively weighted reference."
-            )
+        _check_delta(stats)
 
     def col(prefix: str, i: int) -> np.ndarray:
         return np.asarray(stats.column(f"{prefix}_{i}"), dtype=np.float64)
@@ -727,7 +736,7 @@ def score_variant(
 
 @renamed_keywords(statistic="metric", max_order="max_ngram_order")
 def score_variants(
-    stats: StatsTable,
+    stats: Any,
     names: Sequence[str],
     *,
     metric: str = "bleu",
@@ -737,7 +746,12 @@ def score_variants(
 ) -> dict[str, NDArray[np.float64]]:
     """Several variants in one pass over the statistics (columns read once).
 
-    ``options`` maps a variant name to its options; the other parameters are
+    ``stats`` is a :class:`~bleustats.engine.stats.StatsTable` or a partitioned
+    :class:`~bleustats.engine.dataset.StatsDataset` (scored batch by batch on
+    its executor, :mod:`bleustats.engine.protocol`). A variant that needs the
+    whole table (a ``background`` vector) takes it in ``options``, computed
+    beforehand (e.g. from ``stats.column_totals``). ``options`` maps a variant
+    name to its options; the other parameters are
     those of :func:`score_variant`.
 
     Examples
@@ -748,10 +762,25 @@ def score_variants(
     >>> {k: v.round(2).tolist() for k, v in out.items()}
     {'bleu+1': [100.0], 'chen-cherry:5': [101.06]}
     """
-    variants = [get_variant(n) for n in names]
+    names = list(names)
+    for n in names:
+        get_variant(n)  # unknown names fail before any row is read
     options = dict(options or {})
     unknown = set(options) - set(names)
     if unknown:
         raise InputError(f"options: keys must be names in names ({', '.join(names)}); got {sorted(unknown)}.")
-    s = sentence_stats(stats, metric=metric, ref_length=ref_length, max_ngram_order=max_ngram_order)
-    return {name: v(s, **options.get(name, {})) for name, v in zip(names, variants)}
+    check_choice("metric", metric, METRICS)
+    if metric == "delta_bleu":
+        _check_delta(stats)  # every bad segment named, over all batches
+    parts = stats.map_batches(_variants_batch, names=names, metric=metric, ref_length=ref_length,
+                              max_ngram_order=max_ngram_order, options=options)
+    if len(parts) == 1:
+        return parts[0]
+    return {n: np.concatenate([p[n] for p in parts]) for n in names}
+
+
+def _variants_batch(batch: StatsTable, *, names: list[str], metric: str, ref_length: str,
+                    max_ngram_order: int | None, options: dict[str, Mapping[str, Any]]) -> dict[str, np.ndarray]:
+    """The variants of one batch of rows (names, options and ΔBLEU's weights already checked)."""
+    s = sentence_stats(batch, metric=metric, ref_length=ref_length, max_ngram_order=max_ngram_order)
+    return {name: get_variant(name)(s, **options.get(name, {})) for name in names}

@@ -1,9 +1,15 @@
 r"""Scores of statistics tables: corpus BLEU / ΔBLEU (chrF, TER) of any subset or grouping, sentence scores.
 
-Plain numpy over a :class:`~bleustats.engine.stats.StatsTable`; no n-gram is
-recomputed. A corpus score is the score of the column sums; grouped scores sum
-per group in one pass; sentence scores score each row alone; every one of
-them through the one formula (:mod:`bleustats.metrics.formula`). A table's
+One code path for an in-memory :class:`~bleustats.engine.stats.StatsTable`
+and a partitioned :class:`~bleustats.engine.dataset.StatsDataset`: scores ask
+their statistics only the questions of :mod:`bleustats.engine.protocol`
+(exact column totals, optionally by group or over selected rows; row-wise
+batches), which a table answers with numpy and a dataset part by part on its
+executor (here or on a Dask cluster), merging exact partial sums, so both give
+the same numbers bit for bit. No n-gram is recomputed. A corpus score is the
+score of the column sums; grouped scores sum per group in one pass; sentence
+scores score each row alone; every one of them through the one formula
+(:mod:`bleustats.metrics.formula`). A table's
 chrF / TER columns are scored by the :class:`~bleustats.metrics.chrf.CHRF` /
 :class:`~bleustats.metrics.ter.TER` objects made like them (:func:`table_metric`).
 
@@ -28,7 +34,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import check_choice, describe_ids
 from ..engine.options import REF_LENGTHS
-from ..engine.sums import column_sums, group_sums
+from ..engine.protocol import StatsSource, row_index
 from ..errors import InputError
 from .base import Metric
 from .formula import METRICS, bleu_from_sums, check_scoring_options, count_columns, score_from_sums
@@ -53,6 +59,7 @@ __all__ = [
     "statistics_matrix",
     "table_metric",
     "table_metric_columns",
+    "table_metric_of",
 ]
 
 #: Metrics of the table's other column groups (``compute_stats(..., metrics=(...))``).
@@ -61,18 +68,22 @@ OTHER_METRICS = ("chrf", "chrf++", "ter")
 TABLE_METRICS = METRICS + OTHER_METRICS
 
 
-def check_delta_defined(stats: StatsTable, rows: np.ndarray | None = None) -> None:
+def _bad_weight_segments(batch: StatsTable) -> np.ndarray:
+    """seg_ids of a batch's rows whose references all have weight <= 0 (ΔBLEU undefined there)."""
+    return batch.column("seg_id")[batch.column("ref_weight_max") <= 0]
+
+
+def check_delta_defined(stats: StatsSource, rows: np.ndarray | None = None) -> None:
     r"""Raise unless every row (of ``rows``) has a reference of positive weight (ΔBLEU's denominator).
 
     ΔBLEU divides by :math:`\max_j w_j`; a segment whose references all have
     weight <= 0 has no ΔBLEU, and is named in the error.
     """
-    wmax = stats.column("ref_weight_max")
-    bad = wmax <= 0 if rows is None else np.zeros(len(wmax), bool)
     if rows is not None:
-        bad[rows] = wmax[rows] <= 0
-    if bad.any():
-        seg = np.unique(stats.column("seg_id")[bad])
+        stats = stats.select(np.unique(row_index(len(stats), rows) % max(len(stats), 1)))
+    bad = stats.map_batches(_bad_weight_segments, columns=["seg_id", "ref_weight_max"])
+    seg = np.unique(np.concatenate(bad)) if bad else np.zeros(0, np.int64)
+    if len(seg):
         raise InputError(
             f"delta_bleu: {len(seg)} segment(s) have no reference with a positive weight "
             f"(seg_id {describe_ids(seg)}); ΔBLEU's denominator needs max_j w_j > 0. Give each segment a "
@@ -102,25 +113,6 @@ def statistics_matrix(stats: StatsTable, *, metric: str = "bleu", ref_length: st
     return correct, total, stats.column("hyp_len"), stats.column(f"ref_len_{ref_length}")
 
 
-def _rows(stats: StatsTable, rows: Any) -> np.ndarray | None:
-    if rows is None:
-        return None
-    rows = np.asarray(rows)
-    if rows.size == 0 and rows.dtype != bool:
-        return np.zeros(0, np.int64)
-    if rows.dtype == bool:
-        if rows.shape != (len(stats),):
-            raise InputError(f"rows: a boolean mask needs {len(stats)} entries (one per row); got shape {rows.shape}.")
-        return np.flatnonzero(rows)
-    if not np.issubdtype(rows.dtype, np.integer):
-        raise InputError(f"rows must be a boolean mask or an integer index array; got dtype {rows.dtype}.")
-    if rows.size and (rows.min() < -len(stats) or rows.max() >= len(stats)):
-        raise InputError(
-            f"rows: indices must be in [-{len(stats)}, {len(stats)}) (negative counts from the end); "
-            f"got min {rows.min()}, max {rows.max()}.")
-    return rows
-
-
 def score_signature(stats: StatsTable, *, metric: str = "bleu", smooth_method: str = "exp",
                     smooth_value: float | None = None, use_effective_order: bool = False,
                     ref_length: str = "closest") -> BLEUSignature:
@@ -143,7 +135,7 @@ def score_signature(stats: StatsTable, *, metric: str = "bleu", smooth_method: s
 
 
 def corpus_score(
-    stats: StatsTable,
+    stats: StatsSource,
     *,
     metric: str = "bleu",
     rows: np.ndarray | Sequence[int] | Sequence[bool] | None = None,
@@ -156,8 +148,9 @@ def corpus_score(
 
     Parameters
     ----------
-    stats : StatsTable
-        From :func:`bleustats.compute_stats` or :func:`bleustats.load_stats`.
+    stats : StatsTable or StatsDataset
+        From :func:`bleustats.compute_stats` or :func:`bleustats.load_stats`; or a partitioned
+        dataset (:func:`bleustats.engine.dataset.open_stats`), scored part by part (the same numbers).
     metric : {'bleu', 'delta_bleu'}
         ΔBLEU sums ``wmatch_n`` / ``wtotal_n`` and clamps each order's summed
         numerator at 0.
@@ -182,25 +175,43 @@ def corpus_score(
     100.0
     """
     if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
-        obj, mat = table_metric(stats, metric)
-        rows = _rows(stats, rows)
-        return obj._compute_score_from_stats(column_sums(mat if rows is None else mat[rows]))
+        obj = table_metric_of(stats, metric)  # first: a table without these columns says so
+        cols = table_metric_columns(stats, metric)
+        _, sums = stats.column_totals(cols, rows=rows)
+        return obj._compute_score_from_stats(_other_matrix(sums, cols, metric)[0])
     check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                           ref_length=ref_length)
-    rows = _rows(stats, rows)
+    rows = None if rows is None else row_index(len(stats), rows)
     if (len(stats) if rows is None else len(rows)) == 0:
         raise InputError(
             "stats: no segments to score (0 rows" + ("" if rows is None else " selected") + "); a corpus score "
             "of nothing is undefined, and sacreBLEU refuses an empty test set too. Give at least one segment.")
     if metric == "delta_bleu":
         check_delta_defined(stats, rows)
-    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
-    if rows is not None:
-        correct, total, hyp_len, ref_len = correct[rows], total[rows], hyp_len[rows], ref_len[rows]
-    return corpus_score_from_sums(stats, column_sums(correct), column_sums(total), column_sums(hyp_len),
-                                  column_sums(ref_len), metric=metric, smooth_method=smooth_method,
-                                  smooth_value=smooth_value, use_effective_order=use_effective_order,
-                                  ref_length=ref_length)
+    _, correct, total, hyp_len, ref_len = _bleu_totals(stats, metric, ref_length, rows=rows)
+    return corpus_score_from_sums(stats, correct[0], total[0], hyp_len[0], ref_len[0], metric=metric,
+                                  smooth_method=smooth_method, smooth_value=smooth_value,
+                                  use_effective_order=use_effective_order, ref_length=ref_length)
+
+
+def _bleu_totals(stats: StatsSource, metric: str, ref_length: str, *, by: Any = None, rows: Any = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """BLEU / ΔBLEU counts summed per value of ``by`` (one group, key 0, without it).
+
+    Returns ``(keys, correct, total, hyp_len, ref_len)``: ``correct`` and
+    ``total`` are groups × n-gram orders, the lengths one per group.
+    """
+    nums, dens = count_columns(metric, stats.max_ngram_order)
+    len_col = f"ref_len_{ref_length}"
+    keys, sums = stats.column_totals([*nums, *dens, "hyp_len", len_col], by=by, rows=rows)
+    correct = np.column_stack([sums[c] for c in nums]) if len(keys) else np.zeros((0, len(nums)))
+    total = np.column_stack([sums[c] for c in dens]) if len(keys) else np.zeros((0, len(dens)))
+    return keys, correct, total, sums["hyp_len"], sums[len_col]
+
+
+def _other_matrix(sums: dict, cols: Sequence[str], metric: str) -> np.ndarray:
+    # the dtype of table_metric's matrix: float64 for TER, int64 for chrF
+    return np.column_stack([sums[c] for c in cols]).astype(np.float64 if metric == "ter" else np.int64)
 
 
 def corpus_score_from_sums(stats: Any, correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len: Any, *,
@@ -230,7 +241,7 @@ def corpus_score_from_sums(stats: Any, correct: ArrayLike, total: ArrayLike, sys
 
 
 def corpus_scores(
-    stats: StatsTable,
+    stats: StatsSource,
     *,
     by: str | np.ndarray | Sequence[Any] = "system",
     metric: str = "bleu",
@@ -244,7 +255,8 @@ def corpus_scores(
 
     Parameters
     ----------
-    stats : StatsTable
+    stats : StatsTable or StatsDataset
+        Any source of statistics (:mod:`bleustats.engine.protocol`); a dataset groups by a column.
     by : str or array_like
         A column of ``stats`` (default ``'system'``) or one label per row
         (e.g. document ids).
@@ -286,34 +298,15 @@ def corpus_scores(
     coverage = None
     if isinstance(by, str) and by == "system":
         coverage = check_coverage(stats, allow_partial=allow_partial)
-    if isinstance(by, str):
-        if by not in stats.table.column_names:
-            raise InputError(
-                f"by must be a column of the statistics table ({', '.join(stats.table.column_names)}) "
-                f"or one label per row; got {by!r}.")
-        labels = stats.column(by)
-        name = by
-    else:
-        labels = np.asarray(by)
-        name = "group"
-        if labels.shape != (len(stats),):
-            raise InputError(f"by: need one label per row ({len(stats)}); got shape {labels.shape}.")
-    keys, inv = np.unique(labels, return_inverse=True)
-    g = len(keys)
-
-    order = np.argsort(inv, kind="stable")
-    starts = np.searchsorted(inv[order], np.arange(g))
-
-    def gsum(x: np.ndarray) -> np.ndarray:
-        # integer sums exact in int64, float sums exact and rounded once (bleustats.engine.sums)
-        return group_sums(x, order, starts)
-
+    name = by if isinstance(by, str) else "group"
     if metric in OTHER_METRICS:
-        obj, mat = table_metric(stats, metric)
-        frame = other_group_scores(obj, table_metric_columns(stats, metric), name, keys, gsum(mat))
+        obj = table_metric_of(stats, metric)  # first: a table without these columns says so
+        cols = table_metric_columns(stats, metric)
+        keys, sums = stats.column_totals(cols, by=by)
+        frame = other_group_scores(obj, cols, name, keys, _other_matrix(sums, cols, metric))
     else:
-        correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
-        frame = group_scores_from_sums(stats, name, keys, gsum(correct), gsum(total), gsum(hyp_len), gsum(ref_len),
+        keys, correct, total, hyp_len, ref_len = _bleu_totals(stats, metric, ref_length, by=by)
+        frame = group_scores_from_sums(stats, name, keys, correct, total, hyp_len, ref_len,
                                        metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
                                        use_effective_order=use_effective_order, ref_length=ref_length)
     if coverage is not None and not coverage.complete:
@@ -353,7 +346,7 @@ def group_scores_from_sums(stats: Any, name: str, keys: np.ndarray, correct: np.
 
 
 def sentence_scores(
-    stats: StatsTable,
+    stats: StatsSource,
     *,
     metric: str = "bleu",
     smooth_method: str = "exp",
@@ -375,14 +368,23 @@ def sentence_scores(
     >>> sentence_scores(st).round(2).tolist()  # "a dog": p1 = 1/2, p2 = 1/(2*1) by exp smoothing
     [100.0, 50.0]
     """
-    if check_choice("metric", metric, TABLE_METRICS) in OTHER_METRICS:
-        obj, mat = table_metric(stats, metric)
-        return np.asarray(obj.scores_from_sums(mat), dtype=np.float64)
-    check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                          ref_length=ref_length)
+    if check_choice("metric", metric, TABLE_METRICS) not in OTHER_METRICS:
+        check_scoring_options(metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                              ref_length=ref_length)
     if metric == "delta_bleu":
         check_delta_defined(stats)
-    correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=metric, ref_length=ref_length)
+    parts = stats.map_batches(_sentence_batch, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                              use_effective_order=use_effective_order, ref_length=ref_length)
+    return np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0)
+
+
+def _sentence_batch(batch: StatsTable, *, metric: str, smooth_method: str, smooth_value: float | None,
+                    use_effective_order: bool, ref_length: str) -> np.ndarray:
+    """The sentence scores of one batch of rows (options already checked)."""
+    if metric in OTHER_METRICS:
+        obj, mat = table_metric(batch, metric)
+        return np.asarray(obj.scores_from_sums(mat), dtype=np.float64)
+    correct, total, hyp_len, ref_len = statistics_matrix(batch, metric=metric, ref_length=ref_length)
     if metric == "delta_bleu":
         correct = np.maximum(correct, 0.0)
     return bleu_from_sums(correct, total, hyp_len, ref_len, smooth_method=smooth_method,
@@ -398,6 +400,14 @@ def table_metric(stats: StatsTable, metric: str) -> tuple[Metric, np.ndarray]:
     from .chrf import chrf_table
 
     return chrf_table(stats, metric)
+
+
+def table_metric_of(stats: StatsSource, metric: str) -> Metric:
+    """The chrF / TER object made like the columns of ``stats`` (in memory or partitioned), without its rows."""
+    obj, _ = table_metric(stats.settings, metric)
+    values = stats.n_refs_values
+    obj.num_refs = values[0] if len(values) == 1 else -1
+    return obj
 
 
 def table_metric_columns(stats: Any, metric: str) -> list[str]:

@@ -46,7 +46,7 @@ import pyarrow.compute as pc
 
 from .._validate import check_choice
 from ..engine import io
-from ..engine.dataset import (DEFAULT_BATCH_ROWS, DatasetWriter, LocalExecutor, StatsDataset, iter_stats_part, retitle,
+from ..engine.dataset import (DEFAULT_BATCH_ROWS, DatasetWriter, LocalExecutor, StatsDataset, retitle,
                               write_part)
 from ..engine.partitioned_stats import (DEFAULT_PARTITION_ROWS, HypothesesPartition, ReferenceIndex,
                                          hypotheses_partitions)
@@ -302,29 +302,6 @@ def _check_boundaries(results: list[dict[str, Any]], parts: list[HypothesesParti
         last, where = r["last_seg"], p.label
 
 
-def _oracle_part_task(item: tuple[int, str], *, names: list[str], settings: dict[str, Any],
-                      batch_rows: int) -> dict[str, Any]:
-    """Candidates of one part of a statistics dataset (runs on a worker)."""
-    index, path = item
-    candidates, selected, rows = [], [], 0
-    for stats in iter_stats_part(path, batch_rows=batch_rows):
-        seg = stats.column("seg_id")
-        others = [n for n in names if n in OTHER_METRICS]
-        scores = sentence.score_variants(stats, [x for x in names if x not in OTHER_METRICS],
-                                         metric=settings["metric"], ref_length=settings["ref_length"],
-                                         max_ngram_order=settings["max_ngram_order"],
-                                         options=settings["variant_options"])
-        scores.update({x: sentence_scores(stats, metric=x) for x in others})
-        model = stats.column("model_score").astype(np.float64) if "model_score" in stats.table.column_names else None
-        first_row = index * _SHIFT + rows
-        cands = oracle_candidates(seg, scores, model, first_row)
-        take = np.unique(np.concatenate([c[2] for c in cands.values()])) - first_row
-        selected.append(stats.table.take(pa.array(take)).append_column(_GID, pa.array(take + first_row)))
-        candidates.append(cands)
-        rows += len(stats)
-    return {"candidates": candidates, "selected": selected, "entries": rows}
-
-
 def kbest_oracles(
     stats: StatsTable | StatsDataset,
     variants: Sequence[str] = ("bleu+1",),
@@ -360,12 +337,13 @@ def kbest_oracles(
         n -= 1  # a variant reads order N+1
     settings = dict(metric=metric, ref_length=ref_length, max_ngram_order=n,
                     variant_options={k: dict(v) for k, v in (variant_options or {}).items()})
-    if isinstance(stats, StatsTable):
-        results = [_oracle_batch_result(stats, names, settings)]
-    else:
-        items = list(enumerate(str(stats.path / x) for x in stats.parts))
-        results = list((stats.executor or LocalExecutor()).map(_oracle_part_task, items, names=names,
-                                                                 settings=settings, batch_rows=DEFAULT_BATCH_ROWS))
+    results = stats.map_batches(_oracle_batch, names=names, settings=settings)
+    offset = 0
+    for r in results:  # batch rows → row positions in the whole table (ties go to the earliest row)
+        r["candidates"] = [{k: (seg, key, row + offset) for k, (seg, key, row) in c.items()} for c in r["candidates"]]
+        r["selected"] = [t.set_column(t.schema.get_field_index(_GID), _GID,
+                                      pa.array(t.column(_GID).to_numpy() + offset)) for t in r["selected"]]
+        offset += r["entries"]
     n_entries = sum(r["entries"] for r in results)
     if n_entries == 0:
         raise InputError("stats: no rows; a k-best list needs entries.")
@@ -375,8 +353,8 @@ def kbest_oracles(
     return KBestResult(n_entries, n_sources, names, one_best, oracles, {"total": time.perf_counter() - t_start})
 
 
-def _oracle_batch_result(stats: StatsTable, names: list[str], settings: dict[str, Any]) -> dict[str, Any]:
-    """The candidates of an in-memory table (one batch)."""
+def _oracle_batch(stats: StatsTable, *, names: list[str], settings: dict[str, Any]) -> dict[str, Any]:
+    """The candidates of one batch of rows (rows numbered from the batch's first; runs where the rows are)."""
     others = [n for n in names if n in OTHER_METRICS]
     scores = sentence.score_variants(stats, [x for x in names if x not in OTHER_METRICS], metric=settings["metric"],
                                      ref_length=settings["ref_length"], max_ngram_order=settings["max_ngram_order"],
