@@ -291,10 +291,6 @@ def count_columns(metric: str, max_ngram_order: int) -> tuple[list[str], list[st
     return [f"{num}_{i}" for i in orders], [f"{den}_{i}" for i in orders]
 
 
-def _num(x: float | np.floating, integral: bool) -> int | float:
-    return int(x) if integral else float(x)
-
-
 def score_from_sums(correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len: Any, *, signature: Any,
                     metric: str = "bleu", smooth_method: str = "exp", smooth_value: float | None = None,
                     use_effective_order: bool = False, ref_length: str = "closest") -> BLEUScore:
@@ -321,17 +317,19 @@ def score_from_sums(correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len:
     integral = metric == "bleu"
     int_len = ref_length != "average"
     num, den = _PREFIXES[metric]
+    as_number = int if integral else float
+    r_len = int(ref_len) if int_len else float(ref_len)
     # element by element as Python numbers (tolist: the same values, without a numpy scalar each)
     return BLEUScore(
         score=float(out["score"]),
-        counts=[_num(v, integral and v.is_integer()) for v in out["counts"].tolist()],
-        totals=[_num(v, integral and v.is_integer()) for v in out["totals"].tolist()],
+        counts=[int(v) if integral and v.is_integer() else v for v in out["counts"].tolist()],
+        totals=[int(v) if integral and v.is_integer() else v for v in out["totals"].tolist()],
         precisions=out["precisions"].tolist(),
         bp=float(out["bp"]),
         sys_len=int(sys_len),
-        ref_len=_num(ref_len, int_len),
+        ref_len=r_len,
         signature=signature,
-        stats={num: [_num(v, integral) for v in raw_c.tolist()], den: [_num(v, integral) for v in t_sum.tolist()],
-               "hyp_len": int(sys_len), "ref_len": _num(ref_len, int_len)},
+        stats={num: list(map(as_number, raw_c.tolist())), den: list(map(as_number, t_sum.tolist())),
+               "hyp_len": int(sys_len), "ref_len": r_len},
         name="ΔBLEU" if metric == "delta_bleu" else "BLEU",
     )

@@ -50,12 +50,14 @@ def sum_rows(rows: list, num: int, den: int, length: int) -> tuple[list, list, A
     ...          6, 7, 3)
     ([3], [3], 3, 5.5)
     """
-    def total(values: list) -> Any:
-        return math.fsum(values) if any(type(v) is float for v in values) else sum(values)
+    return ([_total(column) for column in zip(*[row[num] for row in rows])],
+            [_total(column) for column in zip(*[row[den] for row in rows])],
+            sum([row[0] for row in rows]), _total([row[length] for row in rows]))
 
-    return ([total([row[num][i] for row in rows]) for i in range(len(rows[0][num]))],
-            [total([row[den][i] for row in rows]) for i in range(len(rows[0][den]))],
-            sum(row[0] for row in rows), total([row[length] for row in rows]))
+
+def _total(values: Any) -> Any:
+    """The sum of one column: exact for ints, :func:`math.fsum` (exact, rounded once) where a float is in it."""
+    return math.fsum(values) if float in map(type, values) else sum(values)
 
 
 def rows_matrix(rows: list, delta: bool, length: int, average: bool) -> np.ndarray:
