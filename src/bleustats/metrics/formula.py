@@ -149,7 +149,7 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
         if use_effective_order:  # N' = the last order with a non-zero total (all N when there is none)
             n_valid = _ADD(valid, axis=-1, dtype=np.int64)
             none = n_valid == 0
-            eff: Any = np.where(none, n_order, n_valid)
+            eff: Any = n_valid + none * n_order  # exact integers (numpy scalars for one row: no array call)
             logs = np.where(valid | none[..., None], logs, 0.0)
         else:
             eff = n_order
