@@ -347,6 +347,8 @@ def main(argv=None) -> int:
     missing = {}
     if not os.path.exists(a.mojo_python):
         missing["sacrebleu-mojo"] = f"no Python >= 3.12 environment at {a.mojo_python} (bench_core.py --setup-mojo)"
+    if subprocess.run([sys.executable, "-c", "import bleuscore"], capture_output=True).returncode:
+        missing["bleuscore"] = "bleuscore is not installed in this environment"
     probe = subprocess.run([sys.executable, "-c", "import bleustats; bleustats.BLEU"], capture_output=True)
     if probe.returncode:  # an older bleustats
         missing["bleustats BLEU()"] = "bleustats has no BLEU object in this version (issue 14)"

@@ -73,13 +73,12 @@ def rows_matrix(rows: list, delta: bool, length: int, average: bool) -> np.ndarr
     [[3, 4, 3, 2, 3, 2]]
     """
     num, den = (8, 9) if delta else (6, 7)
+    if rows:  # one conversion: the common dtype of the columns (float64 once one column is float, else int64)
+        return np.array([[row[0], row[length], *row[num], *row[den]] for row in rows],
+                        np.float64 if delta or average else np.int64)
     kind = np.float64 if delta else np.int64
-    return np.column_stack([
-        np.array([row[0] for row in rows], np.int64),
-        np.array([row[length] for row in rows], np.float64 if average else np.int64),
-        np.array([row[num] for row in rows], kind),
-        np.array([row[den] for row in rows], kind),
-    ])
+    return np.column_stack([np.array([], np.int64), np.array([], np.float64 if average else np.int64),
+                            np.array([], kind), np.array([], kind)])
 
 
 def text_bytes(refs: ReferenceSet) -> int:
