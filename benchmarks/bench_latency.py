@@ -45,6 +45,7 @@ Usage::
 
     python benchmarks/bench_latency.py                       # 5 repeats (a few minutes; cold runs compile)
     python benchmarks/bench_latency.py --repeats 3 --cold-repeats 1 --out benchmarks/results/latency_quick
+    python benchmarks/bench_latency.py --tasks per --baseline /tmp/main/src --out /tmp/latency_small
 """
 
 from __future__ import annotations
@@ -217,6 +218,9 @@ def plan(a) -> list[dict]:
         jobs.append(dict(task="per_corpus", label=f"corpus BLEU of {FEW} segments per call "
                                                   f"({a.calls // FEW:,} calls, 13a)", tool=tool,
                          cmd=[sys.executable, "-c", code, hyp, ref, "13a", str(a.calls)]))
+    if a.baseline:  # the same per-call tasks with another bleustats source tree first on sys.path
+        for job in [j for j in jobs if j["task"] in ("per_call", "per_corpus") and j["tool"].startswith("bleustats")]:
+            jobs.append(dict(job, tool=job["tool"] + " (baseline)", env={"PYTHONPATH": a.baseline}))
     for tool, body in SENTENCES.items():
         jobs.append(dict(task="sentences100", label="100 sentences, sentence BLEU each (whole process, 13a)",
                          tool=tool, cmd=[sys.executable, "-c", _READ + body + _EMIT, hyp, ref, "13a", "100"]))
@@ -308,6 +312,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tasks", nargs="+", default=None,
                     choices=["import", "per", "sentences100", "corpus100", "corpus10k"])
     ap.add_argument("--data", default=DATA)
+    ap.add_argument("--baseline", metavar="SRC", default=None,
+                    help="also run the per-call tasks with this bleustats source tree (its src/ folder, e.g. a "
+                         "`git archive` of main) first on PYTHONPATH: tools '... (baseline)', same run")
     ap.add_argument("--mojo-python", default=bench_core.DEFAULT_MOJO_PY)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out", default=os.path.join(RESULTS, "latency"))
@@ -340,6 +347,8 @@ def main(argv=None) -> int:
     missing = {}
     if not os.path.exists(a.mojo_python):
         missing["sacrebleu-mojo"] = f"no Python >= 3.12 environment at {a.mojo_python} (bench_core.py --setup-mojo)"
+    if subprocess.run([sys.executable, "-c", "import bleuscore"], capture_output=True).returncode:
+        missing["bleuscore"] = "bleuscore is not installed in this environment"
     probe = subprocess.run([sys.executable, "-c", "import bleustats; bleustats.BLEU"], capture_output=True)
     if probe.returncode:  # an older bleustats
         missing["bleustats BLEU()"] = "bleustats has no BLEU object in this version (issue 14)"
@@ -350,6 +359,7 @@ def main(argv=None) -> int:
             "cpu_model": bench_core._cpu_model(), "nproc": os.cpu_count(),
             "loadavg_at_start": os.getloadavg(), "versions": bench_core._versions(a.mojo_python),
             "repeats": a.repeats, "cold_repeats": a.cold_repeats, "calls": a.calls, "tolerance": TOL,
+            "baseline": a.baseline,
             "thread_env": {k: os.environ.get(k) for k in ("NUMBA_NUM_THREADS", "RAYON_NUM_THREADS")},
             "method": __doc__.split("Usage::")[0].strip()}
     print(f"latency benchmark: {len(jobs)} configurations, {a.repeats} repeats; warm numba cache {warm_dir}",
@@ -368,7 +378,7 @@ def main(argv=None) -> int:
                 if j.get("cold") and rep >= a.cold_repeats:
                     continue
                 cold_dir = tempfile.mkdtemp(prefix="bleustats-latency-cold-") if j.get("cold") else None
-                env = dict(base_env, NUMBA_CACHE_DIR=cold_dir or warm_dir)
+                env = dict(base_env, NUMBA_CACHE_DIR=cold_dir or warm_dir, **j.get("env", {}))
                 load = os.getloadavg()[0]
                 r = _run_cpu(j["cmd"], env, a.timeout)
                 r.update(repeat=rep, load=load)

@@ -289,9 +289,14 @@ def _signature(stats: StatsTable, metric: str, smooth_method: str, smooth_value:
         info = table_metric(stats, metric)[0].get_signature().info
         fields = [(k, ("yes" if v else "no") if isinstance(v, bool) else v) for k, v in info.items()
                   if v is not None and k != "version"]
-        return Signature.from_fields(("metric", metric), *fields, *extra)
-    return score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
-                           use_effective_order=use_effective_order, ref_length=ref_length).with_extra(*extra)
+        sig = Signature.from_fields(("metric", metric), *[(k, v) for k, v in fields if k != "nrefs"])
+        extra = (*[(k, v) for k, v in fields if k == "nrefs"], *extra)
+    else:
+        sig = score_signature(stats, metric=metric, smooth_method=smooth_method, smooth_value=smooth_value,
+                              use_effective_order=use_effective_order, ref_length=ref_length)
+    for key, value in extra:  # as sacreBLEU's paired test: bs / ar / seed stand right after nrefs
+        sig.update(key, str(value))
+    return sig
 
 
 # --------------------------------------------------------------------------- paired system tests
@@ -373,8 +378,8 @@ def paired_bootstrap(
     ...                      "text": ["a b c d", "e f g h", "a b c x", "e f g h"]})
     >>> refs = pd.DataFrame({"seg_id": [0, 1], "text": ["a b c d", "e f g h"]})
     >>> res = paired_bootstrap(compute_stats(hyps, refs), "A", "B", n_samples=50, seed=1)
-    >>> round(res.baseline_score, 2), round(res.system_score, 2), str(res.signature).split("|")[-3:-1]
-    (100.0, 72.31, ['bs:50', 'seed:1'])
+    >>> round(res.baseline_score, 2), round(res.system_score, 2), str(res.signature).split("|")[:3]
+    (100.0, 72.31, ['nrefs:1', 'bs:50', 'seed:1'])
     """
     n_samples = check_count("n_samples", n_samples, minimum=1)
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)

@@ -18,7 +18,6 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -222,11 +221,9 @@ class BLEU(Metric):
         """The BLEU of one row of summed statistics ``[hyp_len, ref_len, correct_1..N, total_1..N]``."""
         sums = np.asarray(stats)
         correct, total, sys_len, ref_len = self._split(sums)
-        score = self.compute_bleu(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
-                                  smooth_value=self.smooth_value, effective_order=self.effective_order,
-                                  max_ngram_order=self.max_ngram_order)
-        return replace(score, name="ΔBLEU" if self.metric == "delta_bleu" else "BLEU",
-                       signature=self.get_signature())
+        return _bleu_score(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
+                           smooth_value=self.smooth_value, effective_order=self.effective_order,
+                           name="ΔBLEU" if self.metric == "delta_bleu" else "BLEU", signature=self.get_signature())
 
     def scores_from_sums(self, sums: ArrayLike, *, float32: bool = False) -> np.ndarray:
         """BLEU of every row of summed statistics (``float32=True``: sacreBLEU's bootstrap rounding)."""
@@ -264,19 +261,32 @@ class BLEU(Metric):
                 max_ngram_order < 1 or len(correct) < max_ngram_order or len(total) < max_ngram_order):
             raise InputError(f"max_ngram_order must be an int from 1 to len(correct) = len(total); got "
                              f"{max_ngram_order!r} with {len(correct)} and {len(total)} entries.")
-        c = np.asarray(correct)[:max_ngram_order]
-        t = np.asarray(total)[:max_ngram_order]
-        out = bleu_from_sums(c, t, sys_len, ref_len, smooth_method=smooth_method, smooth_value=smooth_value,
-                             use_effective_order=effective_order)
+        return _bleu_score(np.asarray(correct)[:max_ngram_order], np.asarray(total)[:max_ngram_order], sys_len,
+                           ref_len, smooth_method=smooth_method, smooth_value=smooth_value,
+                           effective_order=effective_order)
 
-        def plain(values: np.ndarray, given: np.ndarray) -> list:
-            ints = given.dtype.kind in "iu" and all(float(v).is_integer() for v in values)
-            return [int(v) if ints else float(v) for v in values]
 
-        # numpy scalars and 0-d arrays (a row of sums sliced with ...) as Python numbers
-        sys_n = sys_len.item() if isinstance(sys_len, (np.generic, np.ndarray)) else sys_len
-        ref_n = ref_len.item() if isinstance(ref_len, (np.generic, np.ndarray)) else ref_len
-        return BLEUScore(score=float(out["score"]), counts=plain(out["counts"], c), totals=plain(out["totals"], t),
-                         precisions=[float(p) for p in out["precisions"]], bp=float(out["bp"]),
-                         sys_len=int(sys_n) if float(sys_n).is_integer() else sys_n,
-                         ref_len=int(ref_n) if float(ref_n).is_integer() else ref_n)
+def _python(values: list, ints: bool) -> list:
+    """``values`` (a ``tolist()``) as ints where ``ints`` and every one is whole, else as floats."""
+    if ints and all(v.is_integer() for v in values):
+        return [int(v) for v in values]
+    return [float(v) for v in values]
+
+
+def _number(x: Any) -> int | float:
+    """A length (a Python or numpy number, or a 0-d array) as a Python int where it is whole, else a float."""
+    x = x.item() if isinstance(x, (np.generic, np.ndarray)) else x
+    return int(x) if float(x).is_integer() else x
+
+
+def _bleu_score(c: np.ndarray, t: np.ndarray, sys_len: Any, ref_len: Any, *, smooth_method: str,
+                smooth_value: float | None, effective_order: bool, name: str = "BLEU",
+                signature: Any = None) -> BLEUScore:
+    """:meth:`BLEU.compute_bleu` of ``c`` / ``t`` (N orders), named and signed (``BLEUScore`` built once)."""
+    out = bleu_from_sums(c, t, sys_len, ref_len, smooth_method=smooth_method, smooth_value=smooth_value,
+                         use_effective_order=effective_order)
+    # numpy scalars and 0-d arrays (a row of sums sliced with ...) as Python numbers
+    return BLEUScore(score=float(out["score"]), counts=_python(out["counts"].tolist(), c.dtype.kind in "iu"),
+                     totals=_python(out["totals"].tolist(), t.dtype.kind in "iu"),
+                     precisions=out["precisions"].tolist(), bp=float(out["bp"]), sys_len=_number(sys_len),
+                     ref_len=_number(ref_len), signature=signature, name=name)

@@ -81,19 +81,32 @@ def check_scoring_options(*, metric: str = "bleu", smooth_method: str = "exp", s
 def _as_sums(correct: ArrayLike, total: ArrayLike, sys_len: ArrayLike, ref_len: ArrayLike
              ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """The four inputs of the formula as float64 arrays, checked once (shapes, no NaN or infinity)."""
-    arrays = {name: np.asarray(a, dtype=np.float64) for name, a in
-              (("correct", correct), ("total", total), ("sys_len", sys_len), ("ref_len", ref_len))}
-    c, t = arrays["correct"], arrays["total"]
+    names = ("correct", "total", "sys_len", "ref_len")
+    arrays, checks = [], []
+    for name, x in zip(names, (correct, total, sys_len, ref_len)):
+        a = np.asarray(x)
+        if a.dtype.kind in "biu":  # integers (a sentence's counts and lengths) are finite by type
+            arrays.append(a.astype(np.float64))
+        else:
+            arrays.append(np.asarray(x, dtype=np.float64))
+            checks.append((name, arrays[-1]))
+    c, t = arrays[0], arrays[1]
     if c.shape != t.shape or c.ndim < 1:
         raise ValueError(f"correct and total must have the same shape (..., N); got {c.shape} and {t.shape}. "
                          "Pass one row of N per-order sums for each score.")
-    for name, a in arrays.items():
-        if not np.isfinite(a).all():
-            bad = int((~np.isfinite(a)).sum())
-            raise ValueError(f"{name} must hold finite numbers; got {bad} NaN or infinite value(s), e.g. "
-                             f"{float(a[~np.isfinite(a)].flat[0])!r}. Statistics are counts: drop or recompute "
-                             "the rows that produced them.")
-    return c, t, arrays["sys_len"], arrays["ref_len"]
+    for name, a in checks:
+        finite = np.isfinite(a)
+        if not _AND(finite, axis=None):
+            bad = ~finite
+            raise ValueError(f"{name} must hold finite numbers; got {int(bad.sum())} NaN or infinite value(s), "
+                             f"e.g. {float(a[bad].flat[0])!r}. Statistics are counts: drop or recompute the rows "
+                             "that produced them.")
+    return c, t, arrays[2], arrays[3]
+
+
+# the ufuncs' own methods: the ndarray methods (any, sum, cumsum) add a Python layer per call
+_ADD, _ADD_ACC, _OR = np.add.reduce, np.add.accumulate, np.logical_or.reduce
+_AND, _AND_ACC = np.logical_and.reduce, np.logical_and.accumulate
 
 
 def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
@@ -101,49 +114,51 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
           dtype: type = np.float64) -> dict[str, np.ndarray]:
     """The formula (the module docstring's) over the last axis; statistics and precisions rounded to ``dtype``.
 
-    Rows of any shape, a few dozen numpy operations in all, so the same code
-    scores one corpus, every group, or a block of (resamples × units) rows.
-    ``dtype=np.float32`` reproduces sacreBLEU's bootstrap, which sums
-    ``np.array(stats, dtype='float32')``: ``100. * correct / total`` then stays
-    in float32 (NumPy 2's scalar rules); logs, means and the brevity penalty are
-    float64 in both. The logs are added left to right, as sacreBLEU's ``sum()``.
+    Rows of any shape, about thirty numpy operations in all, so the same code
+    scores one corpus, every group, or a block of (resamples × units) rows;
+    one sentence costs those calls, so there are few of them (the ufuncs'
+    own methods, no step a smoothing does not need). ``dtype=np.float32``
+    reproduces sacreBLEU's bootstrap, which sums ``np.array(stats, dtype='float32')``:
+    ``100. * correct / total`` then stays in float32 (NumPy 2's scalar rules);
+    logs, means and the brevity penalty are float64 in both. The logs are added
+    left to right, as sacreBLEU's ``sum()``.
     """
     n_order = correct.shape[-1]
-    add_k = smooth_method == "add-k"
-    c = correct.astype(dtype, copy=add_k)  # add-k must not touch the caller's arrays
-    t = total.astype(dtype, copy=add_k)
-    if add_k:
+    if smooth_method == "add-k":  # copies: add-k must not touch the caller's arrays
+        c, t = correct.astype(dtype), total.astype(dtype)
         c[..., 1:] += dtype(k)
         t[..., 1:] += dtype(k)
-    any_match = (correct != 0).any(axis=-1)
+    else:
+        c, t = correct.astype(dtype, copy=False), total.astype(dtype, copy=False)
+    any_match = _OR(correct != 0, axis=-1)
+    # one errstate for all: c = 0 < r gives exp(1 - r/0) = exp(-inf) = 0; a division by a total of 0 or a log
+    # of a precision of 0 is computed and then masked (those orders' precision is 0, their log LOG_FLOOR)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        bp = np.where(sys_len >= ref_len, 1.0, np.exp(1.0 - ref_len / sys_len))  # c = 0 < r: exp(-inf) = 0
-        positive = t > 0
-        # sacreBLEU stops at the first order with total 0: later orders keep precision 0
-        valid = np.logical_and.accumulate(positive, axis=-1)
-        t_safe = np.where(positive, t, dtype(1))
-        prec = np.where(c > 0, dtype(100.0) * c / t_safe, dtype(0))
-        if smooth_method in ("exp", "floor"):
+        bp = np.where(sys_len >= ref_len, 1.0, np.exp(1.0 - ref_len / sys_len))
+        # sacreBLEU stops at the first order with total 0: that order and later ones keep precision 0
+        valid = _AND_ACC(t > 0, axis=-1)
+        prec = np.where(valid & (c > 0), dtype(100.0) * c / t, dtype(0))
+        if smooth_method == "exp":  # the i-th zero precision becomes 1 / (2^i total)
             zero = valid & (c == 0)
-            if smooth_method == "exp":  # the i-th zero precision becomes 1 / (2^i total)
-                doublings = np.cumsum(zero, axis=-1)
-                prec = np.where(zero, dtype(100.0) / (np.exp2(doublings).astype(dtype) * t_safe), prec)
-            else:
-                prec = np.where(zero, dtype(100.0 * k) / t_safe, prec)
-        prec = np.where(valid, prec, dtype(0)).astype(np.float64, copy=False)
-        nonzero = prec > 0
-        logs = np.where(nonzero, np.log(np.where(nonzero, prec, 1.0)), LOG_FLOOR)
+            doublings = _ADD_ACC(zero, axis=-1, dtype=np.int64)
+            prec = np.where(zero, dtype(100.0) / (np.exp2(doublings).astype(dtype) * t), prec)
+        elif smooth_method == "floor":
+            prec = np.where(valid & (c == 0), dtype(100.0 * k) / t, prec)
+        prec = prec.astype(np.float64, copy=False)
+        logs = np.where(prec > 0, np.log(prec), LOG_FLOOR)
         if use_effective_order:  # N' = the last order with a non-zero total (all N when there is none)
-            n_valid = valid.sum(axis=-1)
+            n_valid = _ADD(valid, axis=-1, dtype=np.int64)
             none = n_valid == 0
-            eff: Any = np.where(none, n_order, n_valid)
+            eff: Any = n_valid + none * n_order  # exact integers (numpy scalars for one row: no array call)
             logs = np.where(valid | none[..., None], logs, 0.0)
         else:
             eff = n_order
-        acc = np.zeros(correct.shape[:-1])
-        for i in range(n_order):
-            acc = acc + logs[..., i]
-        score = bp * np.exp(acc / eff)
+        # left to right over the orders (logs.T[i] is logs[..., i] transposed: one cheap view per order)
+        columns = iter(logs.T)
+        acc = next(columns) if n_order else np.zeros(logs.T.shape[1:])
+        for column in columns:
+            acc = acc + column
+        score = bp * np.exp(acc.T / (eff if n_order else 1))  # no orders (N = 0): no match, score 0
     return {"score": np.where(any_match, score, 0.0), "precisions": prec, "bp": bp, "c": c, "t": t,
             "any_match": any_match}
 
@@ -276,10 +291,6 @@ def count_columns(metric: str, max_ngram_order: int) -> tuple[list[str], list[st
     return [f"{num}_{i}" for i in orders], [f"{den}_{i}" for i in orders]
 
 
-def _num(x: float | np.floating, integral: bool) -> int | float:
-    return int(x) if integral else float(x)
-
-
 def score_from_sums(correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len: Any, *, signature: Any,
                     metric: str = "bleu", smooth_method: str = "exp", smooth_value: float | None = None,
                     use_effective_order: bool = False, ref_length: str = "closest") -> BLEUScore:
@@ -306,17 +317,19 @@ def score_from_sums(correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len:
     integral = metric == "bleu"
     int_len = ref_length != "average"
     num, den = _PREFIXES[metric]
+    as_number = int if integral else float
+    r_len = int(ref_len) if int_len else float(ref_len)
     # element by element as Python numbers (tolist: the same values, without a numpy scalar each)
     return BLEUScore(
         score=float(out["score"]),
-        counts=[_num(v, integral and v.is_integer()) for v in out["counts"].tolist()],
-        totals=[_num(v, integral and v.is_integer()) for v in out["totals"].tolist()],
+        counts=[int(v) if integral and v.is_integer() else v for v in out["counts"].tolist()],
+        totals=[int(v) if integral and v.is_integer() else v for v in out["totals"].tolist()],
         precisions=out["precisions"].tolist(),
         bp=float(out["bp"]),
         sys_len=int(sys_len),
-        ref_len=_num(ref_len, int_len),
+        ref_len=r_len,
         signature=signature,
-        stats={num: [_num(v, integral) for v in raw_c.tolist()], den: [_num(v, integral) for v in t_sum.tolist()],
-               "hyp_len": int(sys_len), "ref_len": _num(ref_len, int_len)},
+        stats={num: list(map(as_number, raw_c.tolist())), den: list(map(as_number, t_sum.tolist())),
+               "hyp_len": int(sys_len), "ref_len": r_len},
         name="ΔBLEU" if metric == "delta_bleu" else "BLEU",
     )

@@ -50,12 +50,14 @@ def sum_rows(rows: list, num: int, den: int, length: int) -> tuple[list, list, A
     ...          6, 7, 3)
     ([3], [3], 3, 5.5)
     """
-    def total(values: list) -> Any:
-        return math.fsum(values) if any(type(v) is float for v in values) else sum(values)
+    return ([_total(column) for column in zip(*[row[num] for row in rows])],
+            [_total(column) for column in zip(*[row[den] for row in rows])],
+            sum([row[0] for row in rows]), _total([row[length] for row in rows]))
 
-    return ([total([row[num][i] for row in rows]) for i in range(len(rows[0][num]))],
-            [total([row[den][i] for row in rows]) for i in range(len(rows[0][den]))],
-            sum(row[0] for row in rows), total([row[length] for row in rows]))
+
+def _total(values: Any) -> Any:
+    """The sum of one column: exact for ints, :func:`math.fsum` (exact, rounded once) where a float is in it."""
+    return math.fsum(values) if float in map(type, values) else sum(values)
 
 
 def rows_matrix(rows: list, delta: bool, length: int, average: bool) -> np.ndarray:
@@ -71,13 +73,12 @@ def rows_matrix(rows: list, delta: bool, length: int, average: bool) -> np.ndarr
     [[3, 4, 3, 2, 3, 2]]
     """
     num, den = (8, 9) if delta else (6, 7)
+    if rows:  # one conversion: the common dtype of the columns (float64 once one column is float, else int64)
+        return np.array([[row[0], row[length], *row[num], *row[den]] for row in rows],
+                        np.float64 if delta or average else np.int64)
     kind = np.float64 if delta else np.int64
-    return np.column_stack([
-        np.array([row[0] for row in rows], np.int64),
-        np.array([row[length] for row in rows], np.float64 if average else np.int64),
-        np.array([row[num] for row in rows], kind),
-        np.array([row[den] for row in rows], kind),
-    ])
+    return np.column_stack([np.array([], np.int64), np.array([], np.float64 if average else np.int64),
+                            np.array([], kind), np.array([], kind)])
 
 
 def text_bytes(refs: ReferenceSet) -> int:

@@ -15,6 +15,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -98,6 +99,7 @@ class BLEUSignature(Signature):
         return out
 
 
+@lru_cache(maxsize=64)  # a name's label never changes; this saves an import per score
 def _tokenizer_label(tokenize: str) -> str:
     """The ``tok`` field of a tokenizer name: the tokenizer's own signature, as the ``BLEU`` object signs it.
 
