@@ -104,7 +104,10 @@ _CHUNK_NAMES = {"13a": "tokenize_13a", "intl": "tokenize_intl", "char": "tokeniz
 
 def _chunk_tokenizer(name: str) -> Callable[[list[str]], list[str]]:
     """The batched tokenizer of ``name`` (one of :data:`TOKENIZERS`)."""
-    return (lambda lines: lines) if name == "none" else __getattr__(_CHUNK_NAMES[name])
+    if name == "none":
+        return lambda lines: lines
+    attr = _CHUNK_NAMES[name]
+    return globals().get(attr) or __getattr__(attr)  # loaded once, then the module's own name
 
 
 def _check_tokenize(tokenize: object) -> str:
