@@ -112,7 +112,7 @@ SHARED_MAX_ENTRIES = 4
 #: Characters of reference text it keeps in all, summed over its entries; a larger
 #: reference set is not kept (what each entry derives, e.g. tokenized texts, is of
 #: the same order, once per option set used).
-SHARED_MAX_CHARS = 64_000_000
+SHARED_MAX_CHARS = 16_000_000
 
 _shared: OrderedDict[bytes, tuple[ReferenceSet, int]] = OrderedDict()
 _shared_lock = threading.Lock()
