@@ -22,6 +22,9 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +37,7 @@ from . import columns, io
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ReferenceSet"]
+__all__ = ["SHARED_MAX_CHARS", "SHARED_MAX_ENTRIES", "ReferenceSet", "clear_shared", "shared_reference_set"]
 
 
 class ReferenceSet:
@@ -100,3 +103,121 @@ class ReferenceSet:
     def __repr__(self) -> str:
         return (f"ReferenceSet({self.table.num_rows} references, "
                 f"{self.n_segments if self.n_segments is not None else '?'} segments, num_refs={self.num_refs})")
+
+
+# --------------------------------------------------------------------------- process-level cache
+
+#: Reference sets :func:`shared_reference_set` keeps (least recently used first out).
+SHARED_MAX_ENTRIES = 4
+#: Characters of reference text it keeps in all, summed over its entries; a larger
+#: reference set is not kept (what each entry derives, e.g. tokenized texts, is of
+#: the same order, once per option set used).
+SHARED_MAX_CHARS = 16_000_000
+
+_shared: OrderedDict[bytes, tuple[ReferenceSet, int]] = OrderedDict()
+_shared_lock = threading.Lock()
+
+
+def _digest(streams: list[Sequence[Any]], n_hyp: int) -> tuple[bytes, int] | None:
+    """(content digest, characters) of list reference streams; None unless every entry is a str or None.
+
+    The digest covers every stream's length and every entry's length (-1 for
+    None) and text, so two inputs share a digest only when they are equal,
+    entry for entry (up to BLAKE2b collisions).
+    """
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"streams:{len(streams)}:{n_hyp}".encode())
+    chars = 0
+    for stream in streams:
+        if len(stream) != n_hyp:
+            return None
+        try:  # all str (the usual case): C loops only
+            text = "".join(stream)
+            lengths = np.fromiter(map(len, stream), np.int64, count=n_hyp)
+        except TypeError:  # None (a missing reference) or something that is not text
+            lengths = np.fromiter((-1 if s is None else len(s) if isinstance(s, str) else -2 for s in stream),
+                                  np.int64, count=n_hyp)
+            if (lengths == -2).any():
+                return None  # not text: the uncached path names the entry
+            text = "".join([s for s in stream if s is not None])
+        h.update(lengths.tobytes())
+        chars += len(text)
+        h.update(text.encode("utf-8", "surrogatepass"))
+    return h.digest(), chars
+
+
+def shared_reference_set(references: Any, n_hyp: int, layout: str = "auto") -> ReferenceSet | None:
+    """The process's :class:`ReferenceSet` of ``references``, made on the first call with their content.
+
+    ``corpus_bleu``, ``corpus_chrf`` and ``corpus_ter`` are called once per
+    system with the same references; through this cache the references are
+    validated once, and each metric prepares them (tokenizes them) once per
+    option set, as the metric objects do with ``references=``. Entries are
+    found by a BLAKE2b digest of the streams' content, never by the lists'
+    identity, so a reference edited in place (even one character) is a
+    different entry. At most :data:`SHARED_MAX_ENTRIES` reference sets of at
+    most :data:`SHARED_MAX_CHARS` characters in all are kept, least recently
+    used first out.
+
+    Parameters
+    ----------
+    references : list of lists of str
+        sacreBLEU-style reference streams (``None`` for a missing reference).
+    n_hyp : int
+        Number of hypotheses: every stream must be that long.
+    layout : {'auto', 'streams', 'segments'}
+        ``references_layout`` of the caller; only streams are kept.
+
+    Returns
+    -------
+    ReferenceSet or None
+        None where the cache does not apply (a table, per-segment lists,
+        weights, streams of another length, entries that are not text, or a
+        set too large to keep): the caller takes its uncached path, which
+        also raises the errors of malformed inputs.
+
+    Examples
+    --------
+    >>> clear_shared()
+    >>> a = shared_reference_set([["the cat", "a dog"]], 2)
+    >>> a is shared_reference_set([["the cat", "a dog"]], 2), a is shared_reference_set([["the cat", "a dot"]], 2)
+    (True, False)
+    >>> shared_reference_set([["the cat"]], 2) is None  # a stream of the wrong length: not kept
+    True
+    """
+    if layout not in ("auto", "streams") or not isinstance(references, (list, tuple)) or not references:
+        return None
+    if not all(isinstance(r, (list, tuple)) for r in references):
+        return None
+    found = _digest(list(references), n_hyp)
+    if found is None:
+        return None
+    key, chars = found
+    with _shared_lock:
+        entry = _shared.get(key)
+        if entry is not None:
+            _shared.move_to_end(key)
+            return entry[0]
+    if chars > SHARED_MAX_CHARS:
+        return None
+    refs = ReferenceSet(list(references), layout="streams")
+    with _shared_lock:
+        _shared[key] = (refs, chars)
+        _shared.move_to_end(key)
+        total = sum(c for _, c in _shared.values())
+        while len(_shared) > SHARED_MAX_ENTRIES or total > SHARED_MAX_CHARS:
+            _, (_, c) = _shared.popitem(last=False)
+            total -= c
+    return refs
+
+
+def clear_shared() -> None:
+    """Empty the cache of :func:`shared_reference_set`.
+
+    Examples
+    --------
+    >>> clear_shared(); shared_reference_set([["a"]], 1) is shared_reference_set([["a"]], 1)
+    True
+    """
+    with _shared_lock:
+        _shared.clear()

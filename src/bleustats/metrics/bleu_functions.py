@@ -44,6 +44,8 @@ def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layou
                   options["delta_definition"])
     if not isinstance(hypotheses, (list, tuple)) or not all(type(h) is str for h in hypotheses) or not hypotheses:
         return None
+    if small.kernels_loaded() and sum(map(len, hypotheses)) > small.WARM_MAX_CHARS:
+        return None  # the hypotheses alone are past the plain path's size: no reference lists built
     segments = small.plain_references(references, ref_weights, n_hyp=len(hypotheses), layout=layout)
     if segments is None:
         return None
@@ -148,8 +150,12 @@ def corpus_bleu(
     fast = _plain_corpus_bleu(hypotheses, references, ref_weights, references_layout, options, scoring)
     if fast is not None:
         return fast
+    from ..engine.references import shared_reference_set
     from ..engine.stats import compute_stats
 
+    if ref_weights is None and isinstance(hypotheses, (list, tuple)):
+        # the same references on every call (one call per system): validated and tokenized once
+        references = shared_reference_set(references, len(hypotheses), references_layout) or references
     stats = compute_stats(hypotheses, references, ref_weights=ref_weights, references_layout=references_layout,
                           **options)
     return corpus_score(

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_options, chrf_statistics
-from ..engine.references import ReferenceSet
+from ..engine.references import ReferenceSet, shared_reference_set
 from .base import Metric, Score, Signature
 from .helpers import extract_all_char_ngrams, extract_word_ngrams
 
@@ -245,6 +245,8 @@ def corpus_chrf(
     """
     opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
                         whitespace=_whitespace(remove_whitespace), eps_smoothing=eps_smoothing)
+    if isinstance(hypotheses, (list, tuple)):  # one call per system: the references validated once
+        references = shared_reference_set(references, len(hypotheses), references_layout) or references
     stats = chrf_statistics(hypotheses, references, references_layout=references_layout, **opts)
     return _score_of(stats, opts)
 

@@ -141,6 +141,8 @@ def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowe
     """
     if segments is None or not hypotheses or not all(type(h) is str for h in hypotheses):
         return None
+    if small.kernels_loaded() and sum(map(len, hypotheses)) > small.WARM_MAX_CHARS:
+        return None  # the hypotheses alone are past the plain path's size: no reference view built
     view = small.view_references(segments, ref_view, weight_threshold)
     if not all(view):
         return None

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..engine.references import ReferenceSet
+from ..engine.references import ReferenceSet, shared_reference_set
 from ..engine.ter_stats import ter_statistics
 from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
@@ -221,6 +221,8 @@ def corpus_ter(
     """
     options = {"normalized": normalized, "no_punct": no_punct, "asian_support": asian_support,
                "case_sensitive": case_sensitive}
+    if isinstance(hypotheses, (list, tuple)):  # one call per system: the references tokenized once
+        references = shared_reference_set(references, len(hypotheses), references_layout) or references
     stats, n_refs = ter_statistics(hypotheses, references, references_layout=references_layout,
                                    return_n_refs=True, **options)
     return _score_of(stats, n_refs, options)
