@@ -116,17 +116,28 @@ class _Signalled(BaseException):
 
 
 #: Python files where raising the interrupt is safe: bleustats' own code and the standard library's
-#: waiting code. Elsewhere the frame may be a callback from C (numba's cache loader runs one through
+#: waiting code it calls. Elsewhere the frame may be a callback from C (numba's cache loader runs one through
 #: ctypes), where an exception is printed and dropped and the command would run on.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SAFE_STDLIB = ("threading.py", "queue.py", os.path.join("concurrent", "futures"))
 
 
+def _in_stdlib_waiting_code(name: str) -> bool:
+    return name.endswith(_SAFE_STDLIB[:2]) or _SAFE_STDLIB[2] in name
+
+
 def _safe_to_raise(frame: Any) -> bool:
+    """True where an exception raised by the handler propagates to the command line.
+
+    In bleustats' own code, or in the standard library's waiting code called from it: a
+    ``threading`` frame called from elsewhere may be a callback from C (a compiled module's
+    initialisation creates locks), where the exception would be dropped.
+    """
     if deferring():  # a temporary file is being made or removed (bleustats._interrupts)
         return False
-    name = frame.f_code.co_filename if frame is not None else ""
-    return name.startswith(_PACKAGE_DIR) or name.endswith(_SAFE_STDLIB[:2]) or _SAFE_STDLIB[2] in name
+    while frame is not None and _in_stdlib_waiting_code(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR)
 
 
 class _SignalState:
