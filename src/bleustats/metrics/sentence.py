@@ -94,11 +94,12 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validate import check_choice, check_number, describe_ids, renamed_keywords
+from .._validate import check_choice, check_number, renamed_keywords
 from ..engine.options import SENTENCE_VARIANT_NAMES
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from .formula import METRICS, bleu_from_sums
+from .tables import check_delta_defined
 from ..engine.options import REF_LENGTHS, SMOOTH_METHODS
 
 __all__ = [
@@ -145,22 +146,6 @@ class SentenceStats(NamedTuple):
 
 
 @renamed_keywords(statistic="metric", max_order="max_ngram_order")
-def _bad_weight_segments(batch: StatsTable) -> np.ndarray:
-    return batch.column("seg_id")[batch.column("ref_weight_max") <= 0]
-
-
-def _check_delta(stats: Any) -> None:
-    """Raise, naming every segment over all batches, unless each row has a reference of positive weight."""
-    bad = stats.map_batches(_bad_weight_segments, columns=["seg_id", "ref_weight_max"])
-    seg = np.unique(np.concatenate(bad)) if bad else np.zeros(0, np.int64)
-    if len(seg):
-        raise InputError(
-            f"metric='delta_bleu': {len(seg)} segment(s) have no reference with a positive weight "
-            f"(seg_id {describe_ids(seg)}); ΔBLEU's totals need max_j w_j > 0. "
-            "Use metric='bleu' or give each segment a positively weighted reference."
-        )
-
-
 def sentence_stats(
     stats: StatsTable,
     *,
@@ -205,7 +190,7 @@ def sentence_stats(
         )
     num, den = ("wmatch", "wtotal") if metric == "delta_bleu" else ("match", "total")
     if metric == "delta_bleu":
-        _check_delta(stats)
+        check_delta_defined(stats)
 
     def col(prefix: str, i: int) -> np.ndarray:
         return np.asarray(stats.column(f"{prefix}_{i}"), dtype=np.float64)
@@ -771,7 +756,7 @@ def score_variants(
         raise InputError(f"options: keys must be names in names ({', '.join(names)}); got {sorted(unknown)}.")
     check_choice("metric", metric, METRICS)
     if metric == "delta_bleu":
-        _check_delta(stats)  # every bad segment named, over all batches
+        check_delta_defined(stats)  # every bad segment named, over all batches
     parts = stats.map_batches(_variants_batch, names=names, metric=metric, ref_length=ref_length,
                               max_ngram_order=max_ngram_order, options=options)
     if len(parts) == 1:
