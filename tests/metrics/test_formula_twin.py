@@ -38,7 +38,8 @@ def blocks(draw):
     total = np.array(draw(st.lists(st.integers(0, 40), min_size=cells, max_size=cells)), np.int64).reshape(rows, n)
     frac = np.array(draw(st.lists(st.sampled_from([0.0, 0.0, 0.3, 0.5, 1.0]) | st.floats(0, 1).map(_milli),
                                   min_size=cells, max_size=cells))).reshape(rows, n)
-    lengths = st.lists(st.integers(0, 60), min_size=rows, max_size=rows)
+    # negative lengths are not counts, but sacreBLEU's compute_bleu defines them (BP = 0): so does the formula
+    lengths = st.lists(st.integers(0, 60) | st.integers(-3, -1), min_size=rows, max_size=rows)
     sys_len, ref_len = np.array(draw(lengths), np.int64), np.array(draw(lengths), np.int64)
     kind = draw(st.sampled_from(["int", "float", "weighted"]))
     if kind == "int":

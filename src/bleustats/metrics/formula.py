@@ -13,7 +13,7 @@ precisions:
 
     \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot
         \exp\Big(\frac{1}{N'} \sum_{n=1}^{N'} \log p_n\Big),
-    \qquad \mathrm{BP} = \begin{cases} 1 & c \ge r \\ e^{1 - r/c} & 0 < c < r \\ 0 & c = 0 \end{cases}
+    \qquad \mathrm{BP} = \begin{cases} 1 & c \ge r \\ e^{1 - r/c} & 0 < c < r \\ 0 & c \le 0 \end{cases}
 
 with sacreBLEU's exact semantics: no matches at all gives 0; orders from the
 first with :math:`\mathrm{total}_n = 0` on count as precision 0 (log floored at
@@ -134,7 +134,8 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
     # one errstate for all: c = 0 < r gives exp(1 - r/0) = exp(-inf) = 0; a division by a total of 0 or a log
     # of a precision of 0 is computed and then masked (those orders' precision is 0, their log LOG_FLOOR)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        bp = np.where(sys_len >= ref_len, 1.0, np.exp(1.0 - ref_len / sys_len))
+        # sacreBLEU: BP = 0 where sys_len <= 0 < ref_len - sys_len (only a negative length reaches the inner 0)
+        bp = np.where(sys_len >= ref_len, 1.0, np.where(sys_len > 0, np.exp(1.0 - ref_len / sys_len), 0.0))
         # sacreBLEU stops at the first order with total 0: that order and later ones keep precision 0
         valid = _AND_ACC(t > 0, axis=-1)
         prec = np.where(valid & (c > 0), dtype(100.0) * c / t, dtype(0))
