@@ -27,12 +27,11 @@ from typing import TYPE_CHECKING, Any
 import numba
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from numpy.typing import NDArray
 
 from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
-from . import _ter_kernels, io
+from . import _ter_kernels, columns, io
 from .encode import encode_segments
 from .references import ReferenceSet
 
@@ -87,12 +86,13 @@ def _reference_segments(references: Any, n_hyp: int, layout: str) -> tuple[list[
                              f"{n_hyp} hypotheses; every reference stream must be as long as the hypotheses.")
         return references.cached(("ter-segments", n_hyp), lambda t: _reference_segments(t, n_hyp, "auto"))
     refs = io.as_references_table(references, n_hyp=n_hyp, layout=layout)
-    if refs.num_rows and not pc.all(pc.equal(refs.column("weight"), 1.0)).as_py():
+    # engine.columns reads the columns: pyarrow.compute and to_numpy would import pandas (pyarrow's shim)
+    if refs.num_rows and not np.all(columns.to_numpy(refs.column("weight")) == 1.0):
         raise InputError(
             "references: TER has no reference weights, but some weights are not 1. Give plain "
             "strings instead of (text, weight) pairs, or set a table's 'weight' column to 1."
         )
-    seg = refs.column("seg_id").to_numpy()
+    seg = columns.to_numpy(refs.column("seg_id"))
     outside = np.unique(seg[(seg < 0) | (seg >= n_hyp)])
     if len(outside):
         raise InputError(
@@ -110,7 +110,7 @@ def _reference_segments(references: Any, n_hyp: int, layout: str) -> tuple[list[
         )
     seg_refs = np.zeros(n_hyp + 1, np.int64)
     np.cumsum(counts, out=seg_refs[1:])
-    texts = refs.column("text").take(pa.array(order)).to_pylist()
+    texts = refs.column("text").take(columns.numeric(order)).to_pylist()
     return texts, seg_refs
 
 
@@ -129,11 +129,11 @@ def _tokenize_all(lines: list[str], tokenizer: TercomTokenizer, plain: bool, low
         # Without normalization or punctuation removal the tokenizer only lowercases (which
         # is idempotent) and collapses whitespace, and the encoder splits exactly as
         # str.split() does.
-        return pa.array([s.lower() for s in lines] if lowercase else lines, pa.string())
+        return columns.strings([s.lower() for s in lines] if lowercase else lines)
     out = [tokenizer(s.rstrip()) for s in lines]
     for _ in range(passes - 1):
         out = [tokenizer(s) for s in out]  # a tokenized line has no trailing whitespace to strip
-    return pa.array(out, pa.string())
+    return columns.strings(out)
 
 
 def ter_statistics(
@@ -263,10 +263,10 @@ def _statistics(hyps: list[str], ref_texts: list[str], seg_refs: np.ndarray, nor
         r_tok = _tokenize_all(ref_texts, tokenizer, plain, not case_sensitive, passes=2)
     hyp_lists, ref_lists = encode_segments(h_tok, r_tok, np.arange(n + 1, dtype=np.int64), seg_refs,
                                            tokenize="none", lowercase=False)  # already Tercom-tokenized
-    hyp_ids = hyp_lists.values.to_numpy(zero_copy_only=True)
-    hyp_off = hyp_lists.offsets.to_numpy(zero_copy_only=True)
-    ref_ids = ref_lists.values.to_numpy(zero_copy_only=True)
-    ref_off = ref_lists.offsets.to_numpy(zero_copy_only=True)
+    hyp_ids = columns.to_numpy(hyp_lists.values)
+    hyp_off = columns.to_numpy(hyp_lists.offsets)
+    ref_ids = columns.to_numpy(ref_lists.values)
+    ref_off = columns.to_numpy(ref_lists.offsets)
     # hypothesis and reference lists view one flat id array with absolute offsets
     if (numba.get_num_threads() == 1 or n < _PARALLEL_MIN_SEGMENTS
             or hyp_off[-1] - hyp_off[0] < _PARALLEL_MIN_TOKENS):
@@ -300,9 +300,9 @@ def ter_statistics_table(hypotheses: pa.Table, references: pa.Table, *, normaliz
     n = hypotheses.num_rows
     if n == 0:
         return np.zeros((0, 2), np.float64)
-    ref_seg_ids = references.column("seg_id").to_numpy()
+    ref_seg_ids = columns.to_numpy(references.column("seg_id"))
     seg_keys, ref_seg = np.unique(ref_seg_ids, return_inverse=True)
-    hyp_seg_ids = hypotheses.column("seg_id").to_numpy()
+    hyp_seg_ids = columns.to_numpy(hypotheses.column("seg_id"))
     hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids)
     found = hyp_seg < len(seg_keys)
     found[found] = seg_keys[hyp_seg[found]] == hyp_seg_ids[found]
@@ -317,16 +317,16 @@ def ter_statistics_table(hypotheses: pa.Table, references: pa.Table, *, normaliz
     ref_ptr = np.searchsorted(ref_seg[ref_order], np.arange(n_seg + 1)).astype(np.int64)
     tokenizer = _tokenizer(normalized, no_punct, asian_support, case_sensitive)
     plain = not normalized and not no_punct
-    h_tok = _tokenize_all(hypotheses.column("text").take(pa.array(hyp_order)).to_pylist(), tokenizer, plain,
+    h_tok = _tokenize_all(hypotheses.column("text").take(columns.numeric(hyp_order)).to_pylist(), tokenizer, plain,
                           not case_sensitive)
-    r_tok = _tokenize_all(references.column("text").take(pa.array(ref_order)).to_pylist(), tokenizer, plain,
+    r_tok = _tokenize_all(references.column("text").take(columns.numeric(ref_order)).to_pylist(), tokenizer, plain,
                           not case_sensitive, passes=2)
     # one id space per segment: a segment's hypotheses and references are encoded together
     hyp_lists, ref_lists = encode_segments(h_tok, r_tok, hyp_ptr, ref_ptr, tokenize="none", lowercase=False)
-    hyp_ids = hyp_lists.values.to_numpy(zero_copy_only=True)
-    hyp_off = hyp_lists.offsets.to_numpy(zero_copy_only=True)
-    ref_ids = ref_lists.values.to_numpy(zero_copy_only=True)
-    ref_off = ref_lists.offsets.to_numpy(zero_copy_only=True).astype(np.int64)
+    hyp_ids = columns.to_numpy(hyp_lists.values)
+    hyp_off = columns.to_numpy(hyp_lists.offsets)
+    ref_ids = columns.to_numpy(ref_lists.values)
+    ref_off = columns.to_numpy(ref_lists.offsets).astype(np.int64)
     # hypothesis j (segment s) gets its own copy of the segment's reference lines (ids only)
     seg_sorted = hyp_seg[hyp_order]
     per_hyp = (ref_ptr[seg_sorted + 1] - ref_ptr[seg_sorted])
