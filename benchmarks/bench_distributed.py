@@ -150,7 +150,7 @@ def one(mode: str, hyps: str, refs: str, out: str, scores_out: str) -> dict:
     if mode == "single-1t":
         import numba
         numba.set_num_threads(1)
-    from bleustats.engine.partitioned_stats import compute_stats_dataset
+    from bleustats.engine._partitioned_stats import compute_stats_dataset
     from bleustats.metrics.partitioned import corpus_scores
 
     rss_import = _maxrss_mb()

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from bleustats.engine import schemas
 from bleustats.engine.dataset import MANIFEST, open_stats
 from bleustats.engine.io import DIGEST_KEY
-from bleustats.engine.partitioned_stats import compute_stats_dataset
+from bleustats.engine._partitioned_stats import compute_stats_dataset
 from bleustats.engine.stats import compute_stats, load_stats
 from bleustats.errors import InputError
 from bleustats.metrics import partitioned, tables

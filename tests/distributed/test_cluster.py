@@ -32,13 +32,13 @@ from distributed import Client, LocalCluster  # noqa: E402
 from bleustats.cli.main import main  # noqa: E402
 from bleustats.distributed import DaskExecutor, compute_stats_frame, connect, worker_pids  # noqa: E402
 from bleustats.engine.dataset import open_stats  # noqa: E402
-from bleustats.engine.partitioned_stats import compute_stats_dataset  # noqa: E402
+from bleustats.engine._partitioned_stats import compute_stats_dataset  # noqa: E402
 from bleustats.engine.stats import compute_stats  # noqa: E402
 from bleustats.errors import ClusterError, InputError  # noqa: E402
 from bleustats.meta import paired, partitioned as meta_part, study, units  # noqa: E402
 from bleustats.metrics import partitioned, sentence, tables  # noqa: E402
 from bleustats.tools.kbest import score_nbest  # noqa: E402
-from bleustats.tools.kbest_partitioned import score_nbest_dataset  # noqa: E402
+from bleustats.tools._kbest_partitioned import score_nbest_dataset  # noqa: E402
 from ..conftest import make_corpus  # noqa: E402
 
 VARIANTS = ["bleu+1", "lin-och", "nakov:bp-smoothed,pc-grounded", "sacrebleu:exp", "chen-cherry:3"]

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleustats.engine import columns
+from bleustats.engine import _columns as columns
 from bleustats.errors import InputError
 
 FAST = settings(max_examples=100, deadline=None)

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bleustats.engine.dataset import MANIFEST, DatasetWriter, open_stats, save_as_file, write_part
-from bleustats.engine.partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
+from bleustats.engine._partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
 from bleustats.engine.stats import compute_stats, compute_stats_files, load_stats
 from bleustats.errors import InputError
 from bleustats.meta import paired, partitioned as meta_part, study, units

@@ -147,7 +147,7 @@ def test_errors_name_every_segment_across_parts(tmp_path, monkeypatch):
 
 
 def test_kbest_oracles_equal(tmp_path, monkeypatch):
-    from bleustats.tools.kbest_partitioned import kbest_oracles
+    from bleustats.tools._kbest_partitioned import kbest_oracles
 
     hyps, refs = _corpus(n_segs=15, systems="AB")
     nb = hyps.sort_values(["seg_id", "system"], kind="stable").drop(columns="system").reset_index(drop=True)

@@ -33,8 +33,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError
-from ..engine import small
-from ..engine.options import CHRF_DEFAULTS, TABLE_SUFFIXES
+from ..engine import _small as small
+from ..engine._options import CHRF_DEFAULTS, TABLE_SUFFIXES
 
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
@@ -632,7 +632,7 @@ def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
     """
     import numpy as np
 
-    from ..engine.options import CHRF_DEFAULTS as CHRF
+    from ..engine._options import CHRF_DEFAULTS as CHRF
     from ..metrics.bleu import BLEU
     from ..metrics.tables import statistics_matrix, table_metric
     stats = saved(args).to_table()  # per-segment rows are needed: the whole table in memory
@@ -723,7 +723,7 @@ def _print_streamed_bleu(args: argparse.Namespace, fmt: str, out: Any) -> None:
     """sacreBLEU's one-system BLEU output, the statistics streamed from the files (bounded memory, no Arrow tables).
 
     The line reader splits on '\\n' only and BLEU's tokens ignore line ends,
-    as sacreBLEU reads ``line.rstrip()`` (:mod:`bleustats.engine.lines`); the
+    as sacreBLEU reads ``line.rstrip()`` (:mod:`bleustats.engine._lines`); the
     metric object gives the tokenizer (``-l`` picks it as sacreBLEU does) and
     the signature.
     """

@@ -2,15 +2,15 @@ r"""bleustats on a Dask cluster: statistics, scores, k-best lists, paired tests 
 
 Optional (``pip install 'bleustats[dask]'``); nothing else in bleustats
 imports Dask. The work is the partitioned computations of the core floors
-(:mod:`bleustats.engine.partitioned_stats`, :mod:`bleustats.metrics.partitioned`,
-:mod:`bleustats.meta.partitioned`, :mod:`bleustats.tools.kbest_partitioned`),
+(:mod:`bleustats.engine._partitioned_stats`, :mod:`bleustats.metrics.partitioned`,
+:mod:`bleustats.meta.partitioned`, :mod:`bleustats.tools._kbest_partitioned`),
 which run their per-part tasks on an *executor*; this package supplies one
 that runs them on a cluster:
 
 >>> import os, tempfile
 >>> import pandas as pd
 >>> from bleustats.distributed import connect
->>> from bleustats.engine.partitioned_stats import compute_stats_dataset
+>>> from bleustats.engine._partitioned_stats import compute_stats_dataset
 >>> from bleustats.metrics import partitioned
 >>> hyps = pd.DataFrame({"seg_id": [0, 1, 0, 1], "system": ["A", "A", "B", "B"],
 ...                      "text": ["a b c d", "e f g", "a b x d", "e f g"]})
@@ -30,7 +30,7 @@ True
   statistics of a Dask DataFrame of hypotheses.
 
 Results equal the single-process ones bit for bit (integer sums are exact;
-float sums are exact partials rounded once, :mod:`bleustats.engine.sums`).
+float sums are exact partials rounded once, :mod:`bleustats.engine._sums`).
 """
 
 from __future__ import annotations

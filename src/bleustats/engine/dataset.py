@@ -65,9 +65,9 @@ from .._interrupts import deferred
 from .._version import __version__
 from ..errors import InputError
 from . import io, schemas
-from .options import DEFAULT_BATCH_ROWS
+from ._options import DEFAULT_BATCH_ROWS
 from .stats import StatsTable, load_stats, metric_groups
-from .sums import PartialSums, merge_partial_sums, partial_sums
+from ._sums import PartialSums, merge_partial_sums, partial_sums
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
@@ -712,7 +712,7 @@ def save_as_file(stats: StatsDataset, path: str | os.PathLike, *, batch_rows: in
     Examples
     --------
     >>> import os, tempfile
-    >>> from bleustats.engine.partitioned_stats import compute_stats_dataset
+    >>> from bleustats.engine._partitioned_stats import compute_stats_dataset
     >>> import pandas as pd
     >>> d = tempfile.mkdtemp()
     >>> ds = compute_stats_dataset(pd.DataFrame({"seg_id": [0, 1], "text": ["a", "b"]}),

@@ -40,7 +40,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from ..tokenizers import tokenize_lines
-from . import _encode_kernels, _tokenize_kernels, columns
+from . import _encode_kernels, _tokenize_kernels, _columns as columns
 from ._tokenize_tables import code_point_tables
 
 __all__ = [

@@ -40,8 +40,8 @@ import pyarrow as pa
 
 from .._interrupts import deferred
 from ..errors import InputError
-from . import columns, schemas
-from .options import TABLE_SUFFIXES
+from . import _columns as columns, schemas
+from ._options import TABLE_SUFFIXES
 
 if TYPE_CHECKING:  # pandas is imported only when a DataFrame is used
     import pandas as pd

@@ -22,7 +22,7 @@ so scoring code needs only to ask its statistics for
 :class:`~bleustats.engine.stats.StatsTable` answers them in memory (numpy over
 its columns; :func:`table_totals`), :class:`~bleustats.engine.dataset.StatsDataset`
 part by part on its executor (here or on a Dask cluster), merging per-part
-partial sums exactly (:func:`~bleustats.engine.sums.merge_partial_sums`).
+partial sums exactly (:func:`~bleustats.engine._sums.merge_partial_sums`).
 Integer sums are int64, float sums are exact and rounded once, so both give
 the same totals bit for bit and every scorer has one code path.
 
@@ -46,7 +46,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ..errors import InputError
-from .sums import column_sums, group_sums
+from ._sums import column_sums, group_sums
 
 __all__ = ["StatsSource", "row_index", "table_totals"]
 
@@ -161,7 +161,7 @@ def table_totals(stats: Any, columns: Sequence[str], *, by: Any = None, rows: An
     """:meth:`StatsTable.column_totals`: the sums of an in-memory table's columns (numpy, column by column).
 
     Integer columns are summed in int64, float columns exactly
-    (:mod:`bleustats.engine.sums`); ``by`` is a column name or one
+    (:mod:`bleustats.engine._sums`); ``by`` is a column name or one
     label per row; ``rows`` selects (and may repeat) rows first.
     """
     index = None if rows is None else row_index(len(stats), rows)

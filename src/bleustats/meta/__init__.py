@@ -25,6 +25,6 @@
 - :mod:`~bleustats.meta.tie_calibration`: acc23 / tau23 with the metric tie threshold chosen to
   maximise agreement (Deutsch et al. 2023), and the paired permutation test between such rows.
 - :mod:`~bleustats.meta.rank_clusters`: PERM-BOTH significance matrices and WMT's rank clusters.
-- :mod:`~bleustats.meta.options`: the named choices of the study's options (what a command's
+- :mod:`~bleustats.meta._options`: the named choices of the study's options (what a command's
   ``--help`` lists without loading the meta-evaluation).
 """

@@ -72,7 +72,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import choices_text, short_repr
 from ..errors import InputError
-from .options import CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS
+from ._options import CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS
 
 __all__ = [
     "CORRELATION_METHODS",

@@ -19,7 +19,7 @@ Examples
 --------
 >>> import os, tempfile
 >>> import pandas as pd
->>> from bleustats.engine.partitioned_stats import compute_stats_dataset
+>>> from bleustats.engine._partitioned_stats import compute_stats_dataset
 >>> from bleustats.meta import paired
 >>> hyps = pd.DataFrame({"seg_id": [0, 1, 2] * 3, "system": ["A"] * 3 + ["B"] * 3 + ["C"] * 3,
 ...                      "text": ["a b c d", "e f g h", "i j k l", "a b x d", "e f g h", "i x k l",

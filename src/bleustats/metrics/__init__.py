@@ -15,8 +15,8 @@ again.
 - :mod:`~bleustats.metrics.bleu_functions`: sacreBLEU's ``corpus_bleu`` /
   ``sentence_bleu`` / ``raw_corpus_bleu`` (and ``corpus_bleu_files``).
 - :mod:`~bleustats.metrics.bleu`: the :class:`BLEU` object (``sacrebleu.metrics.bleu``).
-- :mod:`~bleustats.metrics.plain`: BLEU of a few segments counted in plain
-  Python (the statistics of :mod:`bleustats.engine.small`), equal to the
+- :mod:`~bleustats.metrics._plain`: BLEU of a few segments counted in plain
+  Python (the statistics of :mod:`bleustats.engine._small`), equal to the
   table path to the bit.
 - :mod:`~bleustats.metrics.chrf`: chrF / chrF++ from summed statistics, the
   :class:`CHRF` object, ``corpus_chrf`` / ``sentence_chrf``.

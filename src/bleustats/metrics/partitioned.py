@@ -13,7 +13,7 @@ Examples
 --------
 >>> import os, tempfile
 >>> import pandas as pd
->>> from bleustats.engine.partitioned_stats import compute_stats_dataset
+>>> from bleustats.engine._partitioned_stats import compute_stats_dataset
 >>> hyps = pd.DataFrame({"seg_id": [0, 1, 0, 1], "system": ["A", "A", "B", "B"],
 ...                      "text": ["a b c d", "e f g", "a b x d", "e f g"]})
 >>> refs = pd.DataFrame({"seg_id": [0, 1], "text": ["a b c d", "e f g h"]})

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import check_choice, describe_ids
-from ..engine.options import REF_LENGTHS
+from ..engine._options import REF_LENGTHS
 from ..engine.protocol import StatsSource, row_index
 from ..errors import InputError
 from .base import Metric

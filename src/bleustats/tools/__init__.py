@@ -6,7 +6,7 @@
   Moses' SCORES_TXT writer.
 - :mod:`~bleustats.tools.nbest_features`: Moses dense features, FEATURES_TXT
   and weight files.
-- :mod:`~bleustats.tools.kbest_partitioned`: k-best lists and their oracles
+- :mod:`~bleustats.tools._kbest_partitioned`: k-best lists and their oracles
   on partitioned data.
 - :mod:`~bleustats.tools.tune`: offline tuning on k-best lists (PRO, batch
   k-best MIRA) driven by any sentence-level variant.
@@ -14,7 +14,7 @@
   candidate against every candidate (chrF, BLEU variants, TER) from shared
   n-gram counts (numba kernels in :mod:`~bleustats.tools._mbr_kernels`),
   minimum Bayes risk selection and reference aggregation;
-  :mod:`~bleustats.tools.mbr_partitioned` runs the selection per partition of
+  :mod:`~bleustats.tools._mbr_partitioned` runs the selection per partition of
   a Parquet candidates table (here or on a Dask cluster).
 - :mod:`~bleustats.tools.blind_spots`: Callison-Burch, Osborne & Koehn's
   (2006) permutations and reference draws that keep BLEU unchanged.
@@ -22,6 +22,6 @@
   the leave-one-system-out R².
 - :mod:`~bleustats.tools.trees`: subset-tree kernels and DiscoTK-light
   (numba kernels in :mod:`~bleustats.tools._tree_kernels`).
-- :mod:`~bleustats.tools.options`: the named choices of the tools' options
+- :mod:`~bleustats.tools._options`: the named choices of the tools' options
   (what a command's ``--help`` lists without loading the tools).
 """

@@ -57,7 +57,7 @@ from numpy.typing import NDArray
 
 from .._validate import describe_ids
 from ..engine import io
-from ..engine import columns, schemas
+from ..engine import _columns as columns, schemas
 from ..engine.schemas import arrow_schema
 from ..errors import InputError
 from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks, table_blocks
@@ -307,7 +307,7 @@ def _raw_table(source: Any) -> pa.Table:
         return io.to_arrow(source)
     p = Path(source)
     if p.is_dir():  # a folder of Parquet parts, read whole
-        from ..engine.partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
+        from ..engine._partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
 
         files = parquet_parts(p)
         if not files:
