@@ -592,7 +592,7 @@ def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], syste
         _print_single(results, fmt, out)
         return 0
     if paired:
-        from ..meta.paired_systems import PairedTest
+        from ..meta.paired import PairedTest
 
         test = PairedTest(list(zip(names, systems)), metrics, None, test_type="bs" if args.paired_bs else "ar",
                           n_samples=args.paired_bs_n if args.paired_bs else args.paired_ar_n,
@@ -728,7 +728,7 @@ def _print_streamed_bleu(args: argparse.Namespace, fmt: str, out: Any) -> None:
     the signature.
     """
     from ..engine.stats import compute_stats_files
-    from ..metrics.partitioned import corpus_score
+    from ..metrics.tables import corpus_score
     metric = _metrics(args, None)["BLEU"]
     stats = compute_stats_files(args.input[0], args.refs, tokenize=metric.tokenize, lowercase=metric.lowercase,
                                 max_ngram_order=metric.max_ngram_order)
@@ -757,7 +757,7 @@ def print_results_table(results: dict[str, list[Any]], signatures: dict[str, str
     """sacreBLEU's ``utils.print_results_table``: several systems' scores as a JSON list or a text table.
 
     ``results`` maps ``'System'`` to the system names and each metric name to
-    a column of formatted strings or :class:`~bleustats.meta.paired_systems.Result`
+    a column of formatted strings or :class:`~bleustats.meta.paired.Result`
     objects; ``args`` needs ``format``, ``width``, ``paired_bs``, ``paired_ar``
     (and ``paired_bs_n`` / ``paired_ar_n`` for a paired test). Printed without colour.
 

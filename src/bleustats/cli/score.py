@@ -352,7 +352,7 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
 
     ``stats`` may be a partitioned dataset (:mod:`bleustats.metrics.partitioned`: the same numbers).
     """
-    from ..metrics.partitioned import corpus_score, corpus_scores, n_systems
+    from ..metrics.tables import corpus_score, corpus_scores, n_systems
 
     out = out if out is not None else sys.stdout
     options = dict(smooth_method=args.smooth_method, smooth_value=args.smooth_value,

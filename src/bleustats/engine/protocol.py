@@ -16,6 +16,7 @@ so scoring code needs only to ask its statistics for
   a batch at a time (sentence scores, checks);
 - :meth:`StatsSource.select` / :meth:`StatsSource.where`: some rows (by
   position, or where a predicate holds) as one in-memory table;
+- :meth:`StatsSource.to_table`: every row in memory (what row positions address);
 - :meth:`StatsSource.systems`, the settings (``max_ngram_order``,
   ``tokenize``, ..., ``settings``, ``column_names``, ``n_refs_values``).
 
@@ -48,7 +49,7 @@ import numpy as np
 from ..errors import InputError
 from ._sums import column_sums, group_sums
 
-__all__ = ["StatsSource", "row_index", "table_totals"]
+__all__ = ["StatsSource"]
 
 
 @runtime_checkable
@@ -72,6 +73,11 @@ class StatsSource(Protocol):
     @property
     def n_refs_values(self) -> tuple[int, ...]: ...
 
+    @property
+    def n_refs_label(self) -> str:
+        """References per segment as signatures write it (``'var'`` if it varies)."""
+        ...
+
     def __len__(self) -> int: ...
 
     def column_totals(self, columns: Sequence[str], *, by: Any = None, rows: Any = None
@@ -90,6 +96,10 @@ class StatsSource(Protocol):
               ) -> StatsSource: ...
 
     def systems(self) -> np.ndarray: ...
+
+    def to_table(self, columns: Sequence[str] | None = None) -> Any:
+        """Every row in memory, one ``StatsTable`` (a table is itself)."""
+        ...
 
 
 def row_index(n: int, rows: Any) -> np.ndarray:

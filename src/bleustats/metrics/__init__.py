@@ -26,9 +26,6 @@ again.
   (BLEU+1, Nakov et al.'s fixes, pseudo-document BLEU, Chen & Cherry, ...).
 - :mod:`~bleustats.metrics.results`: :class:`BLEUScore`, BLEU's signature and
   which segments each system covers.
-- :mod:`~bleustats.metrics.partitioned`: the scorers of ``tables`` and
-  ``sentence`` under the names scale-out code imports (every scorer takes an
-  in-memory table or a partitioned dataset: :mod:`bleustats.engine.protocol`).
 - :mod:`~bleustats.metrics.helpers` and :mod:`~bleustats.metrics.lib_ter`: sacreBLEU's n-gram helpers
   and TER library under their sacreBLEU names, for code that calls them.
 
