@@ -47,3 +47,38 @@ Test sets:
 
 - :mod:`~bleustats.engine.testsets`: sacreBLEU's test sets read from its local cache (never downloaded).
 """
+
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: entry point -> the module that defines it (imported on first use: ``import bleustats.engine`` stays light)
+_EXPORTS = {
+    "StatsTable": "stats",
+    "compute_stats": "stats",
+    "compute_stats_files": "stats",
+    "load_stats": "stats",
+    "StatsDataset": "dataset",
+    "open_dataset": "dataset",
+    "open_stats": "dataset",
+    "compute_stats_dataset": "_partitioned_stats",
+    "compute_stats_files_dataset": "_partitioned_stats",
+    "StatsSource": "protocol",
+    "ReferenceSet": "references",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

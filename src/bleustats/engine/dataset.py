@@ -69,26 +69,8 @@ from ._options import DEFAULT_BATCH_ROWS
 from .stats import StatsTable, load_stats, metric_groups
 from ._sums import PartialSums, merge_partial_sums, partial_sums
 
-__all__ = [
-    "DEFAULT_BATCH_ROWS",
-    "DatasetWriter",
-    "LocalExecutor",
-    "MANIFEST",
-    "StatsDataset",
-    "cell_mask",
-    "is_dataset",
-    "iter_stats_part",
-    "nonpositive_weight_mask",
-    "open_dataset",
-    "open_stats",
-    "part_name",
-    "read_stats_part",
-    "retitle",
-    "save_as_file",
-    "select_rows",
-    "system_mask",
-    "write_part",
-]
+__all__ = ["DatasetWriter", "LocalExecutor", "StatsDataset", "is_dataset", "open_dataset", "open_stats",
+           "save_as_file", "write_part"]
 
 #: File that marks a folder as a complete statistics dataset and lists its parts.
 MANIFEST = "_bleustats_manifest.json"

@@ -41,19 +41,8 @@ from .references import ReferenceSet
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "DELTA_DEFINITIONS",
-    "STAT_METRICS",
-    "TER_DEFAULTS",
-    "MAX_ORDER_LIMIT",
-    "REF_VIEWS",
-    "StatsTable",
-    "compute_stats",
-    "compute_stats_files",
-    "reference_files",
-    "load_stats",
-    "reference_tokens",
-]
+__all__ = ["DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "StatsTable", "compute_stats", "compute_stats_files",
+           "load_stats"]
 
 _META = "bleustats."
 

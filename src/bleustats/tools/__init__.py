@@ -25,3 +25,44 @@
 - :mod:`~bleustats.tools._options`: the named choices of the tools' options
   (what a command's ``--help`` lists without loading the tools).
 """
+
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: entry point -> the module that defines it (imported on first use: ``import bleustats.tools`` stays light).
+#: ``tune`` (module and function) is called through its module: ``bleustats.tools.tune.tune``.
+_EXPORTS = {
+    "score_nbest": "kbest",
+    "read_nbest": "nbest_io",
+    "kbest_oracles": "_kbest_partitioned",
+    "score_nbest_dataset": "_kbest_partitioned",
+    "mbr_nbest": "mbr",
+    "mbr_select": "mbr",
+    "mbr_dataset": "_mbr_partitioned",
+    "pairwise_scores": "pairwise",
+    "read_tuning_list": "tune",
+    "check_permutations": "blind_spots",
+    "reference_draws": "blind_spots",
+    "leave_one_out_r2": "outliers",
+    "r_squared": "outliers",
+    "discotk_light": "trees",
+    "tree_kernel": "trees",
+    "tree_kernels": "trees",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -72,16 +72,7 @@ from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import _mbr_kernels as _k
 from ._options import PAIRWISE_METRICS
 
-__all__ = [
-    "PAIRWISE_METRICS",
-    "Utility",
-    "csr",
-    "pairwise_batch",
-    "pairwise_scores",
-    "pairwise_scores_batched",
-    "source_batches",
-    "utility",
-]
+__all__ = ["PAIRWISE_METRICS", "Utility", "pairwise_scores", "pairwise_scores_batched", "utility"]
 
 #: Metrics whose pooled statistics ``aggregate=True`` scores.
 AGGREGATE_FAMILIES = ("chrf", "bleu")

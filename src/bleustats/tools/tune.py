@@ -94,20 +94,7 @@ from .nbest_features import (
 )
 from ._options import ALGORITHMS
 
-__all__ = [
-    "ALGORITHMS",
-    "BACKGROUND_METRICS",
-    "MiraState",
-    "PairSample",
-    "TuneResult",
-    "TuningList",
-    "background_from_one_best",
-    "fit_pro",
-    "mira_epoch",
-    "pro_sample_pairs",
-    "read_tuning_list",
-    "tune",
-]
+__all__ = ["ALGORITHMS", "BACKGROUND_METRICS", "TuneResult", "TuningList", "read_tuning_list", "tune"]
 
 #: Tuners of :func:`tune`.
 #: Variants scored inside a pseudo-document; the tuner supplies their ``background``.
