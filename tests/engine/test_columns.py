@@ -1,4 +1,4 @@
-"""engine.columns builds and reads Arrow arrays as pyarrow does, without importing pandas.
+"""engine._columns builds and reads Arrow arrays as pyarrow does, without importing pandas.
 
 Every builder is compared with ``pyarrow.array`` and every reader with
 ``Array.to_numpy(zero_copy_only=False)`` on random values (hypothesis):

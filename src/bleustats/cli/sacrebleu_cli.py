@@ -547,7 +547,7 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
     _check_systems(args, systems, paired)
     # one system: references given with the call (the plain route, no cached-references table to build)
     single = len(systems) == 1 and not args.sentence_level
-    if "bleu" in (args.metrics or ["bleu"]):  # the whole job's size, for the statistics path (engine.small)
+    if "bleu" in (args.metrics or ["bleu"]):  # the whole job's size, for the statistics path (engine._small)
         ref_chars = sum(len(r) for stream in refs for r in stream if r is not None)
         small.expect(sum(sum(map(len, system)) + ref_chars for system in systems))
     metrics = _metrics(args, None if single else refs)

@@ -350,7 +350,7 @@ def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
 def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out: Any = None) -> None:
     """Print corpus scores of ``stats`` (per group with several systems or ``--by``) as text or JSON.
 
-    ``stats`` may be a partitioned dataset (:mod:`bleustats.metrics.partitioned`: the same numbers).
+    ``stats`` may be a partitioned dataset (the scorers of :mod:`bleustats.metrics.tables` take either).
     """
     from ..metrics.tables import corpus_score, corpus_scores, n_systems
 

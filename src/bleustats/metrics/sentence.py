@@ -625,7 +625,7 @@ def _build_registry() -> dict[str, SentenceVariant]:
     reg += [_cc_variant(i) for i in range(1, 8)]
     registry = {m.name: m for m in reg}
     if tuple(registry) != SENTENCE_VARIANT_NAMES:  # the names a command's --help lists without this module
-        raise RuntimeError("engine.options.SENTENCE_VARIANT_NAMES differs from the registered variants")
+        raise RuntimeError("engine._options.SENTENCE_VARIANT_NAMES differs from the registered variants")
     return registry
 
 

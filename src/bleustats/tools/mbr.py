@@ -117,7 +117,7 @@ class MBRResult:
         schema = pa.schema([schema.field(name) for name in cols])
         meta = {"bleustats.mbr.metric": self.metric, "bleustats.mbr.exclude_self": str(self.exclude_self).lower(),
                 "bleustats.mbr.aggregate": str(self.aggregate).lower()}
-        # columns' builders, not pa.table: pyarrow's pandas shim would import pandas (engine.columns)
+        # columns' builders, not pa.table: pyarrow's pandas shim would import pandas (engine._columns)
         arrays = [columns.strings(v, where="system") if name == "system" else columns.numeric(np.asarray(v))
                   for name, v in cols.items()]
         return pa.Table.from_arrays(arrays, schema=schema).replace_schema_metadata(meta)
