@@ -21,7 +21,7 @@ Modes, each in a fresh process (``--one``), timed end to end:
   thread each (``bleustats stats --dask local:2 ...``); the cluster's start
   and the workers' warm-up are timed apart and included in the wall time.
 
-Then the dataset's corpus BLEU per system (``metrics.partitioned.corpus_scores``,
+Then the dataset's corpus BLEU per system (``metrics.tables.corpus_scores``,
 on the same executor) is timed, and the scores of every mode are checked
 equal bit for bit. Peak RSS (``VmHWM`` of ``/proc/self/status``) is
 reported per process: the driver, and each Dask worker (asked by
@@ -150,8 +150,8 @@ def one(mode: str, hyps: str, refs: str, out: str, scores_out: str) -> dict:
     if mode == "single-1t":
         import numba
         numba.set_num_threads(1)
-    from bleustats.engine.partitioned_stats import compute_stats_dataset
-    from bleustats.metrics.partitioned import corpus_scores
+    from bleustats.engine._partitioned_stats import compute_stats_dataset
+    from bleustats.metrics.tables import corpus_scores
 
     rss_import = _maxrss_mb()
     # warm-up: numba cache load and first calls, on 10k rows of the first part

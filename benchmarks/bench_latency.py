@@ -26,7 +26,7 @@ bleustats runs *warm* (a fresh process whose numba cache is populated: ``NUMBA_C
 folder filled by one unmeasured run before the measured ones) and, for the 10k task, also *cold* (a
 fresh process and an empty ``NUMBA_CACHE_DIR``: the first run after installing, kernels compiled). The
 peers have no cache: their one kind of run is listed in both. For inputs this small bleustats counts
-in plain Python and loads no numba (``bleustats.engine.small``), so cold and warm are the same there.
+in plain Python and loads no numba (``bleustats.engine._small``), so cold and warm are the same there.
 
 Every whole-process time is the parent's wall clock from start to exit of the child; CPU is the child's
 user + system time (``os.wait4``). Each tool runs ``--repeats`` (5) times, the tools alternating (the

@@ -32,7 +32,7 @@ def _child(path: str, repeat: int) -> dict:
 
     from bleustats.engine.dataset import open_dataset
     from bleustats.engine.stats import load_stats
-    from bleustats.metrics import partitioned, tables
+    from bleustats.metrics import tables
 
     st = load_stats(path)
     ds = open_dataset(path + ".parts")
@@ -42,7 +42,7 @@ def _child(path: str, repeat: int) -> dict:
         "corpus_score": lambda: tables.corpus_score(st),
         "corpus_score_resample": lambda: tables.corpus_score(st, rows=rows),
         "sentence_scores": lambda: tables.sentence_scores(st),
-        "dataset_corpus_scores_by_system": lambda: partitioned.corpus_scores(ds, by="system"),
+        "dataset_corpus_scores_by_system": lambda: tables.corpus_scores(ds, by="system"),
     }
     import bleustats
 

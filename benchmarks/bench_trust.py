@@ -32,7 +32,7 @@ from bleustats.engine import schemas
 from bleustats.engine.dataset import DatasetWriter, open_dataset, write_part
 from bleustats.engine.io import table_digest
 from bleustats.engine.stats import StatsTable, compute_stats, load_stats
-from bleustats.metrics import partitioned, results, tables
+from bleustats.metrics import results, tables
 
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "trust.md")
@@ -82,7 +82,7 @@ def main() -> None:
         "digest": median_time(lambda: table_digest(raw)),
         "open_verify": median_time(lambda: open_dataset(ds_path)),
         "open_noverify": median_time(lambda: open_dataset(ds_path, verify=False)),
-        "score_ds": median_time(lambda: partitioned.corpus_scores(open_dataset(ds_path), by="system")),
+        "score_ds": median_time(lambda: tables.corpus_scores(open_dataset(ds_path), by="system")),
     }
     # the coverage check of systems scored side by side: the same rows as 3 systems of ROWS / 3 segments
     n3 = ROWS - ROWS % 3  # every system on every segment
@@ -96,7 +96,7 @@ def main() -> None:
     r["cov_table"] = median_time(lambda: results.system_coverage(three))
     r["scores_table"] = median_time(lambda: tables.corpus_scores(three, by="system"))
     r["cov_ds"] = median_time(lambda: results.system_coverage(ds3))
-    r["scores_ds3"] = median_time(lambda: partitioned.corpus_scores(ds3, by="system"))
+    r["scores_ds3"] = median_time(lambda: tables.corpus_scores(ds3, by="system"))
     lines = [
         "# Integrity checks of saved statistics (issue 26)",
         "",

@@ -4,8 +4,9 @@
 Data: a local copy of wmt-conference/wmt23-news-systems (``--data DIR``, the repository's
 root: ``txt/`` and ``scores/automatic-scores.tsv``), 14 language pairs, 186 systems. Each
 route computes the 744 published numbers (BLEU and chrF2, against ref A and against all
-references as the published table took them: refA alone for every pair, see ``ALL_REFERENCES``) and checks every one against
-``scores/automatic-scores.tsv`` (1e-9; the command line's JSON printed with ``-w 10``).
+references as the published table took them: refA alone for every pair, see ``ALL_REFERENCES``)
+and checks every one against ``scores/automatic-scores.tsv`` (1e-9; the command line's JSON
+printed with ``-w 10``).
 BLEU uses 13a, ``zh`` into Chinese and ``char`` into Japanese (the published numbers' choice).
 
 Routes, each run in a fresh process per tool:

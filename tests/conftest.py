@@ -96,8 +96,8 @@ def numba_one_thread():
 
 
 def force_path(path: str):
-    """Set bleustats.engine.small's thresholds so that every input takes ``path``; returns the undo."""
-    from bleustats.engine import small
+    """Set bleustats.engine._small's thresholds so that every input takes ``path``; returns the undo."""
+    from bleustats.engine import _small as small
 
     before = small.COLD_MAX_CHARS, small.WARM_MAX_CHARS, small._cold_spent
     limit = 10**15 if path == "plain" else -1
@@ -115,7 +115,7 @@ def force_path(path: str):
 def either_path(request):
     """Run a module's tests twice: on the plain-Python path and on the numba kernels.
 
-    Small inputs take the plain path by default (``bleustats.engine.small.prefer_plain``);
+    Small inputs take the plain path by default (``bleustats.engine._small.prefer_plain``);
     oracle tests use this so that both paths are checked against sacreBLEU.
     """
     undo = force_path(request.param)

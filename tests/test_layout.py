@@ -295,3 +295,68 @@ def test_sub_package_docstrings_name_every_module() -> None:
             if not re.search(rf"(?<![\w]){re.escape(module)}(?![\w])", doc):
                 missing.append(f"{init.parent.name}/{module}")
     assert not missing, f"modules the sub-package docstrings do not name: {missing}"
+
+
+# --------------------------------------------------------------------------- the public surface
+#: a user holds the public API in their head: sacreBLEU's names plus the statistics, scoring, meta and tools
+#: entry points at the top level, each package's entry points in its ``__all__``; everything else is private
+MAX_TOP_LEVEL = 58
+MAX_PACKAGE_ALL = 24
+MAX_MODULE_ALL = 24  # sacrebleu_shim.package holds sacreBLEU's 22 top-level names
+MAX_PUBLIC_MODULES = 92
+
+
+def _is_public(module: str) -> bool:
+    return not any(part.startswith("_") for part in module.split(".")[1:])
+
+
+PUBLIC = sorted(m for m in MODULES if _is_public(m))
+PUBLIC_PACKAGES = sorted(m for m in PUBLIC if MODULES[m].name == "__init__.py")
+
+
+def _public_module(name: str):  # noqa: ANN202
+    import importlib
+
+    if name.startswith("bleustats.distributed"):
+        pytest.importorskip("distributed", reason="bleustats.distributed needs the dask extra")
+    return importlib.import_module(name)
+
+
+def test_top_level_names_and_public_modules_are_bounded() -> None:
+    assert len(bleustats.__all__) <= MAX_TOP_LEVEL, f"{len(bleustats.__all__)} top-level names: {bleustats.__all__}"
+    assert len(PUBLIC) <= MAX_PUBLIC_MODULES, f"{len(PUBLIC)} public modules; make internal ones _private"
+
+
+@pytest.mark.parametrize("name", PUBLIC_PACKAGES)
+def test_every_public_package_lists_its_entry_points(name: str) -> None:
+    package = _public_module(name)
+    assert isinstance(getattr(package, "__all__", None), (list, tuple)), f"{name} has no __all__"
+    bound = MAX_TOP_LEVEL if name == "bleustats" else MAX_PACKAGE_ALL
+    assert 0 < len(package.__all__) <= bound, f"{name}.__all__ has {len(package.__all__)} names"
+    for attr in package.__all__:
+        assert getattr(package, attr) is not None, f"{name}.{attr}"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_all_lists_are_bounded_and_export_only_their_own_floor(name: str) -> None:
+    """An ``__all__`` stays short, and names an object of a private module only where that module lives.
+
+    ``bleustats.engine`` may list what ``engine/_partitioned_stats.py`` defines (its own private
+    module, and ``bleustats`` gathers entry points from every floor); ``bleustats.metrics.tables``
+    may not list an object of ``bleustats.engine._small``: a private module's object is reached
+    through its own package.
+    """
+    module = _public_module(name)
+    names = getattr(module, "__all__", None)
+    if names is None:
+        return
+    assert len(names) <= (MAX_TOP_LEVEL if name == "bleustats" else MAX_MODULE_ALL), f"{name}: {len(names)}"
+    package = name if MODULES[name].name == "__init__.py" else name.rsplit(".", 1)[0]
+    bad = []
+    for attr in names:
+        origin = getattr(getattr(module, attr), "__module__", None) or ""
+        if origin.startswith("bleustats.") and not _is_public(origin) and name != "bleustats":
+            owner = origin.rsplit(".", 1)[0]
+            if owner != package or origin.rsplit(".", 1)[-1].startswith("__"):
+                bad.append(f"{attr} (defined in {origin})")
+    assert not bad, f"{name}.__all__ names objects of other floors' private modules: {bad}"

@@ -74,7 +74,7 @@ def test_every_path_named_in_docs_code_and_tests_exists() -> None:
 
     A path is looked up from the checkout's root, from the naming file's folder
     (relative Markdown links) and from ``src/bleustats`` (module paths such as
-    ``engine/small.py``), so a renamed or deleted test file, page or module
+    ``engine/_small.py``), so a renamed or deleted test file, page or module
     cannot leave a reference to nothing behind.
     """
     missing = []

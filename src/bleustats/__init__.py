@@ -53,6 +53,8 @@ _EXPORTS = {
     "compute_stats": "engine.stats",
     "compute_stats_files": "engine.stats",
     "load_stats": "engine.stats",
+    "compute_stats_dataset": "engine._partitioned_stats",
+    "open_stats": "engine.dataset",
     "bleu_from_sums": "metrics.formula",
     "corpus_bleu": "metrics.bleu_functions",
     "corpus_bleu_files": "metrics.bleu_functions",

@@ -26,7 +26,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     "bleustats.resample": ("bleustats.meta.resample",),
     "bleustats.results": ("bleustats.metrics.results",),
     "bleustats.schemas": ("bleustats.engine.schemas", "bleustats.errors"),
-    "bleustats.scoring": ("bleustats.metrics.formula", "bleustats.metrics.tables", "bleustats.engine.options"),
+    "bleustats.scoring": ("bleustats.metrics.formula", "bleustats.metrics.tables", "bleustats.engine._options"),
     "bleustats.sentence": ("bleustats.metrics.sentence",),
     "bleustats.stats": ("bleustats.engine.stats",),
     "bleustats.study": ("bleustats.meta.study", "bleustats.meta.report"),

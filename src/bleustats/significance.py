@@ -1,9 +1,8 @@
 """Significance tests, at the path sacreBLEU code imports them from (``sacrebleu.significance``).
 
-- paired tests of two systems on the same segments (sacreBLEU's
-  ``--paired-bs`` / ``--paired-ar``) from a statistics table: :mod:`bleustats.meta.paired`;
-- sacreBLEU's ``PairedTest`` / ``Result`` over BLEU, CHRF and TER objects:
-  :mod:`bleustats.meta.paired_systems`;
+- paired tests of systems on the same segments (sacreBLEU's ``--paired-bs`` /
+  ``--paired-ar``) from statistics, and sacreBLEU's ``PairedTest`` / ``Result``
+  over BLEU, CHRF and TER objects: :mod:`bleustats.meta.paired`;
 - tests of one metric against another on the same human scores (Williams,
   paired bootstrap and permutation of correlations): :mod:`bleustats.meta.compare`.
 
@@ -20,8 +19,8 @@ from typing import Any
 
 from .meta.compare import (CORRELATION_LEVELS, CORRELATION_TESTS, CorrelationDifferenceResult, WilliamsResult,
                            correlation_difference_test, williams_test)
-from .meta.paired import PairedTestResult, estimate_ci, paired_approximate_randomization, paired_bootstrap
-from .meta.paired_systems import PairedTest, Result
+from .meta.paired import (PairedTest, PairedTestResult, Result, estimate_ci, paired_approximate_randomization,
+                          paired_bootstrap)
 
 __all__ = [
     "CORRELATION_LEVELS",

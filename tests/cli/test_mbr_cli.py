@@ -102,7 +102,7 @@ def test_dask_needs_a_parquet_table(nbest, capsys):
 @pytest.mark.parametrize("metric", ["chrf", "chrf++", "bleu", "ter"])
 def test_a_moses_list_loads_no_pandas(nbest, tmp_path, metric):
     """pandas is ~0.4 s of start-up that MBR over a Moses list does not use (pyarrow's shim imports it on any
-    pa.array / to_numpy; engine.columns builds and reads the columns without it)."""
+    pa.array / to_numpy; engine._columns builds and reads the columns without it)."""
     import os
     import subprocess
     import sys

@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from bleustats.engine import schemas
 from bleustats.engine.dataset import MANIFEST, open_stats
 from bleustats.engine.io import DIGEST_KEY
-from bleustats.engine.partitioned_stats import compute_stats_dataset
+from bleustats.engine._partitioned_stats import compute_stats_dataset
 from bleustats.engine.stats import compute_stats, load_stats
 from bleustats.errors import InputError
-from bleustats.metrics import partitioned, tables
+from bleustats.metrics import tables
 
 from .test_trust import HYPS, REFS, one_line, run
 
@@ -57,7 +57,7 @@ def saved(tmp_path_factory):
 
 
 def _score(path) -> str:
-    return partitioned.corpus_scores(open_stats(path), by="system").to_json()
+    return tables.corpus_scores(open_stats(path), by="system").to_json()
 
 
 # --------------------------------------------------------------------------- class 2: saved statistics
@@ -139,7 +139,7 @@ META_VALUES = [None, "", "x", "13a", "intl", "none", "true", "false", "0", "2", 
 def saved_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("saved_file") / "s.parquet"
     compute_stats(_hyps(("A", "B")), REFS_DF, metrics=("bleu", "chrf", "ter")).save(path)
-    return path, partitioned.corpus_scores(load_stats(path), by="system").to_json()
+    return path, tables.corpus_scores(load_stats(path), by="system").to_json()
 
 
 def test_the_lists_are_every_column_and_metadata_key(saved_file):
@@ -151,7 +151,7 @@ def test_the_lists_are_every_column_and_metadata_key(saved_file):
 def _refused_or_same(path: Path, want: str) -> None:
     """Loading ``path`` is an InputError (the command line prints it as one line), or the untouched scores."""
     try:
-        got = partitioned.corpus_scores(open_stats(path), by="system").to_json()
+        got = tables.corpus_scores(open_stats(path), by="system").to_json()
     except InputError:
         return
     assert got == want
@@ -254,13 +254,12 @@ def test_systems_of_different_coverage_are_refused_on_the_command_line(capsys, p
 
 
 @pytest.mark.parametrize("metric", ["bleu", "delta_bleu", "chrf", "ter"])
-@pytest.mark.parametrize("entry", ["table", "partitioned-table", "dataset"])
+@pytest.mark.parametrize("entry", ["table", "dataset"])
 def test_every_python_scoring_entry_point_refuses_partial_coverage(partial, entry, metric):
     d, stats = partial
     if metric in ("chrf", "ter"):
         stats = compute_stats(_hyps(("A", "B"), drop={("B", 2)}), REFS_DF, metrics=("bleu", metric))
-    score = {"table": tables.corpus_scores, "partitioned-table": partitioned.corpus_scores,
-             "dataset": partitioned.corpus_scores}[entry]
+    score = tables.corpus_scores
     target = open_stats(d / "ds") if entry == "dataset" and metric not in ("chrf", "ter") else stats
     with pytest.raises(InputError, match="B lacks 1 of the 3 segments"):
         score(target, by="system", metric=metric)

@@ -32,13 +32,13 @@ from distributed import Client, LocalCluster  # noqa: E402
 from bleustats.cli.main import main  # noqa: E402
 from bleustats.distributed import DaskExecutor, compute_stats_frame, connect, worker_pids  # noqa: E402
 from bleustats.engine.dataset import open_stats  # noqa: E402
-from bleustats.engine.partitioned_stats import compute_stats_dataset  # noqa: E402
+from bleustats.engine._partitioned_stats import compute_stats_dataset  # noqa: E402
 from bleustats.engine.stats import compute_stats  # noqa: E402
 from bleustats.errors import ClusterError, InputError  # noqa: E402
-from bleustats.meta import paired, partitioned as meta_part, study, units  # noqa: E402
-from bleustats.metrics import partitioned, sentence, tables  # noqa: E402
+from bleustats.meta import paired, rated_cells, study, units  # noqa: E402
+from bleustats.metrics import sentence, tables  # noqa: E402
 from bleustats.tools.kbest import score_nbest  # noqa: E402
-from bleustats.tools.kbest_partitioned import score_nbest_dataset  # noqa: E402
+from bleustats.tools._kbest_partitioned import score_nbest_dataset  # noqa: E402
 from ..conftest import make_corpus  # noqa: E402
 
 VARIANTS = ["bleu+1", "lin-och", "nakov:bp-smoothed,pc-grounded", "sacrebleu:exp", "chen-cherry:3"]
@@ -94,29 +94,29 @@ def test_statistics_rows_equal_the_single_process_ones(on_cluster, corpus):
 @pytest.mark.parametrize("metric", ["bleu", "delta_bleu"])
 def test_scores_on_the_cluster_equal_bit_for_bit(on_cluster, corpus, metric):
     st = corpus["memory"]
-    assert partitioned.corpus_score(on_cluster, metric=metric) == tables.corpus_score(st, metric=metric)
+    assert tables.corpus_score(on_cluster, metric=metric) == tables.corpus_score(st, metric=metric)
     for ref_length in ("closest", "average"):
-        got = partitioned.corpus_scores(on_cluster, by="system", metric=metric, ref_length=ref_length)
+        got = tables.corpus_scores(on_cluster, by="system", metric=metric, ref_length=ref_length)
         assert got.equals(tables.corpus_scores(st, by="system", metric=metric, ref_length=ref_length))
-    assert np.array_equal(partitioned.sentence_scores(on_cluster, metric=metric),
+    assert np.array_equal(tables.sentence_scores(on_cluster, metric=metric),
                           tables.sentence_scores(st, metric=metric), equal_nan=True)
 
 
 def test_sentence_variants_on_the_cluster(on_cluster, corpus):
-    got = partitioned.score_variants(on_cluster, VARIANTS)
+    got = sentence.score_variants(on_cluster, VARIANTS)
     want = sentence.score_variants(corpus["memory"], VARIANTS)
     assert all(np.array_equal(got[v], want[v], equal_nan=True) for v in VARIANTS)
 
 
 def test_paired_tests_and_study_on_the_cluster(on_cluster, corpus):
     st, human = corpus["memory"], corpus["human"]
-    assert meta_part.paired_bootstrap(on_cluster, "B", "C", n_samples=300) == paired.paired_bootstrap(
+    assert paired.paired_bootstrap(on_cluster, "B", "C", n_samples=300) == paired.paired_bootstrap(
         st, "B", "C", n_samples=300)
-    assert meta_part.paired_approximate_randomization(on_cluster, "A", "C", n_samples=300) == \
+    assert paired.paired_approximate_randomization(on_cluster, "A", "C", n_samples=300) == \
         paired.paired_approximate_randomization(st, "A", "C", n_samples=300)
     kw = dict(unit_size=5, n_assignments=20, n_bootstrap=50, seed=2)
-    got = study.correlation_study([meta_part.corpus_metric(on_cluster, human=human, metric="delta_bleu"),
-                                   meta_part.sentence_mean_metric(on_cluster, "bleu+1", human=human)], human, **kw)
+    got = study.correlation_study([rated_cells.corpus_metric(on_cluster, human=human, metric="delta_bleu"),
+                                   rated_cells.sentence_mean_metric(on_cluster, "bleu+1", human=human)], human, **kw)
     want = study.correlation_study([units.corpus_metric(st, metric="delta_bleu"),
                                     units.sentence_mean_metric(st, "bleu+1")], human, **kw)
     assert got.summary.equals(want.summary)

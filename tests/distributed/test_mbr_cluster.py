@@ -1,4 +1,4 @@
-"""``bleustats mbr --dask`` and :func:`bleustats.tools.mbr_partitioned.mbr_dataset` on a real Dask cluster.
+"""``bleustats mbr --dask`` and :func:`bleustats.tools._mbr_partitioned.mbr_dataset` on a real Dask cluster.
 
 A LocalCluster of two worker processes scores the partitions of a candidates
 table; the per-candidate table, the chosen texts, the matrices and the summary
@@ -22,7 +22,7 @@ from bleustats.cli.main import main  # noqa: E402
 from bleustats.distributed import DaskExecutor, worker_pids  # noqa: E402
 from bleustats.errors import InputError  # noqa: E402
 from bleustats.tools.mbr import mbr_nbest  # noqa: E402
-from bleustats.tools.mbr_partitioned import mbr_dataset  # noqa: E402
+from bleustats.tools._mbr_partitioned import mbr_dataset  # noqa: E402
 
 
 @pytest.fixture(scope="module")

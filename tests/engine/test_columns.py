@@ -1,4 +1,4 @@
-"""engine.columns builds and reads Arrow arrays as pyarrow does, without importing pandas.
+"""engine._columns builds and reads Arrow arrays as pyarrow does, without importing pandas.
 
 Every builder is compared with ``pyarrow.array`` and every reader with
 ``Array.to_numpy(zero_copy_only=False)`` on random values (hypothesis):
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleustats.engine import columns
+from bleustats.engine import _columns as columns
 from bleustats.errors import InputError
 
 FAST = settings(max_examples=100, deadline=None)
@@ -74,7 +74,7 @@ def test_scoring_imports_no_pandas(tmp_path):
     ref.write_text("the cat is on the mat\na dog barks\n" * 50)
     code = (
         "import sys, bleustats\n"
-        "from bleustats.engine import small\n"
+        "from bleustats.engine import _small as small\n"
         f"h, r = {str(hyp)!r}, {str(ref)!r}\n"
         "bleustats.corpus_bleu(['a b c'] * 3, [['a b d'] * 3])\n"
         "st = bleustats.compute_stats(['a b c'] * 3, [['a b d'] * 3])\n"

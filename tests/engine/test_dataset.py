@@ -21,11 +21,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from bleustats.engine.dataset import MANIFEST, DatasetWriter, open_stats, save_as_file, write_part
-from bleustats.engine.partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
+from bleustats.engine._partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
 from bleustats.engine.stats import compute_stats, compute_stats_files, load_stats
 from bleustats.errors import InputError
-from bleustats.meta import paired, partitioned as meta_part, study, units
-from bleustats.metrics import partitioned, sentence, tables
+from bleustats.meta import paired, rated_cells, study, units
+from bleustats.metrics import sentence, tables
 from ..conftest import make_corpus
 
 VARIANTS = [v for v in sentence.SENTENCE_VARIANTS if v not in ("pseudo-doc", "chiang-gain")]
@@ -57,11 +57,11 @@ def test_rows_equal_the_in_memory_table(corpus):
 @pytest.mark.parametrize("metric", ["bleu", "delta_bleu"])
 def test_corpus_and_group_scores_equal_bit_for_bit(corpus, metric):
     ds, st = corpus["dataset"], corpus["memory"]
-    assert partitioned.corpus_score(ds, metric=metric) == tables.corpus_score(st, metric=metric)
-    got, want = partitioned.corpus_scores(ds, by="system", metric=metric), tables.corpus_scores(st, by="system",
+    assert tables.corpus_score(ds, metric=metric) == tables.corpus_score(st, metric=metric)
+    got, want = tables.corpus_scores(ds, by="system", metric=metric), tables.corpus_scores(st, by="system",
                                                                                                metric=metric)
     assert got.equals(want) and got.attrs == want.attrs
-    a = partitioned.sentence_scores(ds, metric=metric)
+    a = tables.sentence_scores(ds, metric=metric)
     assert np.array_equal(a, tables.sentence_scores(st, metric=metric), equal_nan=True)
 
 
@@ -69,7 +69,7 @@ def test_sentence_variants_equal(corpus, tmp_path):
     # order 5 statistics: chen-cherry:5 reads order N + 1
     ds = compute_stats_dataset(corpus["hyps_dir"], corpus["refs"], tmp_path / "st", max_ngram_order=5, batch_rows=9)
     st = compute_stats(corpus["hyps"], corpus["refs"], max_ngram_order=5)
-    got = partitioned.score_variants(ds, VARIANTS, max_ngram_order=4)
+    got = sentence.score_variants(ds, VARIANTS, max_ngram_order=4)
     want = sentence.score_variants(st, VARIANTS, max_ngram_order=4)
     for name in VARIANTS:
         assert np.array_equal(got[name], want[name], equal_nan=True), name
@@ -77,19 +77,19 @@ def test_sentence_variants_equal(corpus, tmp_path):
 
 def test_lower_order_view_equals_the_table_cut(corpus):
     ds, st = corpus["dataset"].up_to_order(2), corpus["memory"].up_to_order(2)
-    assert partitioned.corpus_scores(ds, by="system").equals(tables.corpus_scores(st, by="system"))
-    assert np.array_equal(partitioned.sentence_scores(ds), tables.sentence_scores(st), equal_nan=True)
+    assert tables.corpus_scores(ds, by="system").equals(tables.corpus_scores(st, by="system"))
+    assert np.array_equal(tables.sentence_scores(ds), tables.sentence_scores(st), equal_nan=True)
     assert ds.to_table().table.equals(st.table, check_metadata=True)
 
 
 def test_paired_tests_and_study_metrics_equal(corpus):
     ds, st = corpus["dataset"], corpus["memory"]
     for test in ("paired_bootstrap", "paired_approximate_randomization"):
-        got = getattr(meta_part, test)(ds, "A", "B", n_samples=200, seed=3)
+        got = getattr(paired, test)(ds, "A", "B", n_samples=200, seed=3)
         assert got == getattr(paired, test)(st, "A", "B", n_samples=200, seed=3), test
     human = corpus["human"]
-    on_ds = [meta_part.corpus_metric(ds, human=human, metric=m) for m in ("bleu", "delta_bleu")]
-    on_ds.append(meta_part.sentence_mean_metric(ds, "bleu+1", human=human))
+    on_ds = [rated_cells.corpus_metric(ds, human=human, metric=m) for m in ("bleu", "delta_bleu")]
+    on_ds.append(rated_cells.sentence_mean_metric(ds, "bleu+1", human=human))
     in_mem = [units.corpus_metric(st, metric=m) for m in ("bleu", "delta_bleu")]
     in_mem.append(units.sentence_mean_metric(st, "bleu+1"))
     kw = dict(unit_size=5, n_assignments=20, n_bootstrap=50, seed=1)
@@ -240,5 +240,5 @@ def test_sums_do_not_depend_on_the_partitioning(corpus, tmp_path):
     for rows in (1, 7, 120):
         ds = compute_stats_dataset(corpus["hyps"], corpus["refs"], tmp_path / f"st{rows}", partition_rows=rows)
         assert len(ds.parts) == math.ceil(120 / rows)
-        got = [partitioned.corpus_score(ds, metric="delta_bleu", ref_length=r) for r in ("closest", "average")]
+        got = [tables.corpus_score(ds, metric="delta_bleu", ref_length=r) for r in ("closest", "average")]
         assert got == want

@@ -1,6 +1,6 @@
 """The files route: iter_line_buffers reads what read_lines reads, and compute_stats_files gives the same table.
 
-``bleustats.engine.lines.iter_line_buffers`` is checked line for line against
+``bleustats.engine._lines.iter_line_buffers`` is checked line for line against
 ``io.read_lines`` (random unicode files with empty lines, ``\\r``, whitespace-only
 lines, with and without a final newline, gzip, tiny read blocks that force the
 buffer to move and grow); its errors against those of the route it replaces
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bleustats.engine import io, small
-from bleustats.engine.lines import iter_line_buffers
+from bleustats.engine import io, _small as small
+from bleustats.engine._lines import iter_line_buffers
 from bleustats.engine.stats import compute_stats_files
 from bleustats.errors import InputError
 from bleustats.tokenizers import TOKENIZERS

@@ -15,7 +15,7 @@ import bleustats.metrics.chrf as chrf_module
 import bleustats.metrics.ter as ter_module
 from bleustats import corpus_bleu, corpus_chrf, corpus_ter
 from bleustats.engine import references as shared
-from bleustats.engine import small
+from bleustats.engine import _small as small
 
 WORDS = "the a cat dog sat on mat , . ! über naïve 東京 quickly ran home".split()
 

@@ -1,4 +1,4 @@
-"""The plain-Python statistics (bleustats.engine.small) against the numba kernels, value for value.
+"""The plain-Python statistics (bleustats.engine._small) against the numba kernels, value for value.
 
 Both paths of ``compute_stats`` run on the same random inputs (hypothesis):
 ΔBLEU weights and both definitions, every reference view, every tokenizer
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bleustats
-from bleustats.engine import small
+from bleustats.engine import _small as small
 from bleustats.tokenizers import TOKENIZERS
 
 from ..conftest import force_path

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bleustats.engine import _sum_kernels as _k
-from bleustats.engine.sums import column_sums, group_sums, merge_partial_sums, partial_sums
+from bleustats.engine._sums import column_sums, group_sums, merge_partial_sums, partial_sums
 from bleustats.errors import InputError
 from ..twins import sums as twin
 

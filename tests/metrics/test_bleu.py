@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleustats.engine import options
+from bleustats.engine import _options as options
 from bleustats.metrics import formula
 from bleustats.metrics import tables as scoring
 from bleustats.engine.stats import compute_stats, load_stats

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bleustats
-from bleustats.engine import options
+from bleustats.engine import _options as options
 from bleustats.metrics import tables as scoring
 from bleustats.engine.stats import compute_stats
 

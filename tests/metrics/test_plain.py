@@ -1,11 +1,11 @@
 """corpus_bleu / sentence_bleu counted in plain Python against the numba pipeline.
 
 For small list inputs both functions count in plain Python
-(:mod:`bleustats.engine.small`) and sum the rows exactly
-(:func:`bleustats.metrics.plain.sum_rows`) into the one formula
+(:mod:`bleustats.engine._small`) and sum the rows exactly
+(:func:`bleustats.metrics._plain.sum_rows`) into the one formula
 (:mod:`bleustats.metrics.formula`); sacreBLEU's ``BLEU`` object counts a few segments the same way
 and builds the kernels' statistics matrix from the rows
-(:func:`bleustats.metrics.plain.rows_matrix`). On random inputs (hypothesis), with every smoothing method,
+(:func:`bleustats.metrics._plain.rows_matrix`). On random inputs (hypothesis), with every smoothing method,
 effective order, reference length, ΔBLEU weights and definition, the result
 must equal the pipeline's field by field: the same signature, the same types,
 the same numbers to the bit (so ``corpus_bleu`` and ``corpus_bleu_files`` on

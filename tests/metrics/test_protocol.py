@@ -15,7 +15,7 @@ from bleustats.engine.dataset import DatasetWriter, cell_mask, select_rows, syst
 from bleustats.engine.protocol import StatsSource
 from bleustats.engine.stats import compute_stats
 from bleustats.errors import InputError
-from bleustats.metrics import partitioned, results, sentence, tables
+from bleustats.metrics import results, sentence, tables
 
 
 def _corpus(n_segs: int = 23, systems: str = "ABC", seed: int = 3):
@@ -91,7 +91,7 @@ def test_scores_equal_bit_for_bit(pair, monkeypatch, metric):
         b.signature if hasattr(b, "signature") else b)
     for by in ("system", "seg_id"):
         fa = tables.corpus_scores(st, by=by, metric=metric, **opts)
-        fb = partitioned.corpus_scores(ds, by=by, metric=metric, **opts)
+        fb = tables.corpus_scores(ds, by=by, metric=metric, **opts)
         pd.testing.assert_frame_equal(fa, fb, check_exact=True)
         assert fa.attrs == fb.attrs
     assert tables.sentence_scores(st, metric=metric).tolist() == tables.sentence_scores(ds, metric=metric).tolist()
@@ -117,10 +117,10 @@ def test_variants_systems_and_coverage_equal(pair, monkeypatch):
     _small_batches(ds, monkeypatch)
     names = ["bleu+1", "chen-cherry:5", "sacrebleu:exp"]
     a = sentence.score_variants(st, names, metric="delta_bleu", max_ngram_order=3)
-    b = partitioned.score_variants(ds, names, metric="delta_bleu", max_ngram_order=3)
+    b = sentence.score_variants(ds, names, metric="delta_bleu", max_ngram_order=3)
     assert {k: v.tolist() for k, v in a.items()} == {k: v.tolist() for k, v in b.items()}
     assert st.systems().tolist() == ds.systems().tolist() == ["A", "B", "C"]
-    assert partitioned.n_systems(ds) == 3
+    assert tables.n_systems(ds) == 3
     part = st.select(np.flatnonzero(~((st.column("system") == "B") & (st.column("seg_id") < 4))))
     dp = _dataset(part, ds.path.parent / "partial")
     assert results.system_coverage(part) == results.system_coverage(dp)
@@ -147,7 +147,7 @@ def test_errors_name_every_segment_across_parts(tmp_path, monkeypatch):
 
 
 def test_kbest_oracles_equal(tmp_path, monkeypatch):
-    from bleustats.tools.kbest_partitioned import kbest_oracles
+    from bleustats.tools._kbest_partitioned import kbest_oracles
 
     hyps, refs = _corpus(n_segs=15, systems="AB")
     nb = hyps.sort_values(["seg_id", "system"], kind="stable").drop(columns="system").reset_index(drop=True)

@@ -283,7 +283,7 @@ def _equal(a, b):
 @pytest.mark.parametrize("metric, kw", [("chrf", {}), ("bleu", {"exclude_self": True}), ("chrf++", {"aggregate": True}),
                                         ("ter", {})])
 def test_partitions_equal_the_whole_table(tmp_path, metric, kw):
-    from bleustats.tools.mbr_partitioned import mbr_dataset
+    from bleustats.tools._mbr_partitioned import mbr_dataset
 
     rng = np.random.default_rng(5)
     words = ["the", "cat", "sat", "on", "a", "mat", "dog", "Füße", "中文", ""]
@@ -304,7 +304,7 @@ def test_partitions_equal_the_whole_table(tmp_path, metric, kw):
 
 
 def test_partitions_with_matrices_and_pseudo_references(tmp_path):
-    from bleustats.tools.mbr_partitioned import mbr_dataset
+    from bleustats.tools._mbr_partitioned import mbr_dataset
 
     t = pd.DataFrame({"seg_id": [s for s, hs in NBEST.items() for _ in hs], "text": sum(NBEST.values(), [])})
     refs = write_nbest(tmp_path / "refs.txt", {0: ["the cat sat on the mat"], 3: ["hello world", "hi"], 4: ["x"]})
@@ -326,7 +326,7 @@ def test_partitions_with_matrices_and_pseudo_references(tmp_path):
 
 
 def test_a_source_in_two_partitions_is_an_error(tmp_path):
-    from bleustats.tools.mbr_partitioned import mbr_dataset
+    from bleustats.tools._mbr_partitioned import mbr_dataset
 
     t = pd.DataFrame({"seg_id": [0, 0, 0, 1], "text": ["a", "b", "c", "d"]})
     folder = _parts(tmp_path, t, [2])

@@ -21,11 +21,11 @@ import pandas as pd
 
 from .._interrupts import deferred
 from ..engine import io
-from ..engine.partitioned_stats import compute_stats_dataset
+from ..engine._partitioned_stats import compute_stats_dataset
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..meta import ref_weights, study
-from ..meta.options import UNDEFINED
+from ..meta._options import UNDEFINED
 from ..meta.ref_weights import parse_weight_transform
 
 __all__ = ["StudyInputs", "StudyMetrics", "UNDEFINED", "VIEW_NAMES", "pair_of_names", "read_human", "read_scores_table",

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .main import COMMANDS
-from ..engine.options import MAX_ORDER_LIMIT
+from ..engine._options import MAX_ORDER_LIMIT
 from ..errors import InputError
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ._progress import one_line

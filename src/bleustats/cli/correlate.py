@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .._version import __version__
 from .main import COMMANDS
 from ..errors import InputError
-from ..meta.options import CORRELATION_METHODS, CORRELATION_TESTS, GROUPINGS, LEVELS, METHODS, UNDEFINED, UNMATCHED, \
+from ..meta._options import CORRELATION_METHODS, CORRELATION_TESTS, GROUPINGS, LEVELS, METHODS, UNDEFINED, UNMATCHED, \
     VARIANTS
-from ..engine.options import SMOOTH_METHODS
+from ..engine._options import SMOOTH_METHODS
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from .study import STUDY_METRICS, pair_of_names, weight_transform_arg
 

@@ -8,7 +8,7 @@
 
 A k-best list given as a folder of Parquet parts (or any Parquet list with
 ``--dask ADDRESS``) is scored partition by partition, here or on a Dask
-cluster (:mod:`bleustats.tools.kbest_partitioned`); ``-o`` is then a dataset
+cluster (:mod:`bleustats.tools._kbest_partitioned`); ``-o`` is then a dataset
 folder.
 
 Reads a Moses n-best list (or a long-form hypotheses table) in chunks, writes
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .main import COMMANDS
-from ..engine.options import BLEU_METRICS as METRICS
-from ..engine.options import MAX_ORDER_LIMIT, REF_LENGTHS, SENTENCE_VARIANT_NAMES
+from ..engine._options import BLEU_METRICS as METRICS
+from ..engine._options import MAX_ORDER_LIMIT, REF_LENGTHS, SENTENCE_VARIANT_NAMES
 from ..errors import UsageError
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ._dask import add_dask_option, executor_for
@@ -79,7 +79,7 @@ def add_parser(subparsers: Any) -> None:
 
 def _partitioned(args: argparse.Namespace, variants: list[str], options: dict, err: TextIO) -> Any:
     """A k-best list given as Parquet parts (-i DIR) or run on Dask: one task per partition."""
-    from ..tools.kbest_partitioned import score_nbest_dataset
+    from ..tools._kbest_partitioned import score_nbest_dataset
 
     for flag, given in (("--scores-txt", args.scores_txt), ("--features-txt", args.features_txt)):
         if given:

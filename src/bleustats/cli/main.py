@@ -106,7 +106,7 @@ def check_extras(args: argparse.Namespace) -> None:
 
 
 def _max_order() -> int:
-    from ..engine.options import MAX_ORDER_LIMIT
+    from ..engine._options import MAX_ORDER_LIMIT
 
     return MAX_ORDER_LIMIT
 

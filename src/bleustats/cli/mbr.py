@@ -11,7 +11,7 @@ row of a source is one of its candidates, in ``rank`` order when given, so a
 table of several systems' outputs gives MBR system combination). A folder of
 Parquet parts (or any Parquet table with ``--dask ADDRESS``) is run one
 partition at a time, here or on a Dask cluster
-(:mod:`bleustats.tools.mbr_partitioned`); each source's rows in one part. Each candidate's expected utility against the
+(:mod:`bleustats.tools._mbr_partitioned`); each source's rows in one part. Each candidate's expected utility against the
 source's pseudo-references (the candidates themselves by default) goes to
 ``-o`` (one row per input candidate, input order; ``data_schemas/mbr.json``),
 the chosen candidates to ``--best`` (one line per source). A summary goes to
@@ -29,9 +29,9 @@ from typing import Any, TextIO
 
 from ..errors import UsageError
 from .main import COMMANDS
-from ..engine.options import SENTENCE_VARIANT_NAMES
+from ..engine._options import SENTENCE_VARIANT_NAMES
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
-from ..tools.options import PAIRWISE_METRICS
+from ..tools._options import PAIRWISE_METRICS
 from ._dask import add_dask_option, executor_for
 from ._progress import one_line, progress_bar
 
@@ -112,7 +112,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _partitioned(args: argparse.Namespace, common: dict[str, Any]) -> Any:
     """A folder of Parquet parts, or a Parquet table with --dask: one task per partition."""
-    from ..tools.mbr_partitioned import mbr_dataset
+    from ..tools._mbr_partitioned import mbr_dataset
 
     nbest = Path(args.nbest)
     if not (nbest.is_dir() or nbest.suffix.lower() == ".parquet"):

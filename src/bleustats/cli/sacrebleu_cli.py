@@ -33,8 +33,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError
-from ..engine import small
-from ..engine.options import CHRF_DEFAULTS, TABLE_SUFFIXES
+from ..engine import _small as small
+from ..engine._options import CHRF_DEFAULTS, TABLE_SUFFIXES
 
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
@@ -547,7 +547,7 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
     _check_systems(args, systems, paired)
     # one system: references given with the call (the plain route, no cached-references table to build)
     single = len(systems) == 1 and not args.sentence_level
-    if "bleu" in (args.metrics or ["bleu"]):  # the whole job's size, for the statistics path (engine.small)
+    if "bleu" in (args.metrics or ["bleu"]):  # the whole job's size, for the statistics path (engine._small)
         ref_chars = sum(len(r) for stream in refs for r in stream if r is not None)
         small.expect(sum(sum(map(len, system)) + ref_chars for system in systems))
     metrics = _metrics(args, None if single else refs)
@@ -592,7 +592,7 @@ def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], syste
         _print_single(results, fmt, out)
         return 0
     if paired:
-        from ..meta.paired_systems import PairedTest
+        from ..meta.paired import PairedTest
 
         test = PairedTest(list(zip(names, systems)), metrics, None, test_type="bs" if args.paired_bs else "ar",
                           n_samples=args.paired_bs_n if args.paired_bs else args.paired_ar_n,
@@ -632,7 +632,7 @@ def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
     """
     import numpy as np
 
-    from ..engine.options import CHRF_DEFAULTS as CHRF
+    from ..engine._options import CHRF_DEFAULTS as CHRF
     from ..metrics.bleu import BLEU
     from ..metrics.tables import statistics_matrix, table_metric
     stats = saved(args).to_table()  # per-segment rows are needed: the whole table in memory
@@ -723,12 +723,12 @@ def _print_streamed_bleu(args: argparse.Namespace, fmt: str, out: Any) -> None:
     """sacreBLEU's one-system BLEU output, the statistics streamed from the files (bounded memory, no Arrow tables).
 
     The line reader splits on '\\n' only and BLEU's tokens ignore line ends,
-    as sacreBLEU reads ``line.rstrip()`` (:mod:`bleustats.engine.lines`); the
+    as sacreBLEU reads ``line.rstrip()`` (:mod:`bleustats.engine._lines`); the
     metric object gives the tokenizer (``-l`` picks it as sacreBLEU does) and
     the signature.
     """
     from ..engine.stats import compute_stats_files
-    from ..metrics.partitioned import corpus_score
+    from ..metrics.tables import corpus_score
     metric = _metrics(args, None)["BLEU"]
     stats = compute_stats_files(args.input[0], args.refs, tokenize=metric.tokenize, lowercase=metric.lowercase,
                                 max_ngram_order=metric.max_ngram_order)
@@ -757,7 +757,7 @@ def print_results_table(results: dict[str, list[Any]], signatures: dict[str, str
     """sacreBLEU's ``utils.print_results_table``: several systems' scores as a JSON list or a text table.
 
     ``results`` maps ``'System'`` to the system names and each metric name to
-    a column of formatted strings or :class:`~bleustats.meta.paired_systems.Result`
+    a column of formatted strings or :class:`~bleustats.meta.paired.Result`
     objects; ``args`` needs ``format``, ``width``, ``paired_bs``, ``paired_ar``
     (and ``paired_bs_n`` / ``paired_ar_n`` for a paired test). Printed without colour.
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 
 from .main import COMMANDS
-from ..engine.options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_LENGTHS, REF_VIEWS, SMOOTH_METHODS
+from ..engine._options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_LENGTHS, REF_VIEWS, SMOOTH_METHODS
 from ..errors import InputError, UsageError
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import sacrebleu_cli
@@ -170,7 +170,7 @@ def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
 def _chrf_ter_flags(args: argparse.Namespace, metrics: Any) -> list[tuple[str, bool]]:
     """``stats``' chrF / TER flags given without their metric in ``-m`` (empty for ``score``, which has no such
     combination to check here)."""
-    from ..engine.options import CHRF_DEFAULTS
+    from ..engine._options import CHRF_DEFAULTS
 
     if getattr(args, "stat_metrics", "absent") == "absent":
         return []
@@ -350,9 +350,9 @@ def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
 def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out: Any = None) -> None:
     """Print corpus scores of ``stats`` (per group with several systems or ``--by``) as text or JSON.
 
-    ``stats`` may be a partitioned dataset (:mod:`bleustats.metrics.partitioned`: the same numbers).
+    ``stats`` may be a partitioned dataset (the scorers of :mod:`bleustats.metrics.tables` take either).
     """
-    from ..metrics.partitioned import corpus_score, corpus_scores, n_systems
+    from ..metrics.tables import corpus_score, corpus_scores, n_systems
 
     out = out if out is not None else sys.stdout
     options = dict(smooth_method=args.smooth_method, smooth_value=args.smooth_value,

@@ -7,7 +7,7 @@ the hypotheses are a folder of Parquet parts or the run is on Dask. A dataset
 is written with bounded memory: line-aligned plain-text files chunk by
 chunk (``--batch-rows`` lines), a hypotheses table given as a folder of
 Parquet parts (or one ``.parquet`` file) partition by partition with one
-references table (:mod:`bleustats.engine.partitioned_stats`); memory then
+references table (:mod:`bleustats.engine._partitioned_stats`); memory then
 holds the references and one batch. ``--dask ADDRESS`` runs the partitions on
 a Dask cluster (``local:N`` for N local worker processes)::
 
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._interrupts import deferred
 from .main import COMMANDS
-from ..engine.options import DEFAULT_BATCH_ROWS
+from ..engine._options import DEFAULT_BATCH_ROWS
 from ..errors import InputError, UsageError
 from ._dask import add_dask_option, executor_for
 from .sacrebleu_cli import METRIC_NAMES, add_chrf_ter_options
@@ -76,7 +76,7 @@ def _split_inputs(args: argparse.Namespace) -> None:
 
 def _streamed(args: argparse.Namespace, target: Path, executor: Any) -> StatsDataset | None:
     """The dataset of a streamable input written to ``target``; None for inputs read whole."""
-    from ..engine.partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
+    from ..engine._partitioned_stats import compute_stats_dataset, compute_stats_files_dataset
     from ..engine import io
 
     hyp = args.input

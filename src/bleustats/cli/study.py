@@ -52,12 +52,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .._interrupts import deferred
 from .._version import __version__
 from .main import COMMANDS
-from ..engine.options import MAX_ORDER_LIMIT, SENTENCE_VARIANT_NAMES, SMOOTH_METHODS
+from ..engine._options import MAX_ORDER_LIMIT, SENTENCE_VARIANT_NAMES, SMOOTH_METHODS
 from ..errors import InputError
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ._dask import add_dask_option, executor_for
 from ._progress import one_line, progress_bar
-from ..meta.options import COMPARE_RESAMPLING, SWEEP_PARAMETERS, UNDEFINED, UNMATCHED
+from ..meta._options import COMPARE_RESAMPLING, SWEEP_PARAMETERS, UNDEFINED, UNMATCHED
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .main import COMMANDS
-from ..engine.options import BLEU_METRICS as METRICS
-from ..engine.options import MAX_ORDER_LIMIT, REF_LENGTHS, SENTENCE_VARIANT_NAMES
+from ..engine._options import BLEU_METRICS as METRICS
+from ..engine._options import MAX_ORDER_LIMIT, REF_LENGTHS, SENTENCE_VARIANT_NAMES
 from ..errors import InputError
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from ..tools.options import ALGORITHMS
+from ..tools._options import ALGORITHMS
 from ._progress import progress_bar
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ import os
 import re
 from typing import Any, Callable, Iterable, Iterator
 
-from ..engine.partitioned_stats import ReferenceIndex
+from ..engine._partitioned_stats import ReferenceIndex
 from ..errors import ClusterError, InputError, MissingExtraError
 
 try:
@@ -100,7 +100,7 @@ class DaskExecutor:
 
         ``fn`` must be importable by the workers (a module-level function).
 
-        Large shared inputs (a :class:`~bleustats.engine.partitioned_stats.ReferenceIndex`)
+        Large shared inputs (a :class:`~bleustats.engine._partitioned_stats.ReferenceIndex`)
         are sent to every worker once; all tasks are submitted at once and
         the cluster schedules them.
         """

@@ -2,7 +2,7 @@ r"""Statistics of a Dask DataFrame of hypotheses, written as a partitioned stati
 
 Each partition of the DataFrame (``seg_id``, ``text``, optionally
 ``system``) is computed where Dask computes it and goes, on the same worker,
-straight into :func:`~bleustats.engine.partitioned_stats.stats_part_task`:
+straight into :func:`~bleustats.engine._partitioned_stats.stats_part_task`:
 its rows get their segments' references (the references index is on every
 worker once), their statistics are written as part ``i`` of the output
 dataset, and only the part's manifest entry comes back. The dataset is
@@ -30,7 +30,7 @@ import dask
 import pyarrow as pa
 
 from ..engine.dataset import DEFAULT_BATCH_ROWS, DatasetWriter, StatsDataset
-from ..engine.partitioned_stats import (HypothesesPartition, ReferenceIndex, check_options, check_unique_keys,
+from ..engine._partitioned_stats import (HypothesesPartition, ReferenceIndex, check_options, check_unique_keys,
                                          stats_part_task)
 from ..errors import InputError
 from .cluster import DaskExecutor

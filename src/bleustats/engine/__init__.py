@@ -7,11 +7,11 @@ Tables and inputs:
 - :mod:`~bleustats.engine.io`: inputs in every form (lists, DataFrames, Arrow
   tables, text / TSV / JSONL / Parquet files) → validated long-form tables;
   whole-or-nothing writes.
-- :mod:`~bleustats.engine.columns`: numpy arrays and Python strings → Arrow
+- :mod:`~bleustats.engine._columns`: numpy arrays and Python strings → Arrow
   arrays without pyarrow's pandas shim.
-- :mod:`~bleustats.engine.lines`: line-aligned text files read a chunk of
+- :mod:`~bleustats.engine._lines`: line-aligned text files read a chunk of
   lines at a time into one buffer the encoder reads in place.
-- :mod:`~bleustats.engine.options`: the statistics options and their one
+- :mod:`~bleustats.engine._options`: the statistics options and their one
   check (importable without numpy, Arrow or numba).
 
 Encoding and statistics:
@@ -22,7 +22,7 @@ Encoding and statistics:
 - :mod:`~bleustats.engine.stats`: :class:`~bleustats.engine.stats.StatsTable`
   and :func:`~bleustats.engine.stats.compute_stats` (numba kernels in
   ``_stats_kernels``).
-- :mod:`~bleustats.engine.small`: the same BLEU rows for a few segments in
+- :mod:`~bleustats.engine._small`: the same BLEU rows for a few segments in
   plain Python (no numba, Arrow or numpy).
 - :mod:`~bleustats.engine.chrf_stats`: chrF / chrF++ statistics (numba kernels
   in ``_chrf_kernels``).
@@ -33,17 +33,52 @@ Encoding and statistics:
 
 Sums and partitioned tables:
 
-- :mod:`~bleustats.engine.sums`: exact sums of statistics columns, whole, per
+- :mod:`~bleustats.engine._sums`: exact sums of statistics columns, whole, per
   group or merged from partial sums (numba kernels in ``_sum_kernels``).
 - :mod:`~bleustats.engine.protocol`: the questions every scorer asks of its
   statistics (column totals, row batches, selections), answered in memory by a
   ``StatsTable`` and part by part by a ``StatsDataset``.
 - :mod:`~bleustats.engine.dataset`: a statistics table stored as a folder of
   Parquet parts, read with bounded memory, written whole or not at all.
-- :mod:`~bleustats.engine.partitioned_stats`: statistics computed partition
+- :mod:`~bleustats.engine._partitioned_stats`: statistics computed partition
   by partition (streamed, or on an executor) into a dataset.
 
 Test sets:
 
 - :mod:`~bleustats.engine.testsets`: sacreBLEU's test sets read from its local cache (never downloaded).
 """
+
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: entry point -> the module that defines it (imported on first use: ``import bleustats.engine`` stays light)
+_EXPORTS = {
+    "StatsTable": "stats",
+    "compute_stats": "stats",
+    "compute_stats_files": "stats",
+    "load_stats": "stats",
+    "StatsDataset": "dataset",
+    "open_dataset": "dataset",
+    "open_stats": "dataset",
+    "compute_stats_dataset": "_partitioned_stats",
+    "compute_stats_files_dataset": "_partitioned_stats",
+    "StatsSource": "protocol",
+    "ReferenceSet": "references",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -1,6 +1,6 @@
 r"""Numba kernels: exact sums of float64 groups (Shewchuk's partials, rounded as ``math.fsum``).
 
-Private module; only :mod:`bleustats.engine.sums` calls it. A float sum
+Private module; only :mod:`bleustats.engine._sums` calls it. A float sum
 computed in some order is rounded at every step, so two orders (one table, or
 the same rows in partitions summed separately) may differ in the last bits.
 These kernels keep a sum *exact*: a group's values are accumulated into

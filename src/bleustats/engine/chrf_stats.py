@@ -37,7 +37,7 @@ from ..errors import InputError
 from . import _chrf_kernels as _k
 from . import io
 from .encode import block_bounds, string_buffers
-from .options import CHRF_DEFAULTS
+from ._options import CHRF_DEFAULTS
 from .references import ReferenceSet
 
 if TYPE_CHECKING:

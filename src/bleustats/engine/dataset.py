@@ -65,30 +65,12 @@ from .._interrupts import deferred
 from .._version import __version__
 from ..errors import InputError
 from . import io, schemas
-from .options import DEFAULT_BATCH_ROWS
+from ._options import DEFAULT_BATCH_ROWS
 from .stats import StatsTable, load_stats, metric_groups
-from .sums import PartialSums, merge_partial_sums, partial_sums
+from ._sums import PartialSums, merge_partial_sums, partial_sums
 
-__all__ = [
-    "DEFAULT_BATCH_ROWS",
-    "DatasetWriter",
-    "LocalExecutor",
-    "MANIFEST",
-    "StatsDataset",
-    "cell_mask",
-    "is_dataset",
-    "iter_stats_part",
-    "nonpositive_weight_mask",
-    "open_dataset",
-    "open_stats",
-    "part_name",
-    "read_stats_part",
-    "retitle",
-    "save_as_file",
-    "select_rows",
-    "system_mask",
-    "write_part",
-]
+__all__ = ["DatasetWriter", "LocalExecutor", "StatsDataset", "is_dataset", "open_dataset", "open_stats",
+           "save_as_file", "write_part"]
 
 #: File that marks a folder as a complete statistics dataset and lists its parts.
 MANIFEST = "_bleustats_manifest.json"
@@ -712,7 +694,7 @@ def save_as_file(stats: StatsDataset, path: str | os.PathLike, *, batch_rows: in
     Examples
     --------
     >>> import os, tempfile
-    >>> from bleustats.engine.partitioned_stats import compute_stats_dataset
+    >>> from bleustats.engine._partitioned_stats import compute_stats_dataset
     >>> import pandas as pd
     >>> d = tempfile.mkdtemp()
     >>> ds = compute_stats_dataset(pd.DataFrame({"seg_id": [0, 1], "text": ["a", "b"]}),

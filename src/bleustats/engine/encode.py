@@ -40,26 +40,10 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from ..tokenizers import tokenize_lines
-from . import _encode_kernels, _tokenize_kernels, columns
+from . import _encode_kernels, _tokenize_kernels, _columns as columns
 from ._tokenize_tables import code_point_tables
 
-__all__ = [
-    "BYTE_TOKENIZERS",
-    "PARALLEL_MIN_BYTES",
-    "PARALLEL_MIN_TOKENS",
-    "block_bounds",
-    "encode_line_blocks",
-    "encode_segment_ids",
-    "encode_segments",
-    "list_buffers",
-    "padded_buffer",
-    "segment_blocks",
-    "string_buffers",
-    "token_lists",
-    "tokenize_array",
-    "tokenize_buffer",
-    "tokenized",
-]
+__all__ = ["encode_segments", "string_buffers", "token_lists", "tokenized"]
 
 #: Below this many tokens the statistics kernel runs on the calling thread: starting the
 #: thread pool (and its threads' spinning after each parallel region) costs more than

@@ -40,37 +40,14 @@ import pyarrow as pa
 
 from .._interrupts import deferred
 from ..errors import InputError
-from . import columns, schemas
-from .options import TABLE_SUFFIXES
+from . import _columns as columns, schemas
+from ._options import TABLE_SUFFIXES
 
 if TYPE_CHECKING:  # pandas is imported only when a DataFrame is used
     import pandas as pd
 
-__all__ = [
-    "DIGEST_KEY",
-    "REFERENCE_LAYOUTS",
-    "TableDigest",
-    "TABLE_SUFFIXES",
-    "as_hypotheses_table",
-    "as_references_table",
-    "decode_utf8",
-    "file_sha256",
-    "is_table",
-    "iter_line_chunks",
-    "lines_table",
-    "make_temp_dir",
-    "open_input",
-    "output_target",
-    "read_jsonl",
-    "read_lines",
-    "read_table",
-    "read_weights",
-    "stream_length_error",
-    "streams_table",
-    "table_digest",
-    "to_arrow",
-    "write_atomic",
-]
+__all__ = ["REFERENCE_LAYOUTS", "TABLE_SUFFIXES", "as_hypotheses_table", "as_references_table", "iter_line_chunks",
+           "lines_table", "open_input", "read_lines", "read_table", "read_weights", "streams_table", "write_atomic"]
 
 #: How list references are laid out: sacreBLEU streams or one list per segment.
 REFERENCE_LAYOUTS = ("auto", "streams", "segments")

@@ -16,13 +16,14 @@ so scoring code needs only to ask its statistics for
   a batch at a time (sentence scores, checks);
 - :meth:`StatsSource.select` / :meth:`StatsSource.where`: some rows (by
   position, or where a predicate holds) as one in-memory table;
+- :meth:`StatsSource.to_table`: every row in memory (what row positions address);
 - :meth:`StatsSource.systems`, the settings (``max_ngram_order``,
   ``tokenize``, ..., ``settings``, ``column_names``, ``n_refs_values``).
 
 :class:`~bleustats.engine.stats.StatsTable` answers them in memory (numpy over
 its columns; :func:`table_totals`), :class:`~bleustats.engine.dataset.StatsDataset`
 part by part on its executor (here or on a Dask cluster), merging per-part
-partial sums exactly (:func:`~bleustats.engine.sums.merge_partial_sums`).
+partial sums exactly (:func:`~bleustats.engine._sums.merge_partial_sums`).
 Integer sums are int64, float sums are exact and rounded once, so both give
 the same totals bit for bit and every scorer has one code path.
 
@@ -46,9 +47,9 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ..errors import InputError
-from .sums import column_sums, group_sums
+from ._sums import column_sums, group_sums
 
-__all__ = ["StatsSource", "row_index", "table_totals"]
+__all__ = ["StatsSource"]
 
 
 @runtime_checkable
@@ -72,6 +73,11 @@ class StatsSource(Protocol):
     @property
     def n_refs_values(self) -> tuple[int, ...]: ...
 
+    @property
+    def n_refs_label(self) -> str:
+        """References per segment as signatures write it (``'var'`` if it varies)."""
+        ...
+
     def __len__(self) -> int: ...
 
     def column_totals(self, columns: Sequence[str], *, by: Any = None, rows: Any = None
@@ -90,6 +96,10 @@ class StatsSource(Protocol):
               ) -> StatsSource: ...
 
     def systems(self) -> np.ndarray: ...
+
+    def to_table(self, columns: Sequence[str] | None = None) -> Any:
+        """Every row in memory, one ``StatsTable`` (a table is itself)."""
+        ...
 
 
 def row_index(n: int, rows: Any) -> np.ndarray:
@@ -161,7 +171,7 @@ def table_totals(stats: Any, columns: Sequence[str], *, by: Any = None, rows: An
     """:meth:`StatsTable.column_totals`: the sums of an in-memory table's columns (numpy, column by column).
 
     Integer columns are summed in int64, float columns exactly
-    (:mod:`bleustats.engine.sums`); ``by`` is a column name or one
+    (:mod:`bleustats.engine._sums`); ``by`` is a column name or one
     label per row; ``rows`` selects (and may repeat) rows first.
     """
     index = None if rows is None else row_index(len(stats), rows)

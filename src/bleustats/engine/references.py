@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from . import columns, io
+from . import _columns as columns, io
 
 if TYPE_CHECKING:
     import pandas as pd

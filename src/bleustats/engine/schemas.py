@@ -46,7 +46,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import SchemaError
-from . import columns
+from . import _columns as columns
 
 __all__ = [
     "INVARIANT_CHECKS",

@@ -33,27 +33,16 @@ import pyarrow as pa
 from .._validate import describe_ids
 from .._version import __version__
 from ..errors import InputError
-from . import columns as columns_
-from . import io, schemas, small
-from .options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, check_options
+from . import _columns as columns_
+from . import io, schemas, _small as small
+from ._options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_VIEWS, check_options
 from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "DELTA_DEFINITIONS",
-    "STAT_METRICS",
-    "TER_DEFAULTS",
-    "MAX_ORDER_LIMIT",
-    "REF_VIEWS",
-    "StatsTable",
-    "compute_stats",
-    "compute_stats_files",
-    "reference_files",
-    "load_stats",
-    "reference_tokens",
-]
+__all__ = ["DELTA_DEFINITIONS", "MAX_ORDER_LIMIT", "REF_VIEWS", "StatsTable", "compute_stats", "compute_stats_files",
+           "load_stats"]
 
 _META = "bleustats."
 
@@ -920,15 +909,15 @@ def _files_statistics(paths: Sequence[str | os.PathLike], weights: list[np.ndarr
     """:func:`compute_stats_files` for large files: read into one buffer per chunk, encoded in place.
 
     Each chunk's lines of every file land in one buffer
-    (:func:`bleustats.engine.lines.iter_line_buffers`); the encoder reads it
+    (:func:`bleustats.engine._lines.iter_line_buffers`); the encoder reads it
     where it lies, the references stay in file order (the statistics kernel
     reads segment ``s``'s rows ``k * n + s``), and nothing is copied, split
     into Arrow strings or reordered on the way. The same statistics as the
     route through :func:`compute_stats` (``tests/engine/test_lines.py``).
     """
-    from .columns import numeric, repeated
+    from ._columns import numeric, repeated
     from .encode import encode_line_blocks, segment_blocks, tokenize_buffer
-    from .lines import iter_line_buffers
+    from ._lines import iter_line_buffers
 
     check_options(tokenize, max_ngram_order, ref_view, weight_threshold, delta_definition)
     n_streams = len(paths) - 1

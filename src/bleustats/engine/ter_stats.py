@@ -31,7 +31,8 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
-from . import _ter_kernels, columns, io
+from . import _columns as columns
+from . import _ter_kernels, io
 from .encode import encode_segments
 from .references import ReferenceSet
 
@@ -86,7 +87,7 @@ def _reference_segments(references: Any, n_hyp: int, layout: str) -> tuple[list[
                              f"{n_hyp} hypotheses; every reference stream must be as long as the hypotheses.")
         return references.cached(("ter-segments", n_hyp), lambda t: _reference_segments(t, n_hyp, "auto"))
     refs = io.as_references_table(references, n_hyp=n_hyp, layout=layout)
-    # engine.columns reads the columns: pyarrow.compute and to_numpy would import pandas (pyarrow's shim)
+    # engine._columns reads the columns: pyarrow.compute and to_numpy would import pandas (pyarrow's shim)
     if refs.num_rows and not np.all(columns.to_numpy(refs.column("weight")) == 1.0):
         raise InputError(
             "references: TER has no reference weights, but some weights are not 1. Give plain "

@@ -37,7 +37,7 @@ from ..errors import InputError
 from .correlation import (CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS, as_scores, correlate, kendall_tau,
                           wmt_pair_counts)
 from .resample import generator_and_label
-from .options import CORRELATION_TESTS
+from ._options import CORRELATION_TESTS
 
 __all__ = [
     "CORRELATION_LEVELS",

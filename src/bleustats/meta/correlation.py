@@ -72,23 +72,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import choices_text, short_repr
 from ..errors import InputError
-from .options import CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS
+from ._options import CORRELATION_METHODS, GROUPINGS, KENDALL_VARIANTS
 
-__all__ = [
-    "CORRELATION_METHODS",
-    "GROUPINGS",
-    "KENDALL_VARIANTS",
-    "CorrelationResult",
-    "as_scores",
-    "correlate",
-    "fisher_z_interval",
-    "kendall_tau",
-    "pearson",
-    "segment_correlation",
-    "spearman",
-    "system_correlation",
-    "wmt_pair_counts",
-]
+__all__ = ["CORRELATION_METHODS", "GROUPINGS", "KENDALL_VARIANTS", "CorrelationResult", "fisher_z_interval",
+           "kendall_tau", "pearson", "segment_correlation", "spearman", "system_correlation"]
 
 
 # pairwise (O(n^2)) chunks hold at most this many pair entries at once

@@ -63,7 +63,7 @@ from .pairwise_accuracy import corpus_pairwise_p_values, pairwise_accuracy, pair
 from .resample import SeedLike
 from .tie_calibration import tie_calibrated_kendall
 from .units import StudyCells, UnitMetric, study_cells
-from .options import LEVELS, METHODS, SYSTEM_METHODS, VARIANTS
+from ._options import LEVELS, METHODS, SYSTEM_METHODS, VARIANTS
 
 if TYPE_CHECKING:
     import pandas as pd

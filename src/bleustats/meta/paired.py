@@ -1,6 +1,6 @@
-r"""Paired significance tests of two systems from cached statistics (sacreBLEU's --paired-bs / --paired-ar).
+r"""Paired significance tests of systems on the same segments (sacreBLEU's --paired-bs / --paired-ar).
 
-Everything here resamples the statistics table, never the texts. A bootstrap
+Everything here resamples per-segment statistics, never the texts. A bootstrap
 resample of a corpus of :math:`n` segments is a count vector
 :math:`k \in \mathbb{N}^n` (how often each segment was drawn); its corpus
 statistics are :math:`k^\top S` for the segment statistics matrix :math:`S`,
@@ -9,8 +9,13 @@ vectorized BLEU formula on the :math:`B` rows of sums.
 :func:`paired_bootstrap` and :func:`paired_approximate_randomization` compare
 two systems scored on the same segments and reproduce sacreBLEU 2.x's
 numbers exactly (same seed, same draws, same p-value and confidence-interval
-formulas). Comparing two *metrics* against human scores is
-:mod:`bleustats.meta.compare`.
+formulas). They take any statistics source (:mod:`bleustats.engine.protocol`):
+an in-memory table or a partitioned dataset, whose parts are filtered where
+they lie so that only the two systems' rows travel (named systems), the same
+draws on the same matrices and so the same numbers, bit for bit.
+:class:`PairedTest` / :class:`Result` are sacreBLEU's object API for many
+systems against a baseline under ``BLEU`` / ``CHRF`` / ``TER`` objects.
+Comparing two *metrics* against human scores is :mod:`bleustats.meta.compare`.
 
 References
 ----------
@@ -39,7 +44,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
@@ -47,24 +52,20 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validate import check_choice, check_count
+from ..engine.dataset import system_mask
+from ..engine.protocol import StatsSource
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from ..metrics.tables import (OTHER_METRICS, TABLE_METRICS, check_delta_defined, corpus_score, score_signature,
                               statistics_matrix, table_metric)
 from ..metrics.formula import bleu_scores, check_scoring_options
-from ..metrics.base import bootstrap_sums, chunk_rows, estimate_ci
+from ..metrics.base import Metric, bootstrap_sums, chunk_rows, estimate_ci, sacrebleu_seed
+from ..metrics.base import Signature as MetricSignature
 from ..metrics.results import Signature
 from .resample import generator_and_label
 
-__all__ = [
-    "PairedTestResult",
-    "Scorer",
-    "approximate_randomization_counts",
-    "bootstrap_comparisons",
-    "estimate_ci",
-    "paired_approximate_randomization",
-    "paired_bootstrap",
-]
+__all__ = ["PairedTest", "PairedTestResult", "Result", "estimate_ci", "paired_approximate_randomization",
+           "paired_bootstrap"]
 
 #: Scores of rows of summed statistics; the flag asks for sacreBLEU's float32 bootstrap arithmetic.
 Scorer = Callable[[NDArray[np.float64], bool], NDArray[Any]]
@@ -153,6 +154,26 @@ def _rows_of(stats: StatsTable, rows: Any, name: str) -> NDArray[np.int64]:
         raise InputError(f"{name}: row indices must be in [0, {len(stats)}); got min {arr.min()}, "
                          f"max {arr.max()}.")
     return arr
+
+
+def _two_systems(stats: StatsSource, baseline_rows: Any, system_rows: Any) -> tuple[StatsTable, str]:
+    """The rows the test reads, in memory, and the whole source's reference count for the signature.
+
+    Two named systems: only their rows (a partitioned source filters its parts
+    where they lie). Masks and row indices address the whole table, which is
+    then read (:meth:`~bleustats.engine.protocol.StatsSource.to_table`; an
+    in-memory table is itself).
+    """
+    if not (isinstance(baseline_rows, str) and isinstance(system_rows, str)):
+        return stats.to_table(), stats.n_refs_label
+    table = stats.where(system_mask, systems=[baseline_rows, system_rows])
+    found = set(np.unique(table.column("system")).tolist()) if len(table) else set()
+    for which, name in (("baseline_rows", baseline_rows), ("system_rows", system_rows)):
+        if name not in found:
+            known = stats.systems()
+            shown = ", ".join(map(repr, known[:10])) + (" ..." if len(known) > 10 else "")
+            raise InputError(f"{which}: no row has system {name!r}; systems in the table: {shown}.")
+    return table, stats.n_refs_label
 
 
 def _paired_rows(stats: StatsTable, baseline_rows: Any, system_rows: Any
@@ -303,7 +324,7 @@ def _signature(stats: StatsTable, metric: str, smooth_method: str, smooth_value:
 
 
 def paired_bootstrap(
-    stats: StatsTable,
+    stats: StatsSource,
     baseline_rows: str | ArrayLike,
     system_rows: str | ArrayLike,
     *,
@@ -333,8 +354,10 @@ def paired_bootstrap(
 
     Parameters
     ----------
-    stats : StatsTable
-        Holds both systems' rows.
+    stats : StatsTable or StatsDataset
+        Holds both systems' rows (any statistics source,
+        :class:`~bleustats.engine.protocol.StatsSource`; of a partitioned
+        dataset, give system names: only their rows are read).
     baseline_rows, system_rows : str or array_like
         A system name (its rows, ordered by ``seg_id``), a boolean mask or an
         index array; the two selections are paired by position and must have
@@ -382,6 +405,7 @@ def paired_bootstrap(
     (100.0, 72.31, ['nrefs:1', 'bs:50', 'seed:1'])
     """
     n_samples = check_count("n_samples", n_samples, minimum=1)
+    stats, nrefs = _two_systems(stats, baseline_rows, system_rows)
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)
     _scoring_settings(stats, (b_rows, s_rows), metric, smooth_method, smooth_value, ref_length)
     f32 = (metric != "delta_bleu") if float32 is None else bool(float32)
@@ -398,12 +422,12 @@ def paired_bootstrap(
         baseline_mean=bl_mean, baseline_ci=bl_ci, system_mean=sys_mean, system_ci=sys_ci,
         n_segments=len(b_rows), n_samples=n_samples, n_confidence=n_samples, seed=label,
         signature=_signature(stats, metric, smooth_method, smooth_value, use_effective_order, ref_length,
-                             ("bs", n_samples), ("seed", _seed_label(label))),
+                             ("bs", n_samples), ("seed", _seed_label(label))).with_nrefs(nrefs),
     )
 
 
 def paired_approximate_randomization(
-    stats: StatsTable,
+    stats: StatsSource,
     baseline_rows: str | ArrayLike,
     system_rows: str | ArrayLike,
     *,
@@ -477,6 +501,7 @@ def paired_approximate_randomization(
     n_samples = check_count("n_samples", n_samples, minimum=1)
     if isinstance(n_confidence, bool) or not isinstance(n_confidence, (int, np.integer)):
         raise InputError(f"n_confidence must be an int (<= 0 for no intervals); got {n_confidence!r}.")
+    stats, nrefs = _two_systems(stats, baseline_rows, system_rows)
     b_rows, s_rows = _paired_rows(stats, baseline_rows, system_rows)
     _scoring_settings(stats, (b_rows, s_rows), metric, smooth_method, smooth_value, ref_length)
     f32 = (metric != "delta_bleu") if float32 is None else bool(float32)
@@ -506,7 +531,163 @@ def paired_approximate_randomization(
         test="paired-ar", metric=metric, baseline_score=bl_score, system_score=sys_score, p_value=p,
         baseline_mean=bl_mean, baseline_ci=bl_ci, system_mean=sys_mean, system_ci=sys_ci,
         n_segments=n, n_samples=n_samples, n_confidence=n_conf, seed=label,
-        signature=_signature(stats, metric, smooth_method, smooth_value, use_effective_order, ref_length, *extra),
+        signature=_signature(stats, metric, smooth_method, smooth_value, use_effective_order, ref_length,
+                             *extra).with_nrefs(nrefs),
     )
 
 
+# --------------------------------------------------------------------------- sacreBLEU's PairedTest / Result
+# sacreBLEU 2.6's object API: PairedTest(named_systems, metrics, references, test_type='ar' | 'bs')()
+# with its arguments, semantics and numbers (the seed from $SACREBLEU_SEED, the same draws, p-values, means and
+# intervals) for BLEU / CHRF / TER objects. Each system's statistics come from the kernels once; every resample or
+# trial of every metric is a row of one matrix product (bootstrap_comparisons, approximate_randomization_counts)
+# and all rows are scored by one vectorized formula, so n_jobs is accepted and ignored.
+
+
+class Result:
+    """One system's outcome of a paired test (sacreBLEU's ``significance.Result``).
+
+    Attributes
+    ----------
+    score : float
+        The system's corpus score.
+    p_value : float or None
+        Against the baseline (None for the baseline itself).
+    mean, ci : float or None
+        Bootstrap mean and half-width of the 95% interval, when estimated.
+    """
+
+    def __init__(self, score: float, p_value: float | None = None, mean: float | None = None,
+                 ci: float | None = None) -> None:
+        self.score = score
+        self.p_value = p_value
+        self.mean = mean
+        self.ci = ci
+
+    def __repr__(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.__dict__.items())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Result) and self.__dict__ == other.__dict__
+
+
+def _matrix(stats: Any) -> np.ndarray:
+    return np.asarray(stats, dtype=np.float64)
+
+
+class PairedTest:
+    """Paired significance tests of systems against the first one (sacreBLEU's ``PairedTest``).
+
+    Parameters
+    ----------
+    named_systems : list of (name, hypotheses)
+        The baseline first, then the systems to compare with it.
+    metrics : mapping of name to Metric
+        bleustats (or sacreBLEU-shaped) ``BLEU`` / ``CHRF`` / ``TER`` objects.
+    references : list of reference streams or None
+        None uses each metric's cached references (``references=`` of its constructor).
+    test_type : {'ar', 'bs'}
+        Approximate randomization or paired bootstrap resampling.
+    n_samples : int
+        Trials (``ar``) or resamples (``bs``); 0 takes sacreBLEU's default (10,000 / 1,000).
+    n_ar_confidence : int
+        With ``ar``, bootstrap resamples for means and intervals; -1 none, 0 the default 1,000.
+    n_jobs : int
+        Accepted for sacreBLEU's signature; every test already runs as a few matrix products.
+
+    Calling the object runs the tests and returns ``(signatures, scores)``:
+    ``signatures[metric name]`` (with ``seed``, ``bs`` / ``ar``) and
+    ``scores['System']`` (the names) plus ``scores[metric name]``, one
+    :class:`Result` per system, the baseline first.
+
+    Examples
+    --------
+    >>> from bleustats.metrics import BLEU
+    >>> refs = [["the cat sat on the mat", "a dog ran in the park", "it rains in paris"]]
+    >>> systems = [("base", ["the cat sat on the mat", "a dog ran to the park", "it rains in paris"]),
+    ...            ("new", ["the cat sat on a mat", "a dog ran in the park", "it rained in paris"])]
+    >>> sigs, scores = PairedTest(systems, {"BLEU": BLEU(references=refs)}, None, test_type="bs", n_samples=100)()
+    >>> scores["System"], [round(r.score, 2) for r in scores["BLEU"]]
+    (['base', 'new'], [75.05, 67.51])
+    >>> str(sigs["BLEU"])
+    'nrefs:1|bs:100|seed:12345|case:mixed|eff:no|tok:13a|smooth:exp|version:bleustats-...'
+    """
+
+    _DEFAULT_SAMPLES = {"ar": 10000, "bs": 1000}
+
+    def __init__(self, named_systems: Sequence[tuple[str, Sequence[str]]], metrics: Mapping[str, Metric],
+                 references: Sequence[Sequence[str]] | None, test_type: str = "ar", n_samples: int = 0,
+                 n_ar_confidence: int = -1, n_jobs: int = 1) -> None:
+        if test_type not in self._DEFAULT_SAMPLES:
+            raise InputError(f"test_type must be 'ar' (approximate randomization) or 'bs' (paired bootstrap); "
+                             f"got {test_type!r}.")
+        for name, value in (("n_samples", n_samples), ("n_ar_confidence", n_ar_confidence), ("n_jobs", n_jobs)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise InputError(f"{name} must be an int; got {type(value).__name__} {value!r:.40}.")
+        named_systems = list(named_systems)
+        if len(named_systems) < 2:
+            raise InputError(f"named_systems: a paired test needs the baseline and at least one system; got "
+                             f"{len(named_systems)}.")
+        self.test_type = test_type
+        self._seed, self._seed_label = sacrebleu_seed()
+        self.n_jobs = n_jobs
+        self.references = references
+        self.named_systems = named_systems
+        self.n_ar_confidence = n_ar_confidence if n_ar_confidence != 0 else self._DEFAULT_SAMPLES["bs"]
+        self.n_samples = n_samples if n_samples > 0 else self._DEFAULT_SAMPLES[test_type]
+        self.n_systems = len(named_systems) - 1
+        self.metrics: dict[str, Metric] = {}
+        self._baseline_info: dict[str, tuple[np.ndarray, Result]] = {}
+        self._signatures: dict[str, MetricSignature] = {}
+        bl_name, bl_hyps = named_systems[0]
+        confidence_n = self.n_samples if test_type == "bs" else self.n_ar_confidence
+        for metric in metrics.values():
+            bl_stats = _matrix(metric._extract_corpus_statistics(bl_hyps, references))
+            bl_score = metric._aggregate_and_compute(bl_stats)
+            mean = ci = None
+            if confidence_n > 0:  # a fresh generator from the seed, as sacreBLEU's _bootstrap_resample
+                (sums,) = bootstrap_sums(np.random.default_rng(self._seed), confidence_n, [bl_stats])
+                mean, ci = estimate_ci(metric.scores_from_sums(sums, float32=True))
+            self._baseline_info[bl_score.name] = (bl_stats, Result(bl_score.score, mean=mean, ci=ci))
+            self.metrics[bl_score.name] = metric
+            sig = metric.get_signature()
+            sig.update("seed", self._seed_label)
+            sig.update(test_type, self.n_samples)
+            if self.n_ar_confidence > 0:
+                sig.update("bs", self.n_ar_confidence)
+            self._signatures[bl_score.name] = sig
+
+    def _test(self, hypotheses: Sequence[str]) -> dict[str, Result]:
+        """One system against the baseline, every metric on the same draws."""
+        seed = self._seed if self._seed else None  # sacreBLEU: seed 0 means no fixed seed for the tests
+        rng = np.random.default_rng(seed)
+        names = list(self.metrics)
+        sys_stats, sys_scores = [], []
+        for name in names:
+            stats = _matrix(self.metrics[name]._extract_corpus_statistics(hypotheses, self.references))
+            sys_stats.append(stats)
+            sys_scores.append(self.metrics[name]._aggregate_and_compute(stats).score)
+        pairs = [(self._baseline_info[n][0], s) for n, s in zip(names, sys_stats)]
+        scorers = [self.metrics[n].scores_from_sums for n in names]
+        scorers = [lambda sums, f32, fn=fn: fn(sums, float32=f32) for fn in scorers]
+        diffs = [abs(self._baseline_info[n][1].score - s) for n, s in zip(names, sys_scores)]
+        if self.test_type == "bs":
+            tests = bootstrap_comparisons(rng, self.n_samples, pairs, scorers, diffs)
+            return {n: Result(score, p, *sys_ci) for n, score, (p, _, sys_ci) in zip(names, sys_scores, tests)}
+        counts = approximate_randomization_counts(rng, self.n_samples, pairs, scorers, diffs)
+        out = {n: Result(score, (c + 1) / (self.n_samples + 1)) for n, score, c in zip(names, sys_scores, counts)}
+        if self.n_ar_confidence > 0:  # drawn after the trials, from the same generator
+            sums = bootstrap_sums(rng, self.n_ar_confidence, sys_stats)
+            for n, s, f in zip(names, sums, scorers):
+                out[n].mean, out[n].ci = estimate_ci(f(s, True))
+        return out
+
+    def __call__(self) -> tuple[dict[str, MetricSignature], dict[str, list[Any]]]:
+        """Run the tests; returns (signatures, scores) as sacreBLEU's ``PairedTest.__call__``."""
+        scores: dict[str, list[Any]] = {"System": [name for name, _ in self.named_systems]}
+        for name, (_, result) in self._baseline_info.items():
+            scores[name] = [result]
+        for _, hypotheses in self.named_systems[1:]:
+            for name, result in self._test(hypotheses).items():
+                scores[name].append(result)
+        return self._signatures, scores

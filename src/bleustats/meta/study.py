@@ -126,7 +126,7 @@ from .rank_stats import dense_ranks, rank_rows, tau_from_counts
 from .report import INTERVALS, records, table2
 from .resample import unit_partitions
 from .study_compare import paired_difference, protocol_bootstrap
-from .options import COMPARE_RESAMPLING, SWEEP_PARAMETERS
+from ._options import COMPARE_RESAMPLING, SWEEP_PARAMETERS
 from .units import (HUMAN_COLUMNS, METRIC_KINDS, REF_VIEW_LABELS, UNMATCHED, UnitMetric, corpus_metric, mean_metric,
                     sentence_mean_metric, study_cells)
 

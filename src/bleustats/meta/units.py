@@ -46,7 +46,7 @@ from ..metrics.results import BLEUSignature, Signature
 from ..metrics.sentence import score_variant
 from . import _unit_kernels
 from .rank_stats import sum_units
-from .options import UNMATCHED
+from ._options import UNMATCHED
 
 if TYPE_CHECKING:
     import pandas as pd

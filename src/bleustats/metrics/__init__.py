@@ -15,8 +15,8 @@ again.
 - :mod:`~bleustats.metrics.bleu_functions`: sacreBLEU's ``corpus_bleu`` /
   ``sentence_bleu`` / ``raw_corpus_bleu`` (and ``corpus_bleu_files``).
 - :mod:`~bleustats.metrics.bleu`: the :class:`BLEU` object (``sacrebleu.metrics.bleu``).
-- :mod:`~bleustats.metrics.plain`: BLEU of a few segments counted in plain
-  Python (the statistics of :mod:`bleustats.engine.small`), equal to the
+- :mod:`~bleustats.metrics._plain`: BLEU of a few segments counted in plain
+  Python (the statistics of :mod:`bleustats.engine._small`), equal to the
   table path to the bit.
 - :mod:`~bleustats.metrics.chrf`: chrF / chrF++ from summed statistics, the
   :class:`CHRF` object, ``corpus_chrf`` / ``sentence_chrf``.
@@ -26,9 +26,6 @@ again.
   (BLEU+1, Nakov et al.'s fixes, pseudo-document BLEU, Chen & Cherry, ...).
 - :mod:`~bleustats.metrics.results`: :class:`BLEUScore`, BLEU's signature and
   which segments each system covers.
-- :mod:`~bleustats.metrics.partitioned`: the scorers of ``tables`` and
-  ``sentence`` under the names scale-out code imports (every scorer takes an
-  in-memory table or a partitioned dataset: :mod:`bleustats.engine.protocol`).
 - :mod:`~bleustats.metrics.helpers` and :mod:`~bleustats.metrics.lib_ter`: sacreBLEU's n-gram helpers
   and TER library under their sacreBLEU names, for code that calls them.
 

@@ -316,6 +316,16 @@ class Signature:
         more = tuple((str(k), str(v)) for k, v in (*pairs, *fields.items()))
         return replace(self, extra=self.extra + more)
 
+    def with_nrefs(self, label: Any) -> Signature:
+        """This signature with the reference count ``label`` (its field, or chrF's / TER's ``extra`` one).
+
+        >>> str(Signature(1, extra=(("study", "x"),)).with_nrefs("var")).split("|")[:2]
+        ['nrefs:var', 'study:x']
+        """
+        if self.nrefs is not None:
+            return replace(self, nrefs=label)
+        return replace(self, extra=tuple((k, label if k == "nrefs" else v) for k, v in self.extra))
+
     def update(self, key: str, value: Any) -> None:
         """Add a field or change one, in place (sacreBLEU's ``Signature.update``).
 

@@ -2,7 +2,7 @@ r"""sacreBLEU's ``BLEU`` metric object (``sacrebleu.metrics.bleu``) over bleusta
 
 :class:`BLEU` takes sacreBLEU 2.6's arguments and gives its results; its
 statistics come from the kernels (or, for a few segments, from
-:mod:`bleustats.engine.small`), its scores from the one formula
+:mod:`bleustats.engine._small`), its scores from the one formula
 (:mod:`bleustats.metrics.formula`), its signature from
 :func:`~bleustats.metrics.results.bleu_signature`. The module also has the
 other names code imports from ``sacrebleu.metrics.bleu`` (``BLEUScore``,
@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..engine import small
-from ..engine.options import SMOOTH_DEFAULTS, check_options
+from ..engine import _small as small
+from ..engine._options import SMOOTH_DEFAULTS, check_options
 from ..errors import InputError
 from ..tokenizers import SACREBLEU_TOKENIZERS, get_tokenizer, tokenizer_class
 from .base import Metric, Signature
 from .formula import bleu_from_sums, bleu_scores, check_scoring_options
 from .helpers import extract_all_word_ngrams
-from .plain import plain_matrix, plain_segments, text_bytes
+from ._plain import plain_matrix, plain_segments, text_bytes
 from .results import MAX_NGRAM_ORDER, BLEUScore, BLEUSignature, bleu_signature
 from .tables import check_delta_defined, statistics_matrix
 
@@ -122,7 +122,7 @@ class BLEU(Metric):
             given = isinstance(references, ReferenceSet) and ref_weights is None  # e.g. layout='segments'
             self._ref_cache = self._reference_set(references if given else ReferenceSet(references, ref_weights))
             if metric == "delta_bleu":  # the weights are signed for ΔBLEU only
-                from ..engine.columns import to_numpy
+                from ..engine._columns import to_numpy
 
                 uniform = (to_numpy(self._ref_cache.table.column("weight")) == 1.0).all()
                 self._weights = "uniform" if uniform else "custom"
@@ -159,7 +159,7 @@ class BLEU(Metric):
 
         reference_tokens(refs, self.tokenize, self.lowercase)  # tokenized once, kept in refs' cache
 
-    # -- a few segments: counted in plain Python (bleustats.engine.small), the kernels' rows to the bit --
+    # -- a few segments: counted in plain Python (bleustats.engine._small), the kernels' rows to the bit --
 
     def _plain_matrix(self, hypotheses: list, segments: list | None) -> np.ndarray | None:
         """:meth:`_statistics` of a few segments without the kernels (:func:`~.plain.plain_matrix`), or ``None``."""

@@ -3,7 +3,7 @@
 Same arguments, defaults and results as sacreBLEU 2.6's (``sacrebleu.compat``),
 with bleustats' options (ΔBLEU weights, reference views, max n-gram order,
 reference length). A few segments given as lists are counted in plain Python
-(:mod:`bleustats.engine.small`, :mod:`bleustats.metrics.plain`); anything
+(:mod:`bleustats.engine._small`, :mod:`bleustats.metrics._plain`); anything
 larger becomes a statistics table (:func:`bleustats.compute_stats`) scored by
 :func:`bleustats.metrics.tables.corpus_score`. Both end in the one formula
 and sign the same line.
@@ -21,11 +21,11 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
-from ..engine import small
-from ..engine.options import SMOOTH_DEFAULTS, check_options
+from ..engine import _small as small
+from ..engine._options import SMOOTH_DEFAULTS, check_options
 from ..errors import InputError
 from .formula import METRICS, check_scoring_options
-from .plain import plain_corpus_score
+from ._plain import plain_corpus_score
 from .results import BLEUScore
 from .tables import corpus_score
 
@@ -138,8 +138,8 @@ def corpus_bleu(
 
     Notes
     -----
-    A small input (see :func:`bleustats.engine.small.prefer_plain`) is counted
-    in plain Python (:mod:`bleustats.engine.small`): the same statistics as
+    A small input (see :func:`bleustats.engine._small.prefer_plain`) is counted
+    in plain Python (:mod:`bleustats.engine._small`): the same statistics as
     the numba pipeline's, scored by the same formula, so the same result to
     the bit (``tests/metrics/test_plain.py``).
     """

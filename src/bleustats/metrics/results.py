@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.options import SMOOTH_DEFAULTS
+from ..engine._options import SMOOTH_DEFAULTS
 from ..errors import InputError
 from .base import Score, Signature
 
@@ -281,7 +281,7 @@ def _system_segments(table: pa.Table) -> dict[str, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..engine import columns
+    from ..engine import _columns as columns
 
     if table.num_rows == 0:
         return {}

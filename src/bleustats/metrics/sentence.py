@@ -95,12 +95,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validate import check_choice, check_number, renamed_keywords
-from ..engine.options import SENTENCE_VARIANT_NAMES
+from ..engine._options import SENTENCE_VARIANT_NAMES
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from .formula import METRICS, bleu_from_sums
 from .tables import check_delta_defined
-from ..engine.options import REF_LENGTHS, SMOOTH_METHODS
+from ..engine._options import REF_LENGTHS, SMOOTH_METHODS
 
 __all__ = [
     "CHEN_CHERRY_DEFAULTS",
@@ -625,7 +625,7 @@ def _build_registry() -> dict[str, SentenceVariant]:
     reg += [_cc_variant(i) for i in range(1, 8)]
     registry = {m.name: m for m in reg}
     if tuple(registry) != SENTENCE_VARIANT_NAMES:  # the names a command's --help lists without this module
-        raise RuntimeError("engine.options.SENTENCE_VARIANT_NAMES differs from the registered variants")
+        raise RuntimeError("engine._options.SENTENCE_VARIANT_NAMES differs from the registered variants")
     return registry
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import check_choice, describe_ids
-from ..engine.options import REF_LENGTHS
+from ..engine._options import REF_LENGTHS
 from ..engine.protocol import StatsSource, row_index
 from ..errors import InputError
 from .base import Metric
@@ -45,22 +45,7 @@ if TYPE_CHECKING:
 
     from ..engine.stats import StatsTable
 
-__all__ = [
-    "OTHER_METRICS",
-    "TABLE_METRICS",
-    "check_delta_defined",
-    "corpus_score",
-    "corpus_score_from_sums",
-    "corpus_scores",
-    "group_scores_from_sums",
-    "other_group_scores",
-    "score_signature",
-    "sentence_scores",
-    "statistics_matrix",
-    "table_metric",
-    "table_metric_columns",
-    "table_metric_of",
-]
+__all__ = ["TABLE_METRICS", "corpus_score", "corpus_scores", "n_systems", "sentence_scores"]
 
 #: Metrics of the table's other column groups (``compute_stats(..., metrics=(...))``).
 OTHER_METRICS = ("chrf", "chrf++", "ter")
@@ -192,6 +177,16 @@ def corpus_score(
     return corpus_score_from_sums(stats, correct[0], total[0], hyp_len[0], ref_len[0], metric=metric,
                                   smooth_method=smooth_method, smooth_value=smooth_value,
                                   use_effective_order=use_effective_order, ref_length=ref_length)
+
+
+def n_systems(stats: StatsSource) -> int:
+    """Number of distinct ``system`` names of any statistics source (a partitioned one asks each part).
+
+    >>> from bleustats.engine.stats import compute_stats
+    >>> n_systems(compute_stats(["a", "b"], [["a", "b"]], system="S"))
+    1
+    """
+    return len(stats.systems())
 
 
 def _bleu_totals(stats: StatsSource, metric: str, ref_length: str, *, by: Any = None, rows: Any = None

@@ -6,7 +6,7 @@
   Moses' SCORES_TXT writer.
 - :mod:`~bleustats.tools.nbest_features`: Moses dense features, FEATURES_TXT
   and weight files.
-- :mod:`~bleustats.tools.kbest_partitioned`: k-best lists and their oracles
+- :mod:`~bleustats.tools._kbest_partitioned`: k-best lists and their oracles
   on partitioned data.
 - :mod:`~bleustats.tools.tune`: offline tuning on k-best lists (PRO, batch
   k-best MIRA) driven by any sentence-level variant.
@@ -14,7 +14,7 @@
   candidate against every candidate (chrF, BLEU variants, TER) from shared
   n-gram counts (numba kernels in :mod:`~bleustats.tools._mbr_kernels`),
   minimum Bayes risk selection and reference aggregation;
-  :mod:`~bleustats.tools.mbr_partitioned` runs the selection per partition of
+  :mod:`~bleustats.tools._mbr_partitioned` runs the selection per partition of
   a Parquet candidates table (here or on a Dask cluster).
 - :mod:`~bleustats.tools.blind_spots`: Callison-Burch, Osborne & Koehn's
   (2006) permutations and reference draws that keep BLEU unchanged.
@@ -22,6 +22,47 @@
   the leave-one-system-out R².
 - :mod:`~bleustats.tools.trees`: subset-tree kernels and DiscoTK-light
   (numba kernels in :mod:`~bleustats.tools._tree_kernels`).
-- :mod:`~bleustats.tools.options`: the named choices of the tools' options
+- :mod:`~bleustats.tools._options`: the named choices of the tools' options
   (what a command's ``--help`` lists without loading the tools).
 """
+
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: entry point -> the module that defines it (imported on first use: ``import bleustats.tools`` stays light).
+#: ``tune`` (module and function) is called through its module: ``bleustats.tools.tune.tune``.
+_EXPORTS = {
+    "score_nbest": "kbest",
+    "read_nbest": "nbest_io",
+    "kbest_oracles": "_kbest_partitioned",
+    "score_nbest_dataset": "_kbest_partitioned",
+    "mbr_nbest": "mbr",
+    "mbr_select": "mbr",
+    "mbr_dataset": "_mbr_partitioned",
+    "pairwise_scores": "pairwise",
+    "read_tuning_list": "tune",
+    "check_permutations": "blind_spots",
+    "reference_draws": "blind_spots",
+    "leave_one_out_r2": "outliers",
+    "r_squared": "outliers",
+    "discotk_light": "trees",
+    "tree_kernel": "trees",
+    "tree_kernels": "trees",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -50,7 +50,7 @@ from ..errors import InputError
 from ..metrics import sentence
 from ..metrics.formula import METRICS
 from ..metrics.tables import OTHER_METRICS, corpus_score, sentence_scores
-from ..engine.options import REF_LENGTHS
+from ..engine._options import REF_LENGTHS
 from ..metrics.results import BLEUScore
 from . import nbest_features
 from .nbest_io import (DEFAULT_CHUNK_BYTES, check_sources, prefetched, read_references, scores_txt_text,

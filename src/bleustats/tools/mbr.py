@@ -57,7 +57,7 @@ from numpy.typing import NDArray
 
 from .._validate import describe_ids
 from ..engine import io
-from ..engine import columns, schemas
+from ..engine import _columns as columns, schemas
 from ..engine.schemas import arrow_schema
 from ..errors import InputError
 from .nbest_io import DEFAULT_CHUNK_BYTES, source_chunks, table_blocks
@@ -117,7 +117,7 @@ class MBRResult:
         schema = pa.schema([schema.field(name) for name in cols])
         meta = {"bleustats.mbr.metric": self.metric, "bleustats.mbr.exclude_self": str(self.exclude_self).lower(),
                 "bleustats.mbr.aggregate": str(self.aggregate).lower()}
-        # columns' builders, not pa.table: pyarrow's pandas shim would import pandas (engine.columns)
+        # columns' builders, not pa.table: pyarrow's pandas shim would import pandas (engine._columns)
         arrays = [columns.strings(v, where="system") if name == "system" else columns.numeric(np.asarray(v))
                   for name, v in cols.items()]
         return pa.Table.from_arrays(arrays, schema=schema).replace_schema_metadata(meta)
@@ -307,7 +307,7 @@ def _raw_table(source: Any) -> pa.Table:
         return io.to_arrow(source)
     p = Path(source)
     if p.is_dir():  # a folder of Parquet parts, read whole
-        from ..engine.partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
+        from ..engine._partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
 
         files = parquet_parts(p)
         if not files:

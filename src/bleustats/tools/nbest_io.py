@@ -52,10 +52,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .._validate import check_choice, renamed_keywords
-from ..engine import columns, io
+from ..engine import _columns as columns, io
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from ..engine.options import REF_LENGTHS
+from ..engine._options import REF_LENGTHS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -354,7 +354,7 @@ def _blocks(nbest: Any, chunk_bytes: int) -> tuple[Iterator[tuple[pa.Table, int,
         raise TypeError(f"nbest must be a path or a pandas / Arrow table; got {type(nbest).__name__}.")
     path = Path(nbest)
     if path.is_dir():  # a partitioned table: its Parquet parts in order, as one table
-        from ..engine.partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
+        from ..engine._partitioned_stats import parquet_parts  # here: it builds tables on import (pandas)
 
         files = parquet_parts(path)
         if not files:

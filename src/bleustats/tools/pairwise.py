@@ -58,30 +58,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..engine import columns
+from ..engine import _columns as columns
 from ..engine.chrf_stats import chrf_options
 from ..engine.encode import encode_segment_ids
 from ..engine.ter_stats import ter_statistics
 from ..errors import InputError
-from ..engine.options import SMOOTH_METHODS
+from ..engine._options import SMOOTH_METHODS
 from ..metrics.formula import bleu_from_sums, check_scoring_options
 from ..metrics.chrf import chrf_from_sums
 from ..metrics.sentence import SentenceStats, get_variant
 from ..metrics.ter import ter_from_sums
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from . import _mbr_kernels as _k
-from .options import PAIRWISE_METRICS
+from ._options import PAIRWISE_METRICS
 
-__all__ = [
-    "PAIRWISE_METRICS",
-    "Utility",
-    "csr",
-    "pairwise_batch",
-    "pairwise_scores",
-    "pairwise_scores_batched",
-    "source_batches",
-    "utility",
-]
+__all__ = ["PAIRWISE_METRICS", "Utility", "pairwise_scores", "pairwise_scores_batched", "utility"]
 
 #: Metrics whose pooled statistics ``aggregate=True`` scores.
 AGGREGATE_FAMILIES = ("chrf", "bleu")

@@ -81,7 +81,7 @@ from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..meta.resample import as_generator
 from ..metrics.formula import METRICS
-from ..engine.options import REF_LENGTHS
+from ..engine._options import REF_LENGTHS
 from ..metrics.results import BLEUScore, Signature
 from ..metrics.sentence import SentenceStats, get_variant, required_order, sentence_stats
 from .kbest import one_best_rows, selection_bleu
@@ -92,22 +92,9 @@ from .nbest_features import (
     moses_weight_lines,
     parse_features,
 )
-from .options import ALGORITHMS
+from ._options import ALGORITHMS
 
-__all__ = [
-    "ALGORITHMS",
-    "BACKGROUND_METRICS",
-    "MiraState",
-    "PairSample",
-    "TuneResult",
-    "TuningList",
-    "background_from_one_best",
-    "fit_pro",
-    "mira_epoch",
-    "pro_sample_pairs",
-    "read_tuning_list",
-    "tune",
-]
+__all__ = ["ALGORITHMS", "BACKGROUND_METRICS", "TuneResult", "TuningList", "read_tuning_list", "tune"]
 
 #: Tuners of :func:`tune`.
 #: Variants scored inside a pseudo-document; the tuner supplies their ``background``.

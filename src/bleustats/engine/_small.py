@@ -39,7 +39,7 @@ from itertools import chain
 from typing import Any, Sequence
 
 from ..tokenizers import tokenize_lines
-from .options import is_real
+from ._options import is_real
 
 __all__ = [
     "COLD_MAX_CHARS",

@@ -1,6 +1,6 @@
 r"""BLEU of a few segments without the kernels: plain-Python rows into the one formula.
 
-For a sentence or a small corpus, :mod:`bleustats.engine.small` counts the
+For a sentence or a small corpus, :mod:`bleustats.engine._small` counts the
 n-grams in plain Python; this module sums its rows into a score
 (:func:`plain_corpus_score`, through the formula every path uses,
 :func:`bleustats.metrics.formula.score_from_sums`) or turns them into the
@@ -25,8 +25,8 @@ import numpy as np
 if TYPE_CHECKING:
     from ..engine.references import ReferenceSet
 
-from ..engine import small
-from ..engine.options import REF_LENGTHS
+from ..engine import _small as small
+from ..engine._options import REF_LENGTHS
 from .formula import score_from_sums
 from .results import BLEUScore, bleu_signature
 
@@ -38,10 +38,10 @@ def sum_rows(rows: list, num: int, den: int, length: int) -> tuple[list, list, A
     """Column sums of plain rows, ``(numerators, denominators, hyp_len, ref_len)``, as ``corpus_score`` sums.
 
     ``num`` / ``den`` / ``length`` index a row of
-    :func:`bleustats.engine.small.segment_statistics`. Integers add up
+    :func:`bleustats.engine._small.segment_statistics`. Integers add up
     exactly; floats (ΔBLEU's counts, average reference lengths) are summed
     exactly and rounded once (:func:`math.fsum`), as
-    :func:`bleustats.engine.sums.column_sums` sums a statistics table, so the
+    :func:`bleustats.engine._sums.column_sums` sums a statistics table, so the
     sums do not depend on the order of the rows.
 
     Examples
@@ -130,7 +130,7 @@ def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowe
     the options are the object's (checked). ``None`` also wherever the
     kernels' path raises (a segment without a reference in the view, ΔBLEU
     without a positive weight), so that its errors stay in one place, and for
-    text too large for the plain path (:func:`bleustats.engine.small.prefer_plain`).
+    text too large for the plain path (:func:`bleustats.engine._small.prefer_plain`).
 
     Examples
     --------
@@ -158,7 +158,7 @@ def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowe
 
 def plain_corpus_score(rows: list, *, metric: str, k: float | None, smooth_method: str, use_effective_order: bool,
                        ref_length: str, options: dict[str, Any], uniform: bool) -> BLEUScore:
-    """``corpus_score`` of plain rows (:func:`bleustats.engine.small.segment_statistics`), options checked.
+    """``corpus_score`` of plain rows (:func:`bleustats.engine._small.segment_statistics`), options checked.
 
     The same result as ``corpus_score(compute_stats(...))`` field by field:
     the sums of :func:`sum_rows`, the formula and result of

@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..engine.dataset import DEFAULT_BATCH_ROWS, LocalExecutor
-from ..engine.partitioned_stats import DEFAULT_PARTITION_ROWS, HypothesesPartition, hypotheses_partitions
+from ..engine._partitioned_stats import DEFAULT_PARTITION_ROWS, HypothesesPartition, hypotheses_partitions
 from ..errors import InputError
 from .mbr import (MBRResult, check_options, concat_results, finish, matrix_folder, pseudo_reference_lists,
                   select_table)
@@ -94,7 +94,7 @@ def mbr_dataset(
         A folder of Parquet parts, a ``.parquet`` file (cut at row groups of
         about ``partition_rows`` rows) or a pandas / Arrow table (cut every
         ``partition_rows`` rows): ``seg_id``, ``text``, optional ``system``
-        and ``rank`` (:func:`~bleustats.engine.partitioned_stats.hypotheses_partitions`).
+        and ``rank`` (:func:`~bleustats.engine._partitioned_stats.hypotheses_partitions`).
         Each source's rows in one partition.
     executor : optional
         :class:`~bleustats.engine.dataset.LocalExecutor` (default) or

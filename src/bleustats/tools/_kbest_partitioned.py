@@ -48,14 +48,14 @@ from .._validate import check_choice
 from ..engine import io
 from ..engine.dataset import (DEFAULT_BATCH_ROWS, DatasetWriter, LocalExecutor, StatsDataset, retitle,
                               write_part)
-from ..engine.partitioned_stats import (DEFAULT_PARTITION_ROWS, HypothesesPartition, ReferenceIndex,
+from ..engine._partitioned_stats import (DEFAULT_PARTITION_ROWS, HypothesesPartition, ReferenceIndex,
                                          hypotheses_partitions)
 from ..engine.stats import StatsTable, compute_stats
 from ..errors import InputError
 from ..metrics import sentence
 from ..metrics.formula import METRICS
 from ..metrics.tables import OTHER_METRICS, sentence_scores
-from ..engine.options import REF_LENGTHS
+from ..engine._options import REF_LENGTHS
 from .kbest import KBestResult, check_variants, one_best_rows, oracle_rows, selection_bleu
 from .nbest_io import check_sources, read_references
 
@@ -224,7 +224,7 @@ def score_nbest_dataset(
     nbest : path or table
         A folder of Parquet parts, a ``.parquet`` file or a table with
         ``seg_id``, ``text`` and optionally ``model_score``
-        (:func:`~bleustats.engine.partitioned_stats.hypotheses_partitions`).
+        (:func:`~bleustats.engine._partitioned_stats.hypotheses_partitions`).
     references : paths or table
         As :func:`~bleustats.tools.nbest_io.read_references`.
     output : path, optional

@@ -2,7 +2,7 @@
 
 Every path that computes statistics (the numba pipeline in
 :mod:`bleustats.engine.stats`, the plain-Python one in
-:mod:`bleustats.engine.small`, the command line's choices) takes its option
+:mod:`bleustats.engine._small`, the command line's choices) takes its option
 names and limits from here, so they cannot drift apart, and checking them costs
 no heavy import.
 
