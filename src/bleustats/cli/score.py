@@ -202,6 +202,9 @@ def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
         raise UsageError("--ref-weights: the weights are already in the saved statistics; drop --ref-weights.")
     if args.save_stats:
         raise UsageError(f"--save-stats: the statistics are already saved in {args.from_stats}; drop --save-stats.")
+    if getattr(args, "dask", None) and not Path(args.from_stats).is_dir():
+        raise UsageError("--dask: scores a partitioned statistics dataset (a folder written by bleustats "
+                         "stats -o DIR); this one is a single file, scored here. Drop --dask.")
     from ..engine.dataset import open_stats  # here: Parquet is only read with --from-stats
 
     stats = open_stats(args.from_stats)  # a file is loaded; a dataset folder is opened (footers only)
@@ -237,23 +240,16 @@ def run(args: argparse.Namespace) -> int:
                          "hypotheses table.")
     _check_score_options(args)
     if args.from_stats:
-        from ..engine.dataset import StatsDataset  # loaded by _from_stats
-
         stats = _from_stats(args)
-        if isinstance(stats, StatsDataset):  # scored part by part (--dask: on the cluster)
-            with executor_for(args) as executor:
-                print_scores(args, stats.with_executor(executor))
-            return 0
-        if getattr(args, "dask", None):
-            raise UsageError("--dask: scores a partitioned statistics dataset (a folder written by bleustats "
-                             "stats -o DIR); this one is a single file, scored here. Drop --dask.")
-    else:
-        if getattr(args, "dask", None):
-            raise UsageError("--dask: compute the statistics on the cluster with bleustats stats --dask ... -o DIR, "
-                             "then score them with bleustats score --from-stats DIR --dask ...")
-        stats = compute_from_args(args)
-        if args.save_stats:
-            stats.save(args.save_stats)
+        with executor_for(args) as executor:  # a dataset is scored part by part (--dask: on the cluster)
+            print_scores(args, stats.with_executor(executor))
+        return 0
+    if getattr(args, "dask", None):
+        raise UsageError("--dask: compute the statistics on the cluster with bleustats stats --dask ... -o DIR, "
+                         "then score them with bleustats score --from-stats DIR --dask ...")
+    stats = compute_from_args(args)
+    if args.save_stats:
+        stats.save(args.save_stats)
     print_scores(args, stats)
     return 0
 

@@ -101,6 +101,10 @@ class StatsSource(Protocol):
         """Every row in memory, one ``StatsTable`` (a table is itself)."""
         ...
 
+    def with_executor(self, executor: Any) -> StatsSource:
+        """The same statistics with per-part work run by ``executor`` (a table, all in memory, is itself)."""
+        ...
+
 
 def row_index(n: int, rows: Any) -> np.ndarray:
     """``rows`` (a boolean mask of ``n`` entries, or indices in ``[-n, n)``, repeats allowed) as int64 indices.

@@ -208,6 +208,10 @@ class StatsTable:
         """The distinct ``system`` names, sorted."""
         return np.unique(self.column("system"))
 
+    def with_executor(self, executor: Any) -> "StatsTable":
+        """The table itself: its rows are in memory, so no executor runs any of its work."""
+        return self
+
     def to_table(self, columns: Sequence[str] | None = None) -> "StatsTable":
         """All rows in memory: the table itself (optionally only ``columns``), as a dataset's ``to_table``."""
         return self if columns is None else StatsTable(self.table.select(list(columns)))
