@@ -25,7 +25,7 @@ PACKAGE = Path(bleustats.__file__).resolve().parent
 
 #: floor of each top-level name under bleustats (lower imports nothing higher)
 FLOORS = {
-    "_version": 0, "errors": 0, "_validate": 0, "_numba_cache": 0, "_numba_locator": 0, "_interrupts": 0,
+    "_version": 0, "errors": 0, "_validate": 0, "_numba_cache": 0, "_numba_locator": 0, "_interrupts": 0, "_lazy": 0,
     "data_schemas": 0, "sample_data": 0,
     "tokenizers": 1, "engine": 2, "metrics": 3, "meta": 4, "tools": 5, "distributed": 5, "cli": 6,
     "_legacy": 7, "__init__": 7, "__main__": 7, "_launch": 7, "_warm": 7, "compat": 7, "significance": 7,

@@ -23,10 +23,8 @@ importing only from the floors below it: :mod:`~bleustats.tokenizers` →
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from . import _legacy
+from ._lazy import lazy_exports
 from ._version import __version__
 
 _legacy.install()
@@ -94,16 +92,4 @@ _SUBMODULES = ("cli", "compat", "engine", "errors", "meta", "metrics", "signific
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-        globals()[name] = value  # later lookups skip this function
-        return value
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'bleustats' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS, *_SUBMODULES})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)
