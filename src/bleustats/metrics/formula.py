@@ -35,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -121,15 +122,16 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
     left to right as sacreBLEU adds the logs, and each step works on one
     order's column of every row at once. For one row (1-d statistics, 0-d
     lengths) the columns are Python floats (numpy float32 scalars for
-    ``dtype=np.float32``) and ``np.where`` becomes a plain choice, so a
-    sentence costs microseconds of scalar arithmetic instead of thirty array
-    calls: the same IEEE operations and the same ``np.log`` / ``np.exp``
-    (``tests/metrics/test_formula_twin.py`` checks that a row alone equals its
-    block's row bit for bit). Divisions take a total of 1 where the order is
-    not valid (its precision is 0 then whatever the quotient), so no branch
-    divides by zero. ``dtype=np.float32`` reproduces sacreBLEU's bootstrap,
-    which sums ``np.array(stats, dtype='float32')``: ``100. * correct / total``
-    then stays in float32 (NumPy 2's scalar rules); logs, means and the
+    ``dtype=np.float32``), ``np.where`` becomes a plain choice and the
+    precisions come back as a list, so a sentence costs microseconds of
+    scalar arithmetic instead of thirty array calls: the same IEEE operations
+    and the same ``np.log`` / ``np.exp`` (``tests/metrics/test_formula_twin.py``
+    checks that a row alone equals its block's row bit for bit). Divisions
+    take a total of 1 where the order is not valid (its precision is 0 then
+    whatever the quotient), so no branch divides by zero.
+    ``dtype=np.float32`` reproduces sacreBLEU's bootstrap, which sums
+    ``np.array(stats, dtype='float32')``: ``100. * correct / total`` then
+    stays in float32 (NumPy 2's scalar rules); logs, means and the
     brevity penalty are float64 in both.
     """
     n_order = correct.shape[-1]
@@ -155,11 +157,13 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
     valid: Any = True  # sacreBLEU stops at the first order with total 0: it and later ones keep precision 0
     none: Any = False  # no order with a non-zero total
     n_valid: Any = 0
-    zeros: Any = 0
+    zeros: Any = 0.0 if one else 0  # one row: a float, so that np.exp2 takes its float64 loop at once
     acc: Any = None
     precisions = []
-    # a log of a precision of 0 is computed and then masked (its log is LOG_FLOOR)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    # every division and log is guarded (a total of 1 where the order is not valid, a length of 1 where the
+    # hypothesis is empty, a precision of 1 where it is 0), so the masked branches warn of nothing; an errstate
+    # for the arrays still silences what garbage (negative lengths) could raise, one row does without its cost
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore") if not one else nullcontext():
         # c = 0 < r: exp(1 - r/0) = exp(-inf) = 0
         bp = where(sys_len >= ref_len, 1.0,
                    where(sys_len != 0, np.exp(1.0 - ref_len / where(sys_len != 0, sys_len, 1.0)), 0.0))
@@ -180,7 +184,7 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
             if not f64:
                 prec = prec.astype(np.float64)
             precisions.append(prec)
-            log = where(prec > 0, np.log(prec), LOG_FLOOR)
+            log = where(prec > 0, np.log(where(prec > 0, prec, 1.0)), LOG_FLOOR)
             if use_effective_order:  # N' = the last order with a non-zero total (all N when there is none)
                 n_valid = n_valid + valid
                 if i == 0:
@@ -192,7 +196,7 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
             acc = 0.0 if one else np.zeros(c.shape[:-1])
         score = bp * np.exp(acc / eff)
     if one:
-        return {"score": np.float64(score if any_match else 0.0), "precisions": np.array(precisions, np.float64),
+        return {"score": np.float64(score if any_match else 0.0), "precisions": precisions,
                 "bp": np.float64(bp), "c": c, "t": t, "any_match": bool(any_match)}
     prec_out = np.stack(precisions, axis=-1) if precisions else np.zeros(c.shape, np.float64)
     return {"score": np.where(any_match, score, 0.0), "precisions": prec_out, "bp": bp, "c": c, "t": t,
@@ -255,9 +259,15 @@ def bleu_from_sums(
     k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
     correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
     out = _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)
+    if out["any_match"] is True:  # one row with a match: its own arrays (new ones, never the caller's)
+        return {"score": np.asarray(out["score"]), "precisions": np.array(out["precisions"], np.float64),
+                "bp": np.asarray(out["bp"]),
+                "counts": np.array(out["c"]), "totals": np.array(out["t"])}
     any_match = np.asarray(out["any_match"])[..., None]
-    return {"score": out["score"], "precisions": np.where(any_match, out["precisions"], 0.0), "bp": out["bp"],
-            "counts": np.where(any_match, out["c"], correct), "totals": np.where(any_match, out["t"], total)}
+    precisions = np.asarray(out["precisions"])
+    return {"score": np.asarray(out["score"]), "precisions": np.where(any_match, precisions, 0.0),
+            "bp": np.asarray(out["bp"]), "counts": np.where(any_match, out["c"], correct),
+            "totals": np.where(any_match, out["t"], total)}
 
 
 def bleu_scores(
@@ -358,7 +368,7 @@ def score_from_sums(correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len:
     r_len = int(ref_len) if int_len else float(ref_len)
     # as bleu_from_sums reports them: without a match, the precisions are 0 and the counts unsmoothed
     if out["any_match"]:
-        precisions, counts, totals = out["precisions"].tolist(), out["c"].tolist(), out["t"].tolist()
+        precisions, counts, totals = [float(p) for p in out["precisions"]], out["c"].tolist(), out["t"].tolist()
     else:
         precisions, counts, totals = [0.0] * c.shape[-1], c.tolist(), t.tolist()
     # element by element as Python numbers (tolist: the same values, without a numpy scalar each)
