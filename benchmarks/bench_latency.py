@@ -297,7 +297,7 @@ def plan(a) -> list[dict]:
         jobs.append(dict(task=task, label=label, tool="bleustats-cli-cold", cmd=cli, cold=True))
         for tool, extra in FLOOR_TOOLS.items():
             jobs.append(dict(task=task, label=label, tool=tool, cmd=[sys.executable, a.floor_file, *extra]))
-    return [j for j in jobs if a.tasks is None or j["task"].split("_")[0] in a.tasks]
+    return [j for j in jobs if a.tasks is None or j["task"] in a.tasks or j["task"].split("_")[0] in a.tasks]
 
 
 def summarize(runs: list[dict]) -> dict:
@@ -361,7 +361,9 @@ def main(argv=None) -> int:
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--tok", nargs="+", default=["13a", "none"])
     ap.add_argument("--tasks", nargs="+", default=None,
-                    choices=["import", "per", "sentences100", "corpus100", "corpus10k"])
+                    choices=["import", "per", "per_call", "per_corpus", "per_chrf", "per_chrfcorpus", "per_ter",
+                             "per_tercorpus", "sentences100", "corpus100", "corpus10k"],
+                    help="tasks to run (default all; 'per' is every per-call task, per_* one of them)")
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--baseline", metavar="SRC", default=None,
                     help="also run the per-call tasks with this bleustats source tree (its src/ folder, e.g. a "

@@ -85,6 +85,9 @@ def _as_sums(correct: ArrayLike, total: ArrayLike, sys_len: ArrayLike, ref_len: 
     names = ("correct", "total", "sys_len", "ref_len")
     arrays, checks = [], []
     for name, x in zip(names, (correct, total, sys_len, ref_len)):
+        if type(x) is int:  # a Python int (a sentence's length): a numpy scalar, finite by type
+            arrays.append(np.float64(x))
+            continue
         a = np.asarray(x)
         if a.dtype.kind in "biu":  # integers (a sentence's counts and lengths) are finite by type
             arrays.append(a.astype(np.float64))
