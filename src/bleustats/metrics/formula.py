@@ -324,7 +324,7 @@ def bleu_scores(
     k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
     correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
     dtype = np.float32 if float32 else np.float64
-    return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, dtype)["score"]
+    return np.asarray(_bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, dtype)["score"])
 
 
 def count_columns(metric: str, max_ngram_order: int) -> tuple[list[str], list[str]]:
