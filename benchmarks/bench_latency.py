@@ -10,6 +10,10 @@ Tasks, every one on the corpora of ``benchmarks/generate.py`` (``hyp.10000.txt``
                 library has the object.
   per corpus    corpus BLEU of FEW (5) consecutive segments per call, in one process, over the same
                 2,000 line pairs (400 calls): ``corpus_bleu(h, [r])`` and ``BLEU().corpus_score(h, [r])``.
+  per chrF/TER  the same two loops for chrF and TER (default options): ``sentence_chrf`` /
+                ``CHRF().sentence_score``, ``corpus_chrf`` / ``CHRF().corpus_score`` of FEW segments, and
+                TER's four, on the first 200 pairs only (sacreBLEU's TER takes milliseconds per sentence).
+                Targets: every per-call route at most 0.7 x sacreBLEU's time (issues 24/25).
   100 sentences a fresh process that imports the library and scores each of the first 100 line pairs
                 with sentence BLEU: the whole process.
   100 segments  a fresh process: corpus BLEU of the first 100 segments (1 reference).
@@ -134,6 +138,45 @@ PER_CORPUS_TOOLS = {
                          "f = lambda h, r: b.corpus_score(h, [r]).score", "H[0], R[0]"),
 }
 _FEW = f"H = [H[i:i + {FEW}] for i in range(0, len(H), {FEW})]\nR = [R[i:i + {FEW}] for i in range(0, len(R), {FEW})]\n"
+#: chrF and TER per call, the same loops (sentence: one pair per call; corpus: FEW segments per call), default
+#: options; sacreBLEU's TER takes milliseconds per sentence, so its tasks use the first TER_CALLS pairs only.
+TER_CALLS = 200
+OTHER_PER_CALL = {
+    ("per_chrf", "sentence chrF per call"): {
+        "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.sentence_chrf(h, [r]).score", "H[0], R[0]"),
+        "bleustats": ("import bleustats\nf = lambda h, r: bleustats.sentence_chrf(h, [r]).score", "H[0], R[0]"),
+        "sacrebleu CHRF()": ("from sacrebleu.metrics import CHRF\nc = CHRF()\n"
+                             "f = lambda h, r: c.sentence_score(h, [r]).score", "H[0], R[0]"),
+        "bleustats CHRF()": ("import bleustats\nc = bleustats.CHRF()\nf = lambda h, r: c.sentence_score(h, [r]).score",
+                             "H[0], R[0]"),
+    },
+    ("per_chrfcorpus", f"corpus chrF of {FEW} segments per call"): {
+        "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.corpus_chrf(h, [r]).score", "H[0], R[0]"),
+        "bleustats": ("import bleustats\nf = lambda h, r: bleustats.corpus_chrf(h, [r]).score", "H[0], R[0]"),
+        "sacrebleu CHRF()": ("from sacrebleu.metrics import CHRF\nc = CHRF()\n"
+                             "f = lambda h, r: c.corpus_score(h, [r]).score", "H[0], R[0]"),
+        "bleustats CHRF()": ("import bleustats\nc = bleustats.CHRF()\nf = lambda h, r: c.corpus_score(h, [r]).score",
+                             "H[0], R[0]"),
+    },
+    ("per_ter", "sentence TER per call"): {
+        "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.sentence_ter(h, [r]).score", "H[0], R[0]"),
+        "bleustats": ("import bleustats\nf = lambda h, r: bleustats.sentence_ter(h, [r]).score", "H[0], R[0]"),
+        "sacrebleu TER()": ("from sacrebleu.metrics import TER\nt = TER()\n"
+                            "f = lambda h, r: t.sentence_score(h, [r]).score", "H[0], R[0]"),
+        "bleustats TER()": ("import bleustats\nt = bleustats.TER()\nf = lambda h, r: t.sentence_score(h, [r]).score",
+                            "H[0], R[0]"),
+    },
+    ("per_tercorpus", f"corpus TER of {FEW} segments per call"): {
+        "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.corpus_ter(h, [r]).score", "H[0], R[0]"),
+        "bleustats": ("import bleustats\nf = lambda h, r: bleustats.corpus_ter(h, [r]).score", "H[0], R[0]"),
+        "sacrebleu TER()": ("from sacrebleu.metrics import TER\nt = TER()\n"
+                            "f = lambda h, r: t.corpus_score(h, [r]).score", "H[0], R[0]"),
+        "bleustats TER()": ("import bleustats\nt = bleustats.TER()\nf = lambda h, r: t.corpus_score(h, [r]).score",
+                            "H[0], R[0]"),
+    },
+}
+#: the per-call targets: bleustats' time per call at most this share of sacreBLEU's (same run)
+PER_CALL_LIMIT = 0.7
 TIMING_ONLY = {"bleuscore": "bleuscore smooths sentence BLEU add-one (a different definition): timing only"}
 #: the numba floor: a file (numba caches only functions defined in files), run as ``python FILE [--defer]``
 NUMBA_FLOOR = """import sys
@@ -218,8 +261,16 @@ def plan(a) -> list[dict]:
         jobs.append(dict(task="per_corpus", label=f"corpus BLEU of {FEW} segments per call "
                                                   f"({a.calls // FEW:,} calls, 13a)", tool=tool,
                          cmd=[sys.executable, "-c", code, hyp, ref, "13a", str(a.calls)]))
+    for (task, what), tools in OTHER_PER_CALL.items():
+        corpus = task.endswith("corpus")
+        calls = min(a.calls, TER_CALLS) if task.startswith("per_ter") else a.calls
+        for tool, (imp, first) in tools.items():
+            code = _READ + (_FEW if corpus else "") + PER_CALL.format(imp=imp, first=first) + _EMIT
+            jobs.append(dict(task=task, label=f"{what} ({calls // FEW if corpus else calls:,} "
+                                               f"{'calls' if corpus else 'pairs'})", tool=tool,
+                             cmd=[sys.executable, "-c", code, hyp, ref, "13a", str(calls)]))
     if a.baseline:  # the same per-call tasks with another bleustats source tree first on sys.path
-        for job in [j for j in jobs if j["task"] in ("per_call", "per_corpus") and j["tool"].startswith("bleustats")]:
+        for job in [j for j in jobs if j["task"].startswith("per_") and j["tool"].startswith("bleustats")]:
             jobs.append(dict(job, tool=job["tool"] + " (baseline)", env={"PYTHONPATH": a.baseline}))
     for tool, body in SENTENCES.items():
         jobs.append(dict(task="sentences100", label="100 sentences, sentence BLEU each (whole process, 13a)",
@@ -246,7 +297,7 @@ def plan(a) -> list[dict]:
         jobs.append(dict(task=task, label=label, tool="bleustats-cli-cold", cmd=cli, cold=True))
         for tool, extra in FLOOR_TOOLS.items():
             jobs.append(dict(task=task, label=label, tool=tool, cmd=[sys.executable, a.floor_file, *extra]))
-    return [j for j in jobs if a.tasks is None or j["task"].split("_")[0] in a.tasks]
+    return [j for j in jobs if a.tasks is None or j["task"] in a.tasks or j["task"].split("_")[0] in a.tasks]
 
 
 def summarize(runs: list[dict]) -> dict:
@@ -310,7 +361,9 @@ def main(argv=None) -> int:
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--tok", nargs="+", default=["13a", "none"])
     ap.add_argument("--tasks", nargs="+", default=None,
-                    choices=["import", "per", "sentences100", "corpus100", "corpus10k"])
+                    choices=["import", "per", "per_call", "per_corpus", "per_chrf", "per_chrfcorpus", "per_ter",
+                             "per_tercorpus", "sentences100", "corpus100", "corpus10k"],
+                    help="tasks to run (default all; 'per' is every per-call task, per_* one of them)")
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--baseline", metavar="SRC", default=None,
                     help="also run the per-call tasks with this bleustats source tree (its src/ folder, e.g. a "
@@ -450,18 +503,22 @@ def targets(tasks: list[dict]) -> list[dict]:
             for tool in ("bleustats", "bleustats-cli"):
                 add(f"10k x 1 ref 13a, {tool} (warm) ahead of the fastest peer ({fastest})", t, tool, fastest, 1,
                     strict=True)
-    t = by.get("per_call")
-    if t:
-        add("sentence_bleu per call <= 1 x sacreBLEU's", t, "bleustats", "sacrebleu", 1, wall="per_call_wall",
-            cpu="per_call_cpu")
-        add("BLEU().sentence_score per call <= 1 x sacreBLEU's", t, "bleustats BLEU()", "sacrebleu BLEU()", 1,
+    # issues 24/25: ahead of sacreBLEU on every per-call route, by a margin (<= 0.7 x its time per call)
+    few = f" of {FEW} segments"
+    for task, function, obj in (("per_call", "sentence_bleu", "BLEU().sentence_score"),
+                                ("per_corpus", "corpus_bleu" + few, "BLEU().corpus_score" + few),
+                                ("per_chrf", "sentence_chrf", "CHRF().sentence_score"),
+                                ("per_chrfcorpus", "corpus_chrf" + few, "CHRF().corpus_score" + few),
+                                ("per_ter", "sentence_ter", "TER().sentence_score"),
+                                ("per_tercorpus", "corpus_ter" + few, "TER().corpus_score" + few)):
+        t = by.get(task)
+        if not t:
+            continue
+        kind = obj.split("(")[0]
+        add(f"{function} per call <= {PER_CALL_LIMIT} x sacreBLEU's", t, "bleustats", "sacrebleu", PER_CALL_LIMIT,
             wall="per_call_wall", cpu="per_call_cpu")
-    t = by.get("per_corpus")
-    if t:
-        add(f"corpus_bleu of {FEW} segments per call <= 1 x sacreBLEU's", t, "bleustats", "sacrebleu", 1,
-            wall="per_call_wall", cpu="per_call_cpu")
-        add(f"BLEU().corpus_score of {FEW} segments per call <= 1 x sacreBLEU's", t, "bleustats BLEU()",
-            "sacrebleu BLEU()", 1, wall="per_call_wall", cpu="per_call_cpu")
+        add(f"{obj} per call <= {PER_CALL_LIMIT} x sacreBLEU's", t, f"bleustats {kind}()", f"sacrebleu {kind}()",
+            PER_CALL_LIMIT, wall="per_call_wall", cpu="per_call_cpu")
     return out
 
 

@@ -24,8 +24,10 @@ from bleustats.engine.encode import string_buffers
 from bleustats.engine import _chrf_kernels as _k
 from bleustats.engine.chrf_stats import (
     chrf_column_names,
+    chrf_list_rows,
     chrf_metadata,
     chrf_options,
+    chrf_segment_rows,
     chrf_statistics,
 )
 from bleustats.errors import InputError
@@ -80,11 +82,18 @@ def engine_rows(segments, opts):
                            references_layout="segments", **opts)
 
 
+def table_rows(segments, opts):
+    """The general path: Arrow hypotheses are never taken by the list lane (chrf_segment_rows)."""
+    return chrf_statistics(pa.array([h for h, _ in segments], pa.string()), [refs for _, refs in segments],
+                           references_layout="segments", **opts)
+
+
 def check(segments, opts):
     expected = twin_rows(segments, opts)
-    got = engine_rows(segments, opts)
+    got = engine_rows(segments, opts)  # list inputs of a few segments: the kernel on the texts' UTF-8 bytes
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(table_rows(segments, opts), expected)
     np.testing.assert_array_equal(parallel_rows(segments, opts), expected)
 
 
@@ -170,6 +179,18 @@ def test_arrow_and_stream_inputs_agree():
     arrow_refs = [pa.array(["a", "c d ."], pa.string()), pa.array(["a b", ""], pa.string())]
     want = twin_rows([("a b", ["a", "a b"]), ("c d.", ["c d .", ""])], dict(chrf_options(word_order=2)))
     np.testing.assert_array_equal(chrf_statistics(arrow_hyps, arrow_refs, word_order=2), want)
+
+
+def test_list_lane_takes_only_what_it_can_read():
+    opts = chrf_options(word_order=2)
+    assert chrf_segment_rows(["a"], [[]], opts) is None  # no reference: the general path's error
+    assert chrf_segment_rows(["\ud800"], [[("a", 1.0)]], opts) is None  # not UTF-8 encodable
+    assert chrf_segment_rows(["a" * 20_000], [[("a", 1.0)]], opts) is None  # more than small.WARM_MAX_CHARS
+    assert chrf_list_rows(pa.array(["a"]), [["a"]], "auto", opts) is None  # not a list
+    assert chrf_list_rows(["a", "b"], [["a"]], "auto", opts) is None  # a stream of the wrong length
+    big = ["ab c"] * 5_000  # past the lane's size: the tables, the same rows
+    np.testing.assert_array_equal(chrf_statistics(big, [big], word_order=2)[:2],
+                                  chrf_segment_rows(big[:2], [[(t, 1.0)] for t in big[:2]], opts))
 
 
 def test_no_hypotheses():

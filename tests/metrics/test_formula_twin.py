@@ -74,7 +74,7 @@ def test_formula_rows_equal_the_twin(sums, smoothing, eff, float32):
         # one row alone (1-d statistics, 0-d lengths) is the block's row, bit for bit
         one = formula._bleu(c[i], t[i], s[i], r[i], k, sm, eff, dtype)
         assert one["score"].tobytes() == out["score"][i].tobytes()
-        assert one["precisions"].tobytes() == out["precisions"][i].tobytes()
+        assert np.array(one["precisions"], np.float64).tobytes() == out["precisions"][i].tobytes()
     # the public entry points are this formula
     scores = formula.bleu_scores(correct, total, sys_len, ref_len, smooth_method=sm, smooth_value=sv,
                                  use_effective_order=eff, float32=float32)

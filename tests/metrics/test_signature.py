@@ -108,3 +108,19 @@ def test_one_class_hierarchy_and_sacrebleus_update():
     # with_extra appends in order, after the metric's fields (a study's own seed stays among its fields)
     assert str(sig.with_extra(seed=0)).endswith("|study:y|seed:0|version:bleustats-" + bleustats.__version__)
     assert sig.info["seed"] == 7 and sig.info["nrefs"] is None
+
+
+def test_bleu_signature_is_a_new_object_per_score():
+    # made once per option set and copied: sacreBLEU's Signature.update on one score's signature
+    # must not reach another's
+    from bleustats.metrics.results import bleu_signature
+
+    options = dict(tokenize="13a", lowercase=False, smooth_method="exp", smooth_value=None, effective_order=True,
+                   max_ngram_order=4, ref_view="all", weight_threshold=None, weights="uniform", metric="bleu",
+                   delta_definition="paper", ref_length="closest")
+    first, second = bleu_signature(1, **options), bleu_signature(1, **options)
+    assert first is not second and str(first) == str(second)
+    first.update("test", "wmt14")
+    assert "test:wmt14" in str(first) and "test" not in str(second)
+    assert "nrefs:1|" in str(bleu_signature(1, **options))
+    assert str(bleu_signature("1.0", **options)).startswith("nrefs:1.0|")

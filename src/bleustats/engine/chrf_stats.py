@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import accumulate
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from . import _chrf_kernels as _k
+from . import _small as small
 from . import io
 from .encode import block_bounds, string_buffers
 from ._options import CHRF_DEFAULTS
@@ -179,6 +181,74 @@ def _lowered(texts: pa.Array) -> pa.Array:
     return pa.array([t.lower() for t in texts.to_pylist()], pa.string())
 
 
+def _utf8(texts: list[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """The kernel's view of ``texts`` as :func:`string_buffers` gives it for a string array: bytes, int32
+    offsets; and the longest text's bytes."""
+    encoded = [(t.lower() if lowercase else t).encode("utf-8") for t in texts]
+    lengths = [len(b) for b in encoded]
+    offsets = np.array([0, *accumulate(lengths)], np.int32)
+    data = np.frombuffer(bytearray(b"".join(encoded)), np.uint8) if offsets[-1] else np.zeros(1, np.uint8)
+    return data, offsets, max(lengths, default=0)
+
+
+def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, float]]],
+                      opts: dict[str, Any]) -> NDArray[np.int64] | None:
+    """:func:`chrf_statistics` of a few hypotheses, hypothesis ``i`` against ``segments[i]``, without Arrow tables.
+
+    ``segments[i]`` lists hypothesis ``i``'s references as ``(text, weight)``
+    pairs (:func:`bleustats.engine._small.plain_references`; weights are
+    ignored), ``opts`` is :func:`chrf_options`' dict. The texts go to the same
+    kernel as UTF-8 bytes and offsets, so the rows are :func:`chrf_statistics`'
+    rows. ``None`` (take :func:`chrf_statistics`) for more text than
+    :data:`bleustats.engine._small.WARM_MAX_CHARS`, a segment without a
+    reference, text that is not UTF-8 encodable or a line too long to index:
+    the general path reads those and raises its errors.
+
+    Examples
+    --------
+    >>> chrf_segment_rows(["a cat"], [[("the cat", 1.0)]], chrf_options(char_order=2, word_order=1)).tolist()
+    [[4, 6, 3, 3, 5, 2, 2, 2, 1]]
+    """
+    if not hypotheses or len(segments) != len(hypotheses) or not all(segments):
+        return None
+    texts = [text for seg in segments for text, _ in seg]
+    if sum(map(len, hypotheses)) + sum(map(len, texts)) > small.WARM_MAX_CHARS:
+        return None
+    try:
+        h_data, h_off, longest = _utf8(hypotheses, opts["lowercase"])
+        r_data, r_off, _ = _utf8(texts, opts["lowercase"])
+    except UnicodeEncodeError:
+        return None
+    if longest * (min(opts["char_order"], longest) + 1 + opts["word_order"]) + 2 > _k.MAX_IDS:
+        return None
+    ref_ptr = np.array([0, *accumulate(len(seg) for seg in segments)], np.int64)
+    config = np.array([opts["char_order"], opts["word_order"], int(opts["whitespace"]),
+                       int(opts["eps_smoothing"])], np.int64)
+    return _k.chrf_rows_serial(h_data, h_off, np.arange(len(hypotheses), dtype=np.int64), r_data, r_off, ref_ptr,
+                               config, float(opts["beta"] ** 2))
+
+
+def chrf_list_rows(hypotheses: Any, references: Any, layout: str, opts: dict[str, Any]) -> NDArray[np.int64] | None:
+    """:func:`chrf_segment_rows` of list inputs as :func:`chrf_statistics` takes them, or ``None``: take the tables.
+
+    ``hypotheses`` a list (or tuple) of str of at most
+    :data:`bleustats.engine._small.WARM_MAX_CHARS` characters, ``references``
+    lists read by :func:`bleustats.engine._small.plain_references` (``layout``
+    as ``references_layout``); anything else, or anything malformed, is
+    ``None`` (the general path reads it and raises its errors).
+
+    Examples
+    --------
+    >>> chrf_list_rows(["ab"], [["ab"], ["ab b"]], "auto", chrf_options(char_order=2)).tolist()
+    [[2, 2, 2, 1, 1, 1]]
+    """
+    if (not isinstance(hypotheses, (list, tuple)) or not all(type(h) is str for h in hypotheses)
+            or sum(map(len, hypotheses)) > small.WARM_MAX_CHARS):
+        return None
+    segments = small.plain_references(references, None, n_hyp=len(hypotheses), layout=layout)
+    return None if segments is None else chrf_segment_rows(list(hypotheses), segments, opts)
+
+
 def chrf_statistics(
     hypotheses: Sequence[str] | pa.Array | pa.ChunkedArray | pa.Table | pd.DataFrame,
     references: Sequence[Sequence[Any]] | pa.Table | pd.DataFrame,
@@ -254,6 +324,9 @@ def chrf_statistics(
     opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
                         lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
     n_cols = 3 * (opts["char_order"] + opts["word_order"])
+    rows = chrf_list_rows(hypotheses, references, references_layout, opts)
+    if rows is not None:
+        return rows
     hyps = io.as_hypotheses_table(hypotheses, k_best=k_best)
     n_list = None if io.is_table(hypotheses) else hyps.num_rows
     if isinstance(references, ReferenceSet):

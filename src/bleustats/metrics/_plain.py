@@ -50,6 +50,9 @@ def sum_rows(rows: list, num: int, den: int, length: int) -> tuple[list, list, A
     ...          6, 7, 3)
     ([3], [3], 3, 5.5)
     """
+    if len(rows) == 1:  # one row (a sentence): each value + 0, which is what sum and fsum make of one value
+        row = rows[0]
+        return [v + 0 for v in row[num]], [v + 0 for v in row[den]], row[0] + 0, row[length] + 0
     return ([_total(column) for column in zip(*[row[num] for row in rows])],
             [_total(column) for column in zip(*[row[den] for row in rows])],
             sum([row[0] for row in rows]), _total([row[length] for row in rows]))

@@ -583,8 +583,9 @@ class Metric:
         return self._statistics(list(hypotheses), self._references(references, len(hypotheses)))
 
     def _aggregate_and_compute(self, stats: ArrayLike) -> Score:
-        """The score of the column sums of per-segment statistics."""
-        return self._compute_score_from_stats(np.asarray(stats).sum(axis=0))
+        """The score of the column sums of per-segment statistics (one row: the row + 0, what the sum makes of it)."""
+        stats = np.asarray(stats)
+        return self._compute_score_from_stats(stats[0] + 0 if len(stats) == 1 else stats.sum(axis=0))
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         """The metric of one hypothesis against its references (``None`` entries skipped)."""

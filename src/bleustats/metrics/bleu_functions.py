@@ -19,7 +19,8 @@ nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:bleustats-...
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..engine import _small as small
 from ..engine._options import SMOOTH_DEFAULTS, check_options

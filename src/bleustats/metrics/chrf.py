@@ -32,15 +32,23 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..engine.chrf_stats import CHRF_DEFAULTS, chrf_column_names, chrf_options, chrf_statistics
+from ..engine.chrf_stats import (CHRF_DEFAULTS, chrf_column_names, chrf_list_rows, chrf_options, chrf_segment_rows,
+                                 chrf_statistics)
 from ..engine.references import ReferenceSet, shared_reference_set
+from ..engine._small import WARM_MAX_CHARS
 from .base import Metric, Score, Signature
 from .helpers import extract_all_char_ngrams, extract_word_ngrams
+from ._plain import plain_segments
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_from_sums", "chrf_table", "corpus_chrf", "sentence_chrf"]
 
 #: Stands in for an undefined precision, recall or per-order F (sacreBLEU's choice).
 EPS = 1e-16
+
+
+def _pick(cond: Any, a: Any, b: Any) -> Any:
+    """``np.where`` for one row: the formula's steps on numpy scalars choose without making an array."""
+    return a if cond else b
 
 
 def chrf_from_sums(
@@ -109,34 +117,44 @@ def chrf_from_sums(
             f"{arr.shape}. Pass the rows of chrf_statistics made with the same orders."
         )
     factor = float(opts["beta"] ** 2)
-    shape = arr.shape[:-1]
     dtype = np.float32 if float32 else np.float64
     if float32:
         arr = arr.astype(np.float32)
-    score = np.zeros(shape, dtype)
-    avg_prec = np.zeros(shape, dtype)
-    avg_rec = np.zeros(shape, dtype)
-    effective = np.zeros(shape, dtype if float32 else np.int64)
+    # written once for any number of rows; one row (the sentence and corpus scores) runs on numpy scalars, the
+    # same IEEE operations without an array per step (np.where becomes a plain choice)
+    one = arr.ndim == 1
+    eps, nil = dtype(EPS), dtype(0.0)  # numpy scalars, so that one row divides as arrays do (inf, nan)
+    if one:
+        where: Any = _pick
+        columns = list(arr)
+        score = avg_prec = avg_rec = dtype(0)
+        effective: Any = dtype(0) if float32 else 0
+    else:
+        where = np.where
+        columns = list(np.moveaxis(arr, -1, 0))
+        shape = arr.shape[:-1]
+        score, avg_prec, avg_rec = np.zeros(shape, dtype), np.zeros(shape, dtype), np.zeros(shape, dtype)
+        effective = np.zeros(shape, dtype if float32 else np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(n_orders):
-            n_hyp, n_ref, n_match = arr[..., 3 * i], arr[..., 3 * i + 1], arr[..., 3 * i + 2]
-            prec = np.where(n_hyp > 0, n_match / n_hyp, EPS)
-            rec = np.where(n_ref > 0, n_match / n_ref, EPS)
+            n_hyp, n_ref, n_match = columns[3 * i], columns[3 * i + 1], columns[3 * i + 2]
+            prec = where(n_hyp > 0, n_match / n_hyp, eps)
+            rec = where(n_ref > 0, n_match / n_ref, eps)
             denom = factor * prec + rec
-            score = score + np.where(denom > 0, (1.0 + factor) * prec * rec / denom, EPS)
+            score = score + where(denom > 0, (1.0 + factor) * prec * rec / denom, eps)
             both = (n_hyp > 0) & (n_ref > 0)
-            avg_prec = np.where(both, avg_prec + prec, avg_prec)
-            avg_rec = np.where(both, avg_rec + rec, avg_rec)
-            effective += both.astype(effective.dtype)
+            avg_prec = where(both, avg_prec + prec, avg_prec)
+            avg_rec = where(both, avg_rec + rec, avg_rec)
+            effective = effective + both
         if opts["eps_smoothing"]:
             out = 100.0 * score / n_orders
         else:
-            avg_prec = np.where(effective > 0, avg_prec / effective, 0.0)
-            avg_rec = np.where(effective > 0, avg_rec / effective, 0.0)
+            avg_prec = where(effective > 0, avg_prec / effective, nil)
+            avg_rec = where(effective > 0, avg_rec / effective, nil)
             f = (1.0 + factor) * avg_prec * avg_rec
             f = f / ((factor * avg_prec) + avg_rec)
-            out = np.where(avg_prec + avg_rec != 0.0, 100.0 * f, 0.0)
-    return float(out) if out.ndim == 0 else out
+            out = where(avg_prec + avg_rec != 0.0, 100.0 * f, nil)
+    return float(out) if one else out
 
 
 @dataclass(frozen=True, repr=False)
@@ -245,9 +263,11 @@ def corpus_chrf(
     """
     opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
                         whitespace=_whitespace(remove_whitespace), eps_smoothing=eps_smoothing)
-    if isinstance(hypotheses, (list, tuple)):  # one call per system: the references validated once
-        references = shared_reference_set(references, len(hypotheses), references_layout) or references
-    stats = chrf_statistics(hypotheses, references, references_layout=references_layout, **opts)
+    stats = chrf_list_rows(hypotheses, references, references_layout, opts)  # a few segments: no tables
+    if stats is None:
+        if isinstance(hypotheses, (list, tuple)):  # one call per system: the references validated once
+            references = shared_reference_set(references, len(hypotheses), references_layout) or references
+        stats = chrf_statistics(hypotheses, references, references_layout=references_layout, **opts)
     return _score_of(stats, opts)
 
 
@@ -376,6 +396,27 @@ class CHRF(Metric):
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> NDArray[np.int64]:
         return chrf_statistics(list(hypotheses), refs, **self._options)
 
+    # -- a few segments: the kernel's rows without Arrow tables (chrf_segment_rows) --
+
+    def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
+        hyps = list(hypotheses)
+        plain = plain_segments(references, self._ref_cache, len(hyps)) if sum(map(len, hyps)) <= WARM_MAX_CHARS \
+            else None
+        rows = None if plain is None else chrf_segment_rows(hyps, plain[0], self._options)
+        if rows is None:
+            return super()._extract_corpus_statistics(hypotheses, references)
+        self.num_refs = plain[1]
+        return rows
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> CHRFScore:
+        """chrF of one hypothesis against its references (``None`` entries skipped)."""
+        self._check_sentence_score_args(hypothesis, references)
+        rows = chrf_segment_rows([hypothesis], [[(r, 1.0) for r in references if r is not None]], self._options)
+        if rows is None:
+            return super().sentence_score(hypothesis, references)
+        self.num_refs = sum(r is not None for r in references)
+        return self._aggregate_and_compute(rows)
+
     # -- sacreBLEU's per-segment methods (its private API, which MBR and reranking code calls) --
 
     #: the characters :meth:`_remove_punctuation` splits off a word's end or start (ASCII punctuation)
@@ -447,8 +488,7 @@ class CHRF(Metric):
         sums = np.asarray(stats)
         score = chrf_from_sums(sums, char_order=self.char_order, word_order=self.word_order, beta=self.beta,
                                eps_smoothing=self.eps_smoothing)
-        return CHRFScore(score, self.char_order, self.word_order, self.beta, self.eps_smoothing,
-                         tuple(x.item() for x in sums))
+        return CHRFScore(score, self.char_order, self.word_order, self.beta, self.eps_smoothing, tuple(sums.tolist()))
 
     def scores_from_sums(self, sums: ArrayLike, *, float32: bool = False) -> NDArray[Any]:
         """chrF of every row of summed statistics (``float32=True``: sacreBLEU's bootstrap arithmetic)."""

@@ -35,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -84,6 +85,9 @@ def _as_sums(correct: ArrayLike, total: ArrayLike, sys_len: ArrayLike, ref_len: 
     names = ("correct", "total", "sys_len", "ref_len")
     arrays, checks = [], []
     for name, x in zip(names, (correct, total, sys_len, ref_len)):
+        if type(x) is int:  # a Python int (a sentence's length): a numpy scalar, finite by type
+            arrays.append(np.float64(x))
+            continue
         a = np.asarray(x)
         if a.dtype.kind in "biu":  # integers (a sentence's counts and lengths) are finite by type
             arrays.append(a.astype(np.float64))
@@ -104,24 +108,34 @@ def _as_sums(correct: ArrayLike, total: ArrayLike, sys_len: ArrayLike, ref_len: 
     return c, t, arrays[2], arrays[3]
 
 
-# the ufuncs' own methods: the ndarray methods (any, sum, cumsum) add a Python layer per call
-_ADD, _ADD_ACC, _OR = np.add.reduce, np.add.accumulate, np.logical_or.reduce
-_AND, _AND_ACC = np.logical_and.reduce, np.logical_and.accumulate
+_AND = np.logical_and.reduce  # the ufunc's own method: ndarray.all adds a Python layer per call
+
+
+def _pick(cond: Any, a: Any, b: Any) -> Any:
+    """``np.where`` for one row: the formula's steps on numpy scalars choose without making an array."""
+    return a if cond else b
 
 
 def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
           ref_len: NDArray[np.float64], k: float | None, smooth_method: str, use_effective_order: bool,
-          dtype: type = np.float64) -> dict[str, np.ndarray]:
+          dtype: type = np.float64) -> dict[str, Any]:
     """The formula (the module docstring's) over the last axis; statistics and precisions rounded to ``dtype``.
 
-    Rows of any shape, about thirty numpy operations in all, so the same code
-    scores one corpus, every group, or a block of (resamples × units) rows;
-    one sentence costs those calls, so there are few of them (the ufuncs'
-    own methods, no step a smoothing does not need). ``dtype=np.float32``
-    reproduces sacreBLEU's bootstrap, which sums ``np.array(stats, dtype='float32')``:
-    ``100. * correct / total`` then stays in float32 (NumPy 2's scalar rules);
-    logs, means and the brevity penalty are float64 in both. The logs are added
-    left to right, as sacreBLEU's ``sum()``.
+    Written once for rows of any shape: the orders are taken one at a time,
+    left to right as sacreBLEU adds the logs, and each step works on one
+    order's column of every row at once. For one row (1-d statistics, 0-d
+    lengths) the columns are Python floats (numpy float32 scalars for
+    ``dtype=np.float32``), ``np.where`` becomes a plain choice and the
+    precisions come back as a list, so a sentence costs microseconds of
+    scalar arithmetic instead of thirty array calls: the same IEEE operations
+    and the same ``np.log`` / ``np.exp`` (``tests/metrics/test_formula_twin.py``
+    checks that a row alone equals its block's row bit for bit). Divisions
+    take a total of 1 where the order is not valid (its precision is 0 then
+    whatever the quotient), so no branch divides by zero.
+    ``dtype=np.float32`` reproduces sacreBLEU's bootstrap, which sums
+    ``np.array(stats, dtype='float32')``: ``100. * correct / total`` then
+    stays in float32 (NumPy 2's scalar rules); logs, means and the
+    brevity penalty are float64 in both.
     """
     n_order = correct.shape[-1]
     if smooth_method == "add-k":  # copies: add-k must not touch the caller's arrays
@@ -130,37 +144,65 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
         t[..., 1:] += dtype(k)
     else:
         c, t = correct.astype(dtype, copy=False), total.astype(dtype, copy=False)
-    any_match = _OR(correct != 0, axis=-1)
-    # one errstate for all: c = 0 < r gives exp(1 - r/0) = exp(-inf) = 0; a division by a total of 0 or a log
-    # of a precision of 0 is computed and then masked (those orders' precision is 0, their log LOG_FLOOR)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # sacreBLEU: BP = 0 where sys_len <= 0 < ref_len - sys_len (only a negative length reaches the inner 0)
-        bp = np.where(sys_len >= ref_len, 1.0, np.where(sys_len > 0, np.exp(1.0 - ref_len / sys_len), 0.0))
-        # sacreBLEU stops at the first order with total 0: that order and later ones keep precision 0
-        valid = _AND_ACC(t > 0, axis=-1)
-        prec = np.where(valid & (c > 0), dtype(100.0) * c / t, dtype(0))
-        if smooth_method == "exp":  # the i-th zero precision becomes 1 / (2^i total)
-            zero = valid & (c == 0)
-            doublings = _ADD_ACC(zero, axis=-1, dtype=np.int64)
-            prec = np.where(zero, dtype(100.0) / (np.exp2(doublings).astype(dtype) * t), prec)
-        elif smooth_method == "floor":
-            prec = np.where(valid & (c == 0), dtype(100.0 * k) / t, prec)
-        prec = prec.astype(np.float64, copy=False)
-        logs = np.where(prec > 0, np.log(prec), LOG_FLOOR)
-        if use_effective_order:  # N' = the last order with a non-zero total (all N when there is none)
-            n_valid = _ADD(valid, axis=-1, dtype=np.int64)
-            none = n_valid == 0
-            eff: Any = n_valid + none * n_order  # exact integers (numpy scalars for one row: no array call)
-            logs = np.where(valid | none[..., None], logs, 0.0)
-        else:
-            eff = n_order
-        # left to right over the orders (logs.T[i] is logs[..., i] transposed: one cheap view per order)
-        columns = iter(logs.T)
-        acc = next(columns) if n_order else np.zeros(logs.T.shape[1:])
-        for column in columns:
-            acc = acc + column
-        score = bp * np.exp(acc.T / (eff if n_order else 1))  # no orders (N = 0): no match, score 0
-    return {"score": np.where(any_match, score, 0.0), "precisions": prec, "bp": bp, "c": c, "t": t,
+    f64 = dtype is np.float64
+    one = correct.ndim == 1 and sys_len.ndim == 0 and ref_len.ndim == 0
+    if one:
+        where: Any = _pick
+        raw = correct.tolist()
+        cs, ts = (c.tolist(), t.tolist()) if f64 else (list(c), list(t))
+        sys_len, ref_len = float(sys_len), float(ref_len)
+    else:
+        where = np.where
+        raw, cs, ts = np.moveaxis(correct, -1, 0), np.moveaxis(c, -1, 0), np.moveaxis(t, -1, 0)
+    hundred, nothing = (100.0, 0.0) if f64 else (dtype(100.0), dtype(0))
+    exp, floor = smooth_method == "exp", smooth_method == "floor"
+    any_match: Any = False
+    valid: Any = True  # sacreBLEU stops at the first order with total 0: it and later ones keep precision 0
+    none: Any = False  # no order with a non-zero total
+    n_valid: Any = 0
+    zeros: Any = 0.0 if one else 0  # one row: a float, so that np.exp2 takes its float64 loop at once
+    acc: Any = None
+    precisions = []
+    # every division and log is guarded (a total of 1 where the order is not valid, a length of 1 where the
+    # hypothesis is empty, a precision of 1 where it is 0), so the masked branches warn of nothing; an errstate
+    # for the arrays still silences what garbage (negative lengths) could raise, one row does without its cost
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore") if not one else nullcontext():
+        # sacreBLEU: BP = 0 where sys_len <= 0 < ref_len - sys_len (only a negative length reaches it below 0)
+        bp = where(sys_len >= ref_len, 1.0,
+                   where(sys_len > 0, np.exp(1.0 - ref_len / where(sys_len > 0, sys_len, 1.0)), 0.0))
+        for i in range(n_order):
+            c_i, t_i = cs[i], ts[i]
+            any_match = any_match | (raw[i] != 0)
+            valid = valid & (t_i > 0)
+            t_div = where(valid, t_i, 1)
+            prec = where(valid & (c_i > 0), hundred * c_i / t_div, nothing)
+            if exp:  # the i-th zero precision becomes 1 / (2^i total)
+                zero = valid & (c_i == 0)
+                zeros = zeros + zero
+                if not one or zero:
+                    doubling = np.exp2(zeros) if f64 else np.exp2(zeros).astype(dtype)
+                    prec = where(zero, hundred / (doubling * t_div), prec)
+            elif floor:
+                prec = where(valid & (c_i == 0), dtype(100.0 * k) / t_div, prec)
+            if not f64:
+                prec = prec.astype(np.float64)
+            precisions.append(prec)
+            log = where(prec > 0, np.log(where(prec > 0, prec, 1.0)), LOG_FLOOR)
+            if use_effective_order:  # N' = the last order with a non-zero total (all N when there is none)
+                n_valid = n_valid + valid
+                if i == 0:
+                    none = valid == 0
+                log = where(valid | none, log, 0.0)
+            acc = log if acc is None else acc + log
+        eff: Any = n_valid + none * n_order if use_effective_order and n_order else n_order or 1  # exact ints
+        if acc is None:  # no orders (N = 0): no match, score 0
+            acc = 0.0 if one else np.zeros(c.shape[:-1])
+        score = bp * np.exp(acc / eff)
+    if one:
+        return {"score": np.float64(score if any_match else 0.0), "precisions": precisions,
+                "bp": np.float64(bp), "c": c, "t": t, "any_match": bool(any_match)}
+    prec_out = np.stack(precisions, axis=-1) if precisions else np.zeros(c.shape, np.float64)
+    return {"score": np.where(any_match, score, 0.0), "precisions": prec_out, "bp": bp, "c": c, "t": t,
             "any_match": any_match}
 
 
@@ -220,9 +262,15 @@ def bleu_from_sums(
     k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
     correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
     out = _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order)
-    any_match = out["any_match"][..., None]
-    return {"score": out["score"], "precisions": np.where(any_match, out["precisions"], 0.0), "bp": out["bp"],
-            "counts": np.where(any_match, out["c"], correct), "totals": np.where(any_match, out["t"], total)}
+    if out["any_match"] is True:  # one row with a match: its own arrays (new ones, never the caller's)
+        return {"score": np.asarray(out["score"]), "precisions": np.array(out["precisions"], np.float64),
+                "bp": np.asarray(out["bp"]),
+                "counts": np.array(out["c"]), "totals": np.array(out["t"])}
+    any_match = np.asarray(out["any_match"])[..., None]
+    precisions = np.asarray(out["precisions"])
+    return {"score": np.asarray(out["score"]), "precisions": np.where(any_match, precisions, 0.0),
+            "bp": np.asarray(out["bp"]), "counts": np.where(any_match, out["c"], correct),
+            "totals": np.where(any_match, out["t"], total)}
 
 
 def bleu_scores(
@@ -276,7 +324,7 @@ def bleu_scores(
     k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
     correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
     dtype = np.float32 if float32 else np.float64
-    return _bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, dtype)["score"]
+    return np.asarray(_bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, dtype)["score"])
 
 
 def count_columns(metric: str, max_ngram_order: int) -> tuple[list[str], list[str]]:
@@ -313,19 +361,25 @@ def score_from_sums(correct: ArrayLike, total: ArrayLike, sys_len: Any, ref_len:
     raw_c = c_sum
     if metric == "delta_bleu":
         c_sum = np.maximum(c_sum, 0.0)
-    out = bleu_from_sums(c_sum, t_sum, sys_len, ref_len, smooth_method=smooth_method,
-                         smooth_value=smooth_value, use_effective_order=use_effective_order)
+    k = check_scoring_options(smooth_method=smooth_method, smooth_value=smooth_value)
+    c, t, s_len, r_len_sum = _as_sums(c_sum, t_sum, sys_len, ref_len)
+    out = _bleu(c, t, s_len, r_len_sum, k, smooth_method, use_effective_order)
     integral = metric == "bleu"
     int_len = ref_length != "average"
     num, den = _PREFIXES[metric]
     as_number = int if integral else float
     r_len = int(ref_len) if int_len else float(ref_len)
+    # as bleu_from_sums reports them: without a match, the precisions are 0 and the counts unsmoothed
+    if out["any_match"]:
+        precisions, counts, totals = [float(p) for p in out["precisions"]], out["c"].tolist(), out["t"].tolist()
+    else:
+        precisions, counts, totals = [0.0] * c.shape[-1], c.tolist(), t.tolist()
     # element by element as Python numbers (tolist: the same values, without a numpy scalar each)
     return BLEUScore(
         score=float(out["score"]),
-        counts=[int(v) if integral and v.is_integer() else v for v in out["counts"].tolist()],
-        totals=[int(v) if integral and v.is_integer() else v for v in out["totals"].tolist()],
-        precisions=out["precisions"].tolist(),
+        counts=[int(v) if integral and v.is_integer() else v for v in counts],
+        totals=[int(v) if integral and v.is_integer() else v for v in totals],
+        precisions=precisions,
         bp=float(out["bp"]),
         sys_len=int(sys_len),
         ref_len=r_len,

@@ -120,6 +120,11 @@ def _tokenizer_label(tokenize: str) -> str:
     return SPM_MODELS[tokenize]["signature"] if tokenize in SPM_MODELS else tokenize
 
 
+#: Signatures made so far, by their options (a score copies one instead of building the dataclass again).
+_SIGNATURES: dict[Any, BLEUSignature] = {}
+_SIGNATURES_MAX = 256
+
+
 def bleu_signature(nrefs: Any, *, tokenize: str, lowercase: bool, smooth_method: str, smooth_value: float | None,
                    effective_order: bool, max_ngram_order: int, ref_view: str, weight_threshold: float | None,
                    weights: str, metric: str, delta_definition: str, ref_length: str,
@@ -128,7 +133,8 @@ def bleu_signature(nrefs: Any, *, tokenize: str, lowercase: bool, smooth_method:
 
     ``smooth_value`` is the value in effect; as sacreBLEU, only a method that
     takes one (``floor``, ``add-k``) prints it (``floor[0.10]``), ``exp`` and
-    ``none`` print the method alone.
+    ``none`` print the method alone. Every call returns a new object (a copy
+    of the one first made for these options).
 
     Examples
     --------
@@ -137,14 +143,28 @@ def bleu_signature(nrefs: Any, *, tokenize: str, lowercase: bool, smooth_method:
     ...                    weights="uniform", metric="bleu", delta_definition="paper", ref_length="closest"))
     'nrefs:1|case:mixed|eff:yes|tok:none|smooth:floor[0.10]|version:bleustats-...'
     """
-    return BLEUSignature(
-        nrefs=nrefs, n_bootstrap=n_bootstrap, seed=seed, tokenize=_tokenizer_label(tokenize),
-        lowercase=bool(lowercase),
-        smooth=smooth_method if smooth_value is None or SMOOTH_DEFAULTS.get(smooth_method) is None
-        else f"{smooth_method}[{smooth_value:.2f}]",
-        effective_order=bool(effective_order), max_ngram_order=max_ngram_order, ref_view=ref_view,
-        weight_threshold=weight_threshold if ref_view == "threshold" else None, weights=weights, metric=metric,
-        delta_definition=delta_definition if metric == "delta_bleu" else None, ref_length=ref_length)
+    key: Any = (type(nrefs), nrefs, tokenize, lowercase, smooth_method, smooth_value, effective_order,
+                max_ngram_order, ref_view, weight_threshold, weights, metric, delta_definition, ref_length,
+                n_bootstrap, type(seed), seed)
+    try:
+        made = _SIGNATURES.get(key)
+    except TypeError:  # an argument that cannot be a key (a seed object, say): made every time
+        made, key = None, None
+    if made is None:
+        made = BLEUSignature(
+            nrefs=nrefs, n_bootstrap=n_bootstrap, seed=seed, tokenize=_tokenizer_label(tokenize),
+            lowercase=bool(lowercase),
+            smooth=smooth_method if smooth_value is None or SMOOTH_DEFAULTS.get(smooth_method) is None
+            else f"{smooth_method}[{smooth_value:.2f}]",
+            effective_order=bool(effective_order), max_ngram_order=max_ngram_order, ref_view=ref_view,
+            weight_threshold=weight_threshold if ref_view == "threshold" else None, weights=weights, metric=metric,
+            delta_definition=delta_definition if metric == "delta_bleu" else None, ref_length=ref_length)
+        if key is not None and len(_SIGNATURES) < _SIGNATURES_MAX:
+            _SIGNATURES[key] = made
+    # a copy for each score: sacreBLEU's Signature.update changes a signature in place
+    signature = object.__new__(BLEUSignature)
+    signature.__dict__.update(made.__dict__)
+    return signature
 
 
 @dataclass(frozen=True, repr=False)
