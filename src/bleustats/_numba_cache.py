@@ -49,6 +49,11 @@ floor"), for the sake of ``np.correlate`` / ``np.convolve`` in jitted code,
 which bleustats' kernels never call. The question is put off to the moment
 numba types such a call; the answer stays the same.
 
+:meth:`UserCache.restore` also gives each kernel of the module numba's cache
+with a leaner load (:class:`bleustats._numba_locator.KernelCache`, see
+:func:`lean_loading`): a cached kernel loads without first installing every
+one of numba's implementation registries, which only compiling needs.
+
 Examples
 --------
 >>> import os
@@ -67,7 +72,7 @@ import threading
 from pathlib import Path
 
 __all__ = ["UserCache", "announce_compiles", "cache_dir", "defer_blas_probe",
-           "kernel_cache_folder", "kernel_digest", "use_user_cache"]
+           "kernel_cache_folder", "kernel_digest", "lean_loading", "use_user_cache"]
 
 _PACKAGE = Path(__file__).resolve().parent
 #: the compiled kernels that a wheel ships, one ``kernels-<digest>`` folder (see the module docstring)
@@ -357,10 +362,41 @@ class UserCache:
             config.CACHE_LOCATOR_CLASSES = _LOCATORS
 
     def restore(self) -> None:
-        """Put numba's settings back as they were (other packages keep their own cache folders)."""
+        """Put numba's settings back as they were (other packages keep their own cache folders).
+
+        Called by the kernel module at the end of its kernels: each kernel of
+        that module (the calling frame's globals) then loads from the cache
+        with :class:`bleustats._numba_locator.KernelCache` (no refresh of
+        numba's whole compiler target before loading).
+        """
         self._config.CACHE_DIR = self._previous
         if self._previous_locators is not None:
             self._config.CACHE_LOCATOR_CLASSES = self._previous_locators
+        lean_loading(sys._getframe(1).f_globals)
+
+
+def lean_loading(namespace: dict) -> int:
+    """Give the cached kernels defined in ``namespace`` (a kernel module's globals) :class:`KernelCache`.
+
+    Only dispatchers with numba's own ``FunctionCache`` whose function was
+    defined in that module change, and nothing changes when this numba's cache
+    internals differ from what :class:`~bleustats._numba_locator.KernelCache`
+    relies on. Returns how many changed.
+    """
+    from numba.core.caching import FunctionCache
+    from numba.core.config import DISABLE_JIT
+
+    from ._numba_locator import KernelCache, lean_loading_supported
+
+    if DISABLE_JIT or not lean_loading_supported():
+        return 0
+    changed = 0
+    for value in list(namespace.values()):
+        cache = getattr(value, "_cache", None)
+        if type(cache) is FunctionCache and getattr(value, "__module__", None) == namespace.get("__name__"):
+            cache.__class__ = KernelCache  # a subclass adding no state: only load_overload differs
+            changed += 1
+    return changed
 
 
 def use_user_cache() -> UserCache:
