@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from . import _chrf_kernels as _k
-from . import io
+from . import columns, io
 from .encode import block_bounds, string_buffers
 from .options import CHRF_DEFAULTS
 from .references import ReferenceSet
@@ -176,7 +176,7 @@ def chrf_metadata(options: dict[str, Any]) -> dict[str, str]:
 
 def _lowered(texts: pa.Array) -> pa.Array:
     # Python's str.lower (full case mapping, final sigma): what sacreBLEU applies
-    return pa.array([t.lower() for t in texts.to_pylist()], pa.string())
+    return columns.strings([t.lower() for t in texts.to_pylist()])  # pa.array(...) would import pandas
 
 
 def chrf_statistics(
@@ -267,12 +267,12 @@ def chrf_statistics(
     if n_hyp == 0:
         return np.zeros((0, n_cols), np.int64)
 
-    ref_seg_ids = refs.column("seg_id").to_numpy()
+    ref_seg_ids = columns.to_numpy(refs.column("seg_id"))  # ChunkedArray.to_numpy() would import pandas
     ref_order = np.argsort(ref_seg_ids, kind="stable")
     seg_keys, ref_counts = np.unique(ref_seg_ids, return_counts=True)
     ref_ptr = np.zeros(len(seg_keys) + 1, np.int64)
     np.cumsum(ref_counts, out=ref_ptr[1:])
-    hyp_seg_ids = hyps.column("seg_id").to_numpy()
+    hyp_seg_ids = columns.to_numpy(hyps.column("seg_id"))
     hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids).astype(np.int64)
     found = hyp_seg < len(seg_keys)
     found[found] = seg_keys[hyp_seg[found]] == hyp_seg_ids[found]
@@ -291,7 +291,7 @@ def chrf_statistics(
 
     def ordered_refs(table: pa.Table) -> pa.Array:
         text = table.column("text")
-        text = (text.take(pa.array(ref_order)) if len(ref_order) else text).combine_chunks()
+        text = (text.take(columns.numeric(ref_order)) if len(ref_order) else text).combine_chunks()
         return _lowered(text) if opts["lowercase"] else text
 
     if isinstance(references, ReferenceSet):  # prepared once per lowercase setting
