@@ -291,7 +291,9 @@ def chrf_statistics(
 
     def ordered_refs(table: pa.Table) -> pa.Array:
         text = table.column("text")
-        text = (text.take(columns.numeric(ref_order)) if len(ref_order) else text).combine_chunks()
+        if len(ref_order) and (np.diff(ref_order) != 1).any():  # take() imports pyarrow.compute: only if needed
+            text = text.take(columns.numeric(ref_order))
+        text = text.combine_chunks()
         return _lowered(text) if opts["lowercase"] else text
 
     if isinstance(references, ReferenceSet):  # prepared once per lowercase setting
