@@ -323,7 +323,8 @@ def chrf_statistics(
                        int(opts["eps_smoothing"])], np.int64)
     factor = float(opts["beta"] ** 2)
     args = (h_data, h_off, hyp_seg, r_data, r_off, ref_ptr, config, factor)
-    n_threads = numba.get_num_threads()
-    if n_threads == 1 or n_hyp < 2 or int(work.sum()) < _PARALLEL_MIN_BYTES:
+    # the size first: asking numba for its thread count starts its thread pool, for nothing when serial
+    n_threads = 1 if n_hyp < 2 or int(work.sum()) < _PARALLEL_MIN_BYTES else numba.get_num_threads()
+    if n_threads == 1:
         return _k.chrf_rows_serial(*args)
     return _k.chrf_rows(*args, block_bounds(work, 8 * n_threads))
