@@ -20,7 +20,12 @@ Routes, each run in a fresh process per tool:
   (``compute_stats(..., metrics=("bleu", "chrf"))``), scored with ``corpus_scores`` by system;
   its peer is sacreBLEU's ``api`` route;
 * ``ende``: en-de alone, ``-m bleu -f json``, one command (12 systems x 557 paragraphs), whole
-  process, median of ``--repeats``.
+  process, median of ``--repeats``, the two tools alternating (sacreBLEU, bleustats, sacreBLEU, ...).
+
+Before timing, bleustats' modules are byte-compiled (``compileall``), as ``pip install`` does for
+an installed package (sacreBLEU's are): an editable install run with ``PYTHONDONTWRITEBYTECODE=1``
+would otherwise compile ~45 modules from source in every process (~0.1 s). Where the remaining
+time of one command goes: ``benchmarks/phases_score.py``.
 
 Usage::
 
@@ -167,18 +172,31 @@ def cli_route(tool: str, data: str) -> dict:
     return {"seconds": seconds, "scores": scores}
 
 
-def ende_route(tool: str, data: str, repeats: int) -> dict:
-    """en-de, ``-m bleu -f json``, one command: median whole-process seconds and the output."""
+def ende_route(data: str, repeats: int) -> dict:
+    """en-de, ``-m bleu -f json``, one command per tool, alternating: median whole-process seconds and the output."""
     p = load(data)["en-de"]
-    args = [*command(tool), *p["refs"]["refA"], "-i", *(v[0] for v in p["systems"].values()), "-m", "bleu",
-            "-f", "json"]
-    runs, outputs = [], set()
+    rest = [*p["refs"]["refA"], "-i", *(v[0] for v in p["systems"].values()), "-m", "bleu", "-f", "json"]
+    row: dict = {tool: {"runs": [], "outputs": set()} for tool in ("sacrebleu", "bleustats")}
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = subprocess.run(args, check=True, capture_output=True, text=True)
-        runs.append(time.perf_counter() - t0)
-        outputs.add(out.stdout)
-    return {"seconds": statistics.median(runs), "runs": runs, "output": outputs.pop() if len(outputs) == 1 else None}
+        for tool in row:
+            t0 = time.perf_counter()
+            out = subprocess.run([*command(tool), *rest], check=True, capture_output=True, text=True)
+            row[tool]["runs"].append(time.perf_counter() - t0)
+            row[tool]["outputs"].add(out.stdout)
+    for res in row.values():
+        outputs = res.pop("outputs")
+        res["seconds"] = statistics.median(res["runs"])
+        res["output"] = outputs.pop() if len(outputs) == 1 else None
+    return row
+
+
+def compile_bleustats() -> None:
+    """Byte-compile bleustats' modules once, as installing a package does (see the module docstring)."""
+    import compileall
+
+    import bleustats
+
+    compileall.compile_dir(os.path.dirname(bleustats.__file__), quiet=1)
 
 
 def check(scores: dict, truth: dict, tol: float) -> int:
@@ -203,6 +221,7 @@ def main() -> None:
         print(json.dumps(worker(*args.worker, args.data)))
         return
     truth = published(args.data)
+    compile_bleustats()
     import bleustats
     import sacrebleu
 
@@ -212,15 +231,16 @@ def main() -> None:
               "routes": {}}
     for route in args.routes:
         row = {}
+        row["load_before"] = os.getloadavg()
         if route == "ende":
-            for tool in ("sacrebleu", "bleustats"):
-                row[tool] = ende_route(tool, args.data, args.repeats)
+            row.update(ende_route(args.data, args.repeats))
             row["identical_output"] = row["sacrebleu"].pop("output") == row["bleustats"].pop("output")
         else:
             for tool in ("sacrebleu", "bleustats") if route != "stats" else ("bleustats",):
                 res = cli_route(tool, args.data) if route == "cli" else run_worker(route, tool, args.data)
                 res["reproduced"] = check(res.pop("scores"), truth, 1e-9 if route != "cli" else 1e-8)
                 row[tool] = res
+        row["load_after"] = os.getloadavg()
         peer = row.get("sacrebleu") or report["routes"].get("api", {}).get("sacrebleu")
         if peer:
             row["speedup"] = peer["seconds"] / row["bleustats"]["seconds"]

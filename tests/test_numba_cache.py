@@ -208,3 +208,44 @@ def test_the_probe_is_put_off_only_for_the_numba_source_it_was_written_for(tmp_p
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["bool", "True"]  # numba's own import-time probe, untouched
+
+
+#: counts numba's target refreshes while a cached kernel loads and runs, then compiles a new function
+LEAN_PROBE = """
+import numpy as np, numba
+from numba.core import base
+calls = []
+_refresh = base.BaseContext.refresh
+def counted(self):
+    calls.append(1)
+    return _refresh(self)
+base.BaseContext.refresh = counted
+from bleustats.engine import _encode_kernels as k
+assert k.table_bits(100) == 8
+print("cache", type(k.table_bits._cache).__name__, "hits", sum(k.table_bits.stats.cache_hits.values()),
+      "refreshed_by_load", len(calls))
+@numba.njit
+def f(a):
+    return np.cumsum(a)[-1]
+print("compiled_ok", f(np.arange(5.0)) == 10.0, "refreshed_by_compile", len(calls) > 0,
+      "kernel_after", k.table_bits(1000) == 11)
+"""
+
+
+def test_a_cached_kernel_loads_without_refreshing_numbas_target_and_compiling_still_works(tmp_path):
+    """A bleustats kernel loads from the cache with KernelCache: numba's full target refresh (~0.2 s) is skipped.
+
+    The first process compiles the kernel (numba refreshes, as for any
+    compile); the second loads it without a refresh, runs it, and can still
+    compile a new function afterwards (numba's compiler refreshes then).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", LEAN_PROBE], env=env, capture_output=True, text=True,
+                             check=True).stdout.split()
+        runs.append(dict(zip(out[::2], out[1::2])))
+    assert runs[0]["cache"] == runs[1]["cache"] == "KernelCache", runs
+    assert runs[1]["hits"] == "1" and runs[1]["refreshed_by_load"] == "0", runs
+    assert all(r["compiled_ok"] == r["refreshed_by_compile"] == r["kernel_after"] == "True" for r in runs), runs

@@ -69,6 +69,7 @@ def test_to_numpy_with_nulls_falls_back_to_pyarrow():
 
 
 def test_scoring_imports_no_pandas(tmp_path):
+    """BLEU and chrF from lists and files, on the plain and the numba routes: pandas is never imported."""
     hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
     hyp.write_text("the cat sat on the mat\na dog\n" * 50)
     ref.write_text("the cat is on the mat\na dog barks\n" * 50)
@@ -83,6 +84,8 @@ def test_scoring_imports_no_pandas(tmp_path):
         "small.COLD_MAX_CHARS = small.WARM_MAX_CHARS = -1\n"  # the numba routes too
         "bleustats.corpus_bleu_files(h, [r], tokenize='13a')\n"
         "bleustats.corpus_bleu(['a b c'] * 3, [['a b d'] * 3])\n"
+        "bleustats.corpus_chrf(['a b c', 'Éa'] * 3, [['a b d', 'éa'] * 3])\n"  # chrF's statistics too
+        "bleustats.CHRF(lowercase=True).corpus_score(['a b c', 'Éa'] * 3, [['a b d', 'éa'] * 3])\n"
         "print('pandas' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

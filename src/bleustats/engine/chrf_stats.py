@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from . import _chrf_kernels as _k
+from . import _columns as columns
 from . import _small as small
 from . import io
 from .encode import block_bounds, string_buffers
@@ -178,7 +179,7 @@ def chrf_metadata(options: dict[str, Any]) -> dict[str, str]:
 
 def _lowered(texts: pa.Array) -> pa.Array:
     # Python's str.lower (full case mapping, final sigma): what sacreBLEU applies
-    return pa.array([t.lower() for t in texts.to_pylist()], pa.string())
+    return columns.strings([t.lower() for t in texts.to_pylist()])  # pa.array(...) would import pandas
 
 
 def _utf8(texts: list[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray, int]:
@@ -340,12 +341,12 @@ def chrf_statistics(
     if n_hyp == 0:
         return np.zeros((0, n_cols), np.int64)
 
-    ref_seg_ids = refs.column("seg_id").to_numpy()
+    ref_seg_ids = columns.to_numpy(refs.column("seg_id"))  # ChunkedArray.to_numpy() would import pandas
     ref_order = np.argsort(ref_seg_ids, kind="stable")
     seg_keys, ref_counts = np.unique(ref_seg_ids, return_counts=True)
     ref_ptr = np.zeros(len(seg_keys) + 1, np.int64)
     np.cumsum(ref_counts, out=ref_ptr[1:])
-    hyp_seg_ids = hyps.column("seg_id").to_numpy()
+    hyp_seg_ids = columns.to_numpy(hyps.column("seg_id"))
     hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids).astype(np.int64)
     found = hyp_seg < len(seg_keys)
     found[found] = seg_keys[hyp_seg[found]] == hyp_seg_ids[found]
@@ -364,7 +365,9 @@ def chrf_statistics(
 
     def ordered_refs(table: pa.Table) -> pa.Array:
         text = table.column("text")
-        text = (text.take(pa.array(ref_order)) if len(ref_order) else text).combine_chunks()
+        if len(ref_order) and (np.diff(ref_order) != 1).any():  # take() imports pyarrow.compute: only if needed
+            text = text.take(columns.numeric(ref_order))
+        text = text.combine_chunks()
         return _lowered(text) if opts["lowercase"] else text
 
     if isinstance(references, ReferenceSet):  # prepared once per lowercase setting
@@ -394,7 +397,8 @@ def chrf_statistics(
                        int(opts["eps_smoothing"])], np.int64)
     factor = float(opts["beta"] ** 2)
     args = (h_data, h_off, hyp_seg, r_data, r_off, ref_ptr, config, factor)
-    n_threads = numba.get_num_threads()
-    if n_threads == 1 or n_hyp < 2 or int(work.sum()) < _PARALLEL_MIN_BYTES:
+    # the size first: asking numba for its thread count starts its thread pool, for nothing when serial
+    n_threads = 1 if n_hyp < 2 or int(work.sum()) < _PARALLEL_MIN_BYTES else numba.get_num_threads()
+    if n_threads == 1:
         return _k.chrf_rows_serial(*args)
     return _k.chrf_rows(*args, block_bounds(work, 8 * n_threads))

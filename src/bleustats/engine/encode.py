@@ -222,8 +222,9 @@ def tokenize_buffer(
     tables = code_point_tables()
     n_lines = len(offsets) - 1
     out_offsets = np.zeros(n_lines + 1, np.int64)
-    n_threads = numba.get_num_threads()
-    if n_threads == 1 or offsets[-1] - offsets[0] < _TOKENIZE_PARALLEL_MIN_BYTES:
+    # the size first: asking numba for its thread count starts its thread pool (~30 ms), for nothing when serial
+    n_threads = 1 if offsets[-1] - offsets[0] < _TOKENIZE_PARALLEL_MIN_BYTES else numba.get_num_threads()
+    if n_threads == 1:
         out, out_len = _tokenize_kernels.tokenize_serial(data, offsets, tok, lowercase, tables)
         np.cumsum(out_len, out=out_offsets[1:])
         if padded:
@@ -354,12 +355,16 @@ def segment_blocks(seg_bytes: np.ndarray) -> np.ndarray:
     """Edges of blocks of consecutive segments with about ``_ENCODE_BLOCK_BYTES`` of text each.
 
     One block when the text is too small to share out; else at least two per
-    numba thread.
+    numba thread when the text is large enough for the parallel encoder
+    (:data:`PARALLEL_MIN_BYTES`). Below that numba is not asked for its
+    thread count, which would start its thread pool (~30 ms of a command's
+    start-up) for a serial kernel.
     """
     total = int(seg_bytes.sum())
     n_blocks = 1
     if total >= _ENCODE_PARALLEL_MIN_BYTES:
-        n_blocks = max(2 * numba.get_num_threads(), total // _ENCODE_BLOCK_BYTES + 1)
+        per_thread = 2 * numba.get_num_threads() if total >= PARALLEL_MIN_BYTES else 1
+        n_blocks = max(per_thread, total // _ENCODE_BLOCK_BYTES + 1)
     return block_bounds(seg_bytes + 1, n_blocks)
 
 

@@ -322,7 +322,9 @@ def as_references_table(
          columns.strings([txt[i] for i in order.tolist()], where="references")],
         names=["seg_id", "ref_id", "weight", "text"],
     )
-    return schemas.validate(table, "references", param="references")
+    # the key (seg_id, ref_id) is unique by construction here (one row per stream or list position and
+    # segment): its check would only cost pyarrow.compute's import (~50 ms of a command's start-up)
+    return schemas.validate(table, "references", param="references", check_key=False)
 
 
 class _Input(_stdio.RawIOBase):

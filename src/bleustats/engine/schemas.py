@@ -467,9 +467,12 @@ def validate(
             problems.append(f"{cname}: {cast.null_count} null value(s), first at row {first}")
             continue
         if pa.types.is_floating(want):
-            import pyarrow.compute as pc
+            if cast.null_count:  # nulls stay out of the count (pyarrow's is_nan gives null for them)
+                import pyarrow.compute as pc
 
-            nan = columns.to_numpy(pc.is_nan(cast))
+                nan = columns.to_numpy(pc.is_nan(cast))
+            else:  # numpy's isnan: no pyarrow.compute import (~50 ms) for a column without nulls
+                nan = np.isnan(columns.to_numpy(cast))
             if nan.any():
                 problems.append(
                     f"{cname}: {int(nan.sum())} NaN value(s), first at row {int(np.flatnonzero(nan)[0])}"

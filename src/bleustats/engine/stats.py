@@ -563,8 +563,9 @@ def _statistics_kernel(ids: np.ndarray, hyp_offsets: np.ndarray, hyp_ptr: np.nda
     code = _stats_kernels.DEF_PAPER if definition == "paper" else _stats_kernels.DEF_GALLEY2019
     args = (ids, hyp_offsets, np.arange(len(hyp_offsets) - 1, dtype=np.int64), hyp_ptr, ids, ref_offsets, ref_order,
             ref_ptr, weights, n, code, n_vocab)
-    n_threads = numba.get_num_threads()
-    if n_threads == 1 or work.sum() < PARALLEL_MIN_TOKENS:
+    # the size first: asking numba for its thread count starts its thread pool, for nothing when serial
+    n_threads = 1 if work.sum() < PARALLEL_MIN_TOKENS else numba.get_num_threads()
+    if n_threads == 1:
         return _stats_kernels.compute_stats_serial(*args)
     return _stats_kernels.compute_stats(*args, block_bounds(work + 1, 8 * n_threads))
 
