@@ -249,3 +249,29 @@ def test_a_cached_kernel_loads_without_refreshing_numbas_target_and_compiling_st
     assert runs[0]["cache"] == runs[1]["cache"] == "KernelCache", runs
     assert runs[1]["hits"] == "1" and runs[1]["refreshed_by_load"] == "0", runs
     assert all(r["compiled_ok"] == r["refreshed_by_compile"] == r["kernel_after"] == "True" for r in runs), runs
+
+
+#: a lean load that raises (as a numba whose cached objects need more would): numba's own loading serves
+LEAN_FALLBACK = """
+from numba.core import caching
+_load = caching.Cache._load_overload
+failed = []
+def first_fails(self, sig, target_context):
+    if not failed:
+        failed.append(1)
+        raise RuntimeError("a numba this loader was not written for")
+    return _load(self, sig, target_context)
+caching.Cache._load_overload = first_fails
+from bleustats.engine import _encode_kernels as k
+print(k.table_bits(100) == 8, len(failed), sum(k.table_bits.stats.cache_hits.values()))
+"""
+
+
+def test_a_lean_load_that_fails_falls_back_to_numbas_own_loading(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    subprocess.run([sys.executable, "-c", "from bleustats.engine import _encode_kernels as k; k.table_bits(100)"],
+                   env=env, check=True)  # compiled into the cache
+    out = subprocess.run([sys.executable, "-c", LEAN_FALLBACK], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "1", "1"], out  # the lean load raised once; numba's own load read the cache
