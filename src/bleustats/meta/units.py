@@ -180,7 +180,12 @@ def _bleu_exp_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], clamp: 
         return None
     with np.errstate(all="ignore"):  # a unit scored 0 may have a zero or negative precision: its log is unused
         geo = np.exp(_unit_kernels.mean_logs(np.log(prec)))
-        bp = np.exp(bp_arg)
+        shorter = np.flatnonzero(bp_case == 1)  # the units whose brevity penalty is not 1 or 0
+        if 2 * len(shorter) < len(bp_case):
+            bp = np.zeros(len(bp_case))
+            bp[shorter] = np.exp(bp_arg[shorter])  # elementwise: the bits of np.exp(bp_arg) there
+        else:
+            bp = np.exp(bp_arg)
     return _unit_kernels.combine(geo, bp, bp_case, ok)
 
 
