@@ -129,7 +129,9 @@ class RankedRows:
                                  f"dtype {w.dtype}, shape {w.shape}.")
             if w.size and w.min() < 0:
                 raise InputError("weights are multiplicities and must be >= 0; got a negative weight.")
-            if w.dtype != np.int32 and w.dtype != np.int64:
+            if w.dtype != np.int32 and w.dtype != np.int64:  # the kernels' types, each compiled once
+                if w.size and w.dtype == np.uint64 and w.max() >= 2**63:
+                    raise InputError(f"weights must be below 2**63; got {w.max()}.")
                 w = w.astype(np.int64)
             w = np.ascontiguousarray(w)
         if rows is None:
