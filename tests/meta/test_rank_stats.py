@@ -72,9 +72,8 @@ def test_lanes_equal_twin_and_the_one_replicate_kernel(data, extra):
     ranked = rank_rows(np.array([x]).reshape(1, n), np.array([y]).reshape(1, n))
     one_by_one = _rank_kernels.weighted_rank_stats_serial(ranked.order, ranked.rx, ranked.ry, ranked.n_y, weights,
                                                           np.zeros(len(weights), np.int64))
-    for kernel in (_rank_kernels.weighted_rank_stats_lanes, _rank_kernels.weighted_rank_stats_lanes_serial):
-        got = kernel(ranked.order, ranked.rx, ranked.ry, ranked.n_y, weights, 0)
-        assert got.view(np.int64).tolist() == one_by_one.view(np.int64).tolist()
+    got = _rank_kernels.weighted_rank_stats_lanes(ranked.order, ranked.rx, ranked.ry, ranked.n_y, weights, 0)
+    assert got.view(np.int64).tolist() == one_by_one.view(np.int64).tolist()
     got = ranked.stats(weights, np.zeros(len(weights), np.int64))  # the dispatch of RankedRows.stats
     for b, wb in enumerate(weights.tolist()):
         want = rank_stats_twin(x, y, wb)

@@ -396,24 +396,13 @@ def _stats_of_lanes(order, rx, ry, n_y, weights, b0, out):
         o[8] = y_classes
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def weighted_rank_stats_lanes(order, rx_sorted, ry_sorted, n_y, weights, row):
-    """:func:`weighted_rank_stats` of every replicate ``weights[b]`` on the one sorted row ``row``, LANES at a time."""
-    n_out = weights.shape[0]
-    out = np.empty((n_out, 9), np.float64)
-    full = n_out // LANES
-    for blk in prange(full + n_out % LANES):  # full blocks of lanes, then the rest one by one
-        if blk < full:
-            _stats_of_lanes(order[row], rx_sorted[row], ry_sorted[row], n_y[row], weights, blk * LANES, out)
-        else:
-            b = blk - full + full * LANES
-            _stats_of_row(order[row], rx_sorted[row], ry_sorted[row], n_y[row], weights[b], out[b])
-    return out
-
-
 @njit(cache=True, nogil=True)
-def weighted_rank_stats_lanes_serial(order, rx_sorted, ry_sorted, n_y, weights, row):
-    """:func:`weighted_rank_stats_lanes` on one thread."""
+def weighted_rank_stats_lanes(order, rx_sorted, ry_sorted, n_y, weights, row):
+    """:func:`weighted_rank_stats` of every replicate ``weights[b]`` on the one sorted row ``row``, LANES at a time.
+
+    One thread: on this project's shared 2-CPU machine a parallel loop over the blocks of lanes
+    measured slower, in CPU and in wall time, than this serial one.
+    """
     n_out = weights.shape[0]
     out = np.empty((n_out, 9), np.float64)
     full = n_out // LANES

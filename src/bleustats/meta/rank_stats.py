@@ -145,12 +145,10 @@ class RankedRows:
                 raise InputError(f"rows must be 1-D with one entry per replicate ({w.shape[0]}); got shape {r.shape}.")
             if r.size and (r.min() < 0 or r.max() >= n_rows):
                 raise InputError(f"rows must index the {n_rows} sorted rows; got values from {r.min()} to {r.max()}.")
-        parallel = len(r) * n >= _PARALLEL_MIN
         if w.shape[0] >= _rank_kernels.LANES and (r == r[0]).all():
             # replicates of one sorted row: several at a time through one pass (the same bits)
-            kernel = _rank_kernels.weighted_rank_stats_lanes if parallel \
-                else _rank_kernels.weighted_rank_stats_lanes_serial
-            return kernel(self.order, self.rx, self.ry, self.n_y, w, int(r[0]))
+            return _rank_kernels.weighted_rank_stats_lanes(self.order, self.rx, self.ry, self.n_y, w, int(r[0]))
+        parallel = len(r) * n >= _PARALLEL_MIN
         kernel = _rank_kernels.weighted_rank_stats if parallel else _rank_kernels.weighted_rank_stats_serial
         return kernel(self.order, self.rx, self.ry, self.n_y, w, r)
 
