@@ -61,6 +61,30 @@ def test_weighted_stats_equal_twin(data):
 
 
 @SETTINGS
+@given(data=weighted_rows(), extra=st.lists(st.lists(st.integers(0, 3), min_size=14, max_size=14), min_size=0,
+                                            max_size=2 * _rank_kernels.LANES + 3))
+def test_lanes_equal_twin_and_the_one_replicate_kernel(data, extra):
+    # several replicates of one sorted row (full blocks of lanes and a rest): the twin's counts and rho,
+    # and the bits of the kernel that takes one replicate at a time
+    x, y, w = data
+    n = len(x)
+    weights = np.array([w] + [e[:n] for e in extra], dtype=np.int64).reshape(1 + len(extra), n)
+    ranked = rank_rows(np.array([x]).reshape(1, n), np.array([y]).reshape(1, n))
+    one_by_one = _rank_kernels.weighted_rank_stats_serial(ranked.order, ranked.rx, ranked.ry, ranked.n_y, weights,
+                                                          np.zeros(len(weights), np.int64))
+    got = _rank_kernels.weighted_rank_stats_lanes(ranked.order, ranked.rx, ranked.ry, ranked.n_y, weights, 0)
+    assert got.view(np.int64).tolist() == one_by_one.view(np.int64).tolist()
+    got = ranked.stats(weights, np.zeros(len(weights), np.int64))  # the dispatch of RankedRows.stats
+    for b, wb in enumerate(weights.tolist()):
+        want = rank_stats_twin(x, y, wb)
+        assert got[b, 1:].tolist() == want[1:]
+        if math.isnan(want[0]):
+            assert math.isnan(got[b, 0])
+        else:
+            assert got[b, 0] == pytest.approx(want[0], abs=1e-12)
+
+
+@SETTINGS
 @given(data=weighted_rows(max_n=10), k=st.integers(1, 4), size=st.integers(1, 4), rows=st.integers(0, 3))
 def test_sum_units_equals_twin(data, k, size, rows):
     x, _, _ = data

@@ -50,45 +50,47 @@ def bleu_precisions(cols, idx, clamp):
     n = cols.shape[1]
     n_order = (idx.shape[0] - 2) // 2
     prec = np.empty((n_order, n), np.float64)
-    bp_arg = np.zeros(n, np.float64)
-    bp_case = np.zeros(n, np.int8)
+    bp_arg = np.empty(n, np.float64)
+    bp_case = np.empty(n, np.int8)
     ok = np.empty(n, np.bool_)
-    finite = True
+    # order by order over all units, free of branches the compiler cannot turn into selects (vector code)
+    scale = np.ones(n, np.float64)  # 2 ** (the orders so far without a match)
+    state = np.zeros(n, np.int8)  # bit 0: some order has a match; bit 1: a total <= 0 or a negative count
+    bad = 0
+    hs = cols[idx[0]]
+    rs = cols[idx[1]]
     for u in range(n):
-        h = cols[idx[0], u]
-        r = cols[idx[1], u]
-        if not (np.isfinite(h) and np.isfinite(r)):
-            finite = False
-        if h >= r:
-            bp_case[u] = 0
-        elif h > 0:
-            bp_case[u] = 1
-            bp_arg[u] = 1.0 - r / h
-        else:
-            bp_case[u] = 2
-        any_match = False
-        good = True
-        zeros = 0
-        for i in range(n_order):
-            c = cols[idx[2 + i], u]
-            t = cols[idx[2 + n_order + i], u]
-            if not (np.isfinite(c) and np.isfinite(t)):
-                finite = False
+        h = hs[u]
+        r = rs[u]
+        bad += not (np.isfinite(h) and np.isfinite(r))
+        case = 0 if h >= r else (1 if h > 0 else 2)
+        bp_case[u] = case
+        arg = 1.0 - r / h
+        bp_arg[u] = arg if case == 1 else 0.0
+    for i in range(n_order):
+        cr = cols[idx[2 + i]]
+        tr = cols[idx[2 + n_order + i]]
+        pr = prec[i]
+        for u in range(n):
+            c = cr[u]
+            t = tr[u]
+            bad += not (np.isfinite(c) and np.isfinite(t))
             if clamp and c < 0.0:  # np.maximum(c, 0.0): NaN and -0.0 pass through
                 c = 0.0
+            z = c == 0
+            f = scale[u] * 2.0 if z else scale[u]
+            scale[u] = f
+            # c == 0: 100 / (2 ** zeros * t); else 100 c / t
+            pr[u] = (100.0 if z else 100.0 * c) / (f * t if z else t)
+            st = state[u]
             if c != 0:
-                any_match = True
-            if not t > 0:
-                good = False
-            if not c >= 0:
-                good = False
-            if c == 0:
-                zeros += 1
-                prec[i, u] = 100.0 / (np.float64(1 << zeros) * t)
-            else:
-                prec[i, u] = 100.0 * c / t
-        ok[u] = any_match and good
-    return prec, bp_arg, bp_case, ok, finite
+                st |= 1
+            if not (t > 0 and c >= 0):
+                st |= 2
+            state[u] = st
+    for u in range(n):
+        ok[u] = state[u] == 1
+    return prec, bp_arg, bp_case, ok, bad == 0
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

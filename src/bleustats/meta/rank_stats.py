@@ -129,8 +129,11 @@ class RankedRows:
                                  f"dtype {w.dtype}, shape {w.shape}.")
             if w.size and w.min() < 0:
                 raise InputError("weights are multiplicities and must be >= 0; got a negative weight.")
-            # int32 halves the memory the kernel gathers from (counts are far below 2**31)
-            w = np.ascontiguousarray(w, dtype=np.int32 if not w.size or w.max() < 2**31 else np.int64)
+            if w.dtype != np.int32 and w.dtype != np.int64:  # the kernels' types, each compiled once
+                if w.size and w.dtype == np.uint64 and w.max() >= 2**63:
+                    raise InputError(f"weights must be below 2**63; got {w.max()}.")
+                w = w.astype(np.int64)
+            w = np.ascontiguousarray(w)
         if rows is None:
             r = np.arange(n_rows if w.shape[0] == 1 else w.shape[0], dtype=np.int64)
             if w.shape[0] > 1 and w.shape[0] != n_rows:
@@ -142,8 +145,11 @@ class RankedRows:
                 raise InputError(f"rows must be 1-D with one entry per replicate ({w.shape[0]}); got shape {r.shape}.")
             if r.size and (r.min() < 0 or r.max() >= n_rows):
                 raise InputError(f"rows must index the {n_rows} sorted rows; got values from {r.min()} to {r.max()}.")
-        kernel = _rank_kernels.weighted_rank_stats if len(r) * n >= _PARALLEL_MIN \
-            else _rank_kernels.weighted_rank_stats_serial
+        if w.shape[0] >= _rank_kernels.LANES and (r == r[0]).all():
+            # replicates of one sorted row: several at a time through one pass (the same bits)
+            return _rank_kernels.weighted_rank_stats_lanes(self.order, self.rx, self.ry, self.n_y, w, int(r[0]))
+        parallel = len(r) * n >= _PARALLEL_MIN
+        kernel = _rank_kernels.weighted_rank_stats if parallel else _rank_kernels.weighted_rank_stats_serial
         return kernel(self.order, self.rx, self.ry, self.n_y, w, r)
 
     def correlations(self, weights: ArrayLike | None = None, rows: ArrayLike | None = None, *,

@@ -129,6 +129,8 @@ RESAMPLING = ("segments", "pairs", "systems", "within", "both")
 
 # entries (replicates x observations) held per block
 _BLOCK = 1 << 20
+# replicates of weights at M = 1 scored per call: whole lanes of the rank kernel on each thread
+_LANES_BATCH = 64
 
 
 def _rngs(seed: SeedLike) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
@@ -246,6 +248,7 @@ def protocol_bootstrap(
         ranked = [rank_rows(_finite(np.concatenate(x)[None, :], cells.metrics[k].label), y, y_ranks=y_ranks)
                   for k, x in zip(which, x_parts)]
         block = max(1, _BLOCK // max(1, len(pair_idx)))
+        pending: list[NDArray[np.int64]] = []  # blocks' weights, scored together (several per pass of the kernel)
     else:
         block = max(1, _BLOCK // max(1, int((sizes // unit_size).sum()) * 2))
     n_blocks = -(-n_bootstrap // block)
@@ -269,17 +272,28 @@ def protocol_bootstrap(
                 weights = copies[:, pair_idx]
                 if seg_draw is not None:
                     weights = weights * _row_counts(seg_draw, n_s)[:, seg_idx]
-            rows = np.zeros(blk, dtype=np.int64)
-            for k, rr in zip(which, ranked):
-                stats = rr.stats(weights, rows)
-                out[k][0][b0:b0 + blk, 0] = stats[:, 0]
-                out[k][1][b0:b0 + blk, 0] = tau_from_counts(stats, kendall_variant)
+            pending.append(weights)
+            if sum(len(w) for w in pending) >= _LANES_BATCH or b0 + blk == n_bootstrap:
+                _score_weights(ranked, which, pending, b0 + blk, kendall_variant, out)
         else:
             _resampled_units(cells, which, item_of, sizes, seg_draw, copies, resample == "within", unit_size,
                              kendall_variant, out, b0, seg_rng, order_rng, n_partitions)
         if progress is not None:
             progress(i_block + 1, n_blocks)
     return out
+
+
+def _score_weights(ranked: list, which: list[int], pending: list[NDArray[np.int64]], end: int,
+                   kendall_variant: str, out: dict) -> None:
+    """Coefficients of the replicates ``end - len(weights) .. end - 1`` from their weights (the pending blocks)."""
+    weights = np.concatenate(pending) if len(pending) > 1 else pending[0]
+    pending.clear()
+    b0 = end - len(weights)
+    rows = np.zeros(len(weights), dtype=np.int64)
+    for k, rr in zip(which, ranked):
+        stats = rr.stats(weights, rows)
+        out[k][0][b0:end, 0] = stats[:, 0]
+        out[k][1][b0:end, 0] = tau_from_counts(stats, kendall_variant)
 
 
 def _finite(x: NDArray[np.float64], label: str) -> NDArray[np.float64]:

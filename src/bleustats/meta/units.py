@@ -173,25 +173,51 @@ def _bleu_exp_of_columns(sums: NDArray[np.float64], n: int, clamp: bool) -> NDAr
     return None if scores is None else scores.reshape(shape)
 
 
-def _bleu_exp_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], clamp: bool) -> NDArray[np.float64] | None:
-    """:func:`_bleu_exp_of_columns` of the statistics in rows ``idx`` of ``cols`` (k, units)."""
+def _bleu_exp_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], clamp: bool,
+                      memo: dict | None = None) -> NDArray[np.float64] | None:
+    """:func:`_bleu_exp_of_columns` of the statistics in rows ``idx`` of ``cols`` (k, units).
+
+    ``memo`` (one dict per ``cols``) keeps the brevity penalties by their (hyp_len, ref_len)
+    rows: metrics that share the lengths (BLEU and ΔBLEU of one reference view) take them once.
+    """
     prec, bp_arg, bp_case, ok, finite = _unit_kernels.bleu_precisions(cols, idx, clamp)
     if not finite:
         return None
+    key = ("bp", int(idx[0]), int(idx[1]))
     with np.errstate(all="ignore"):  # a unit scored 0 may have a zero or negative precision: its log is unused
         geo = np.exp(_unit_kernels.mean_logs(np.log(prec)))
-        bp = np.exp(bp_arg)
+        bp = None if memo is None else memo.get(key)
+        if bp is None:
+            shorter = np.flatnonzero(bp_case == 1)  # the units whose brevity penalty is not 1 or 0
+            if 2 * len(shorter) < len(bp_case):
+                bp = np.zeros(len(bp_case))
+                bp[shorter] = np.exp(bp_arg[shorter])  # elementwise: the bits of np.exp(bp_arg) there
+            else:
+                bp = np.exp(bp_arg)
+            if memo is not None:
+                memo[key] = bp
     return _unit_kernels.combine(geo, bp, bp_case, ok)
 
 
 def _scores_of_rows(metric: UnitMetric, cols: NDArray[np.float64], idx: NDArray[np.int64],
-                    unit_size: int) -> NDArray[np.float64]:
-    """``metric.unit_scores`` of units whose summed values are rows ``idx`` of ``cols`` (k, units)."""
+                    unit_size: int, memo: dict | None = None) -> NDArray[np.float64]:
+    """``metric.unit_scores`` of units whose summed values are rows ``idx`` of ``cols`` (k, units).
+
+    ``memo`` (one dict per ``cols``): unit BLEU of the same rows with the same clamping is
+    computed once (e.g. ΔBLEU of one reference of weight 1 is BLEU), its brevity penalties
+    shared (:func:`_bleu_exp_of_rows`).
+    """
     if metric.kind == "mean":
         return cols[idx[0]] / unit_size
     if metric.scorer is None and metric.options.get("smooth_method") == "exp" \
             and not metric.options.get("use_effective_order") and len(idx) == 2 + 2 * metric.max_ngram_order:
-        scores = _bleu_exp_of_rows(cols, np.ascontiguousarray(idx, dtype=np.int64), metric.clamp)
+        rows = np.ascontiguousarray(idx, dtype=np.int64)
+        key = ("bleu", bool(metric.clamp), rows.tobytes())
+        scores = None if memo is None else memo.get(key)
+        if scores is None:
+            scores = _bleu_exp_of_rows(cols, rows, metric.clamp, memo)
+            if memo is not None and scores is not None:
+                memo[key] = scores
         if scores is not None:
             return scores
     return metric.unit_scores(np.moveaxis(cols[idx], 0, -1), unit_size)
@@ -595,9 +621,10 @@ class StudyCells:
     def _differences_of_rows(self, cols: NDArray[np.float64], idx: NDArray[np.int64], metrics: Sequence[int],
                              spans: list, unit_size: int) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
         """Differences of units whose column c is row ``idx[c]`` of ``cols`` (k, units)."""
+        memo: dict = {}  # scores and brevity penalties that several metrics share
         with np.errstate(all="ignore"):  # padded (empty) units may divide by zero: callers mask them
-            diffs = [_scores_of_rows(self.metrics[int(k)], cols, idx[s:s + w], unit_size)
-                     - _scores_of_rows(self.metrics[int(k)], cols, idx[s + w:s + 2 * w], unit_size)
+            diffs = [_scores_of_rows(self.metrics[int(k)], cols, idx[s:s + w], unit_size, memo)
+                     - _scores_of_rows(self.metrics[int(k)], cols, idx[s + w:s + 2 * w], unit_size, memo)
                      for k, (s, w) in zip(metrics, spans)]
             return diffs, cols[idx[-2]] / unit_size - cols[idx[-1]] / unit_size
 
