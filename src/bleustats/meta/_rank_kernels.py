@@ -99,120 +99,6 @@ def sort_rows_serial(x, x_order, y_ranks):
     return order, rx_sorted, ry_sorted
 
 
-@njit(cache=True, nogil=True)
-def _stats_of_row(order, rx, ry, n_y, w, out):
-    """One row's statistics (see the module docstring) into ``out`` (9,): one pass in (x, y) order."""
-    n = order.shape[0]
-    total = 0
-    for j in range(n):  # sequential: the mean rank is needed before the pass
-        total += np.int64(w[j])
-    mean = (total + 1) / 2.0
-    ws = np.empty(n, np.int64)  # weights in sorted order, gathered once
-    wy = np.zeros(n_y, np.int64)  # weight per y rank
-    sx_y = np.zeros(n_y, np.float64)  # per y rank: sum of weight x (centered x mid-rank)
-    tree = np.zeros(n_y + 1, np.int64)  # Fenwick tree of inserted weight by y rank
-    inserted = 0
-    discordant = 0
-    x_tied = 0
-    xy_tied = 0
-    x_classes = 0
-    sxx = 0.0
-    j = 0
-    while j < n:
-        if j + 1 == n or rx[j + 1] != rx[j]:  # an x value of its own: the common case, no inner runs
-            wj = np.int64(w[order[j]])
-            if wj > 0:
-                k = ry[j]
-                ax = inserted + (wj + 1) / 2.0 - mean
-                pairs_in = wj * (wj - 1) // 2
-                x_tied += pairs_in
-                xy_tied += pairs_in
-                x_classes += 1
-                sxx += wj * ax * ax
-                wy[k] += wj
-                sx_y[k] += wj * ax
-                below = 0  # inserted weight with y rank <= k
-                p = k + 1
-                while p > 0:
-                    below += tree[p]
-                    p -= p & (-p)
-                discordant += wj * (inserted - below)
-                p = k + 1
-                while p <= n_y:
-                    tree[p] += wj
-                    p += p & (-p)
-                inserted += wj
-            j += 1
-            continue
-        e = j
-        gw = 0
-        while e < n and rx[e] == rx[j]:
-            we = np.int64(w[order[e]])
-            ws[e] = we
-            gw += we
-            e += 1
-        if gw > 0:
-            ax = inserted + (gw + 1) / 2.0 - mean
-            x_tied += gw * (gw - 1) // 2
-            x_classes += 1
-            sxx += gw * ax * ax
-            group_in = 0  # weight of this x group inserted so far (runs of lower y rank)
-            i = j
-            while i < e:  # runs of one y rank inside the x group, in increasing y
-                f = i
-                rw = 0
-                while f < e and ry[f] == ry[i]:
-                    rw += ws[f]
-                    f += 1
-                if rw > 0:
-                    k = ry[i]
-                    xy_tied += rw * (rw - 1) // 2
-                    wy[k] += rw
-                    sx_y[k] += rw * ax
-                    below = -group_in  # weight of earlier x groups with y rank <= k
-                    p = k + 1
-                    while p > 0:
-                        below += tree[p]
-                        p -= p & (-p)
-                    discordant += rw * (inserted - below)
-                    p = k + 1
-                    while p <= n_y:
-                        tree[p] += rw
-                        p += p & (-p)
-                    group_in += rw
-                i = f
-            inserted += gw
-        j = e
-    cum = 0
-    y_tied = 0
-    y_classes = 0
-    syy = 0.0
-    sxy = 0.0
-    for k in range(n_y):
-        c = wy[k]
-        if c > 0:
-            ay = cum + (c + 1) / 2.0 - mean
-            cum += c
-            y_tied += c * (c - 1) // 2
-            y_classes += 1
-            syy += c * ay * ay
-            sxy += sx_y[k] * ay
-    if sxx > 0.0 and syy > 0.0:
-        rho = sxy / np.sqrt(sxx * syy)
-        rho = min(1.0, max(-1.0, rho))
-    else:
-        rho = np.nan
-    out[0] = rho
-    out[1] = total
-    out[2] = total * (total - 1) // 2
-    out[3] = x_tied
-    out[4] = y_tied
-    out[5] = xy_tied
-    out[6] = discordant
-    out[7] = x_classes
-    out[8] = y_classes
-
-
 @njit(cache=True, nogil=True, parallel=True)
 def weighted_rank_stats(order, rx_sorted, ry_sorted, n_y, weights, rows):
     """Statistics of replicate b: sorted row ``rows[b]`` with weights ``weights[b]`` (or ``weights[0]``).
@@ -224,8 +110,8 @@ def weighted_rank_stats(order, rx_sorted, ry_sorted, n_y, weights, rows):
     out = np.empty((n_out, 9), np.float64)
     for b in prange(n_out):
         a = rows[b]
-        w = weights[0] if shared else weights[b]
-        _stats_of_row(order[a], rx_sorted[a], ry_sorted[a], n_y[a], w, out[b])
+        wb = 0 if shared else b
+        _stats_of_lanes(order[a], rx_sorted[a], ry_sorted[a], n_y[a], weights[wb:wb + 1], out[b:b + 1])
     return out
 
 
@@ -237,8 +123,8 @@ def weighted_rank_stats_serial(order, rx_sorted, ry_sorted, n_y, weights, rows):
     out = np.empty((n_out, 9), np.float64)
     for b in range(n_out):
         a = rows[b]
-        w = weights[0] if shared else weights[b]
-        _stats_of_row(order[a], rx_sorted[a], ry_sorted[a], n_y[a], w, out[b])
+        wb = 0 if shared else b
+        _stats_of_lanes(order[a], rx_sorted[a], ry_sorted[a], n_y[a], weights[wb:wb + 1], out[b:b + 1])
     return out
 
 
@@ -247,47 +133,50 @@ LANES = 8
 
 
 @njit(cache=True, nogil=True)
-def _stats_of_lanes(order, rx, ry, n_y, weights, b0, out):
-    """Replicates ``b0 .. b0 + LANES - 1`` of one sorted row into ``out``, in one pass.
+def _stats_of_lanes(order, rx, ry, n_y, weights, out):
+    """The statistics of one sorted row (see the module docstring) under each weight row of ``weights`` (L, n).
 
-    Each lane does the operations of :func:`_stats_of_row` on its weights in the same
-    order; a zero weight adds exact zeros there (where that kernel skips the item), so
-    every lane's row has the same bits. The lanes share the sorted row's branches, tie
-    groups and Fenwick paths: a pass costs about half of LANES single passes.
+    Writes ``out`` (L, 9). One pass in (x, y) order carries the L replicates
+    together ("lanes"): they share the sorted row's branches, tie groups and
+    Fenwick paths, so a pass of LANES lanes costs about half of LANES passes of
+    one. Each lane's operations are the same, in the same order, whatever L is
+    (a zero weight adds exact zeros), so a replicate has the same bits alone or
+    among others.
     """
     n = order.shape[0]
-    ws = np.empty((n, LANES), np.int64)  # the lanes' weights in sorted order, lane-minor
-    total = np.zeros(LANES, np.int64)
-    for lane in range(LANES):
-        wr = weights[b0 + lane]
+    lanes = weights.shape[0]
+    ws = np.empty((n, lanes), np.int64)  # the lanes' weights in sorted order, lane-minor
+    total = np.zeros(lanes, np.int64)
+    for lane in range(lanes):
+        wr = weights[lane]
         t = 0
         for j in range(n):
             wj = np.int64(wr[order[j]])
             ws[j, lane] = wj
             t += wj
         total[lane] = t
-    mean = np.empty(LANES, np.float64)
-    for lane in range(LANES):
+    mean = np.empty(lanes, np.float64)
+    for lane in range(lanes):
         mean[lane] = (total[lane] + 1) / 2.0
-    wy = np.zeros((n_y, LANES), np.int64)
-    sx_y = np.zeros((n_y, LANES), np.float64)
-    tree = np.zeros((n_y + 1, LANES), np.int64)
-    inserted = np.zeros(LANES, np.int64)
-    discordant = np.zeros(LANES, np.int64)
-    x_tied = np.zeros(LANES, np.int64)
-    xy_tied = np.zeros(LANES, np.int64)
-    x_classes = np.zeros(LANES, np.int64)
-    sxx = np.zeros(LANES, np.float64)
-    below = np.zeros(LANES, np.int64)
-    run = np.zeros(LANES, np.int64)
-    group = np.zeros(LANES, np.int64)
-    group_in = np.zeros(LANES, np.int64)
-    ax = np.zeros(LANES, np.float64)
+    wy = np.zeros((n_y, lanes), np.int64)
+    sx_y = np.zeros((n_y, lanes), np.float64)
+    tree = np.zeros((n_y + 1, lanes), np.int64)
+    inserted = np.zeros(lanes, np.int64)
+    discordant = np.zeros(lanes, np.int64)
+    x_tied = np.zeros(lanes, np.int64)
+    xy_tied = np.zeros(lanes, np.int64)
+    x_classes = np.zeros(lanes, np.int64)
+    sxx = np.zeros(lanes, np.float64)
+    below = np.zeros(lanes, np.int64)
+    run = np.zeros(lanes, np.int64)
+    group = np.zeros(lanes, np.int64)
+    group_in = np.zeros(lanes, np.int64)
+    ax = np.zeros(lanes, np.float64)
     j = 0
     while j < n:
         if j + 1 == n or rx[j + 1] != rx[j]:  # an x value of its own
             k = ry[j]
-            for lane in range(LANES):
+            for lane in range(lanes):
                 wj = ws[j, lane]
                 a = inserted[lane] + (wj + 1) / 2.0 - mean[lane]
                 pairs_in = (wj * (wj - 1)) >> 1
@@ -300,29 +189,29 @@ def _stats_of_lanes(order, rx, ry, n_y, weights, b0, out):
                 below[lane] = 0
             p = k + 1
             while p > 0:
-                for lane in range(LANES):
+                for lane in range(lanes):
                     below[lane] += tree[p, lane]
                 p -= p & (-p)
             p = k + 1
             while p <= n_y:
-                for lane in range(LANES):
+                for lane in range(lanes):
                     tree[p, lane] += ws[j, lane]
                 p += p & (-p)
-            for lane in range(LANES):
+            for lane in range(lanes):
                 wj = ws[j, lane]
                 discordant[lane] += wj * (inserted[lane] - below[lane])
                 inserted[lane] += wj
             j += 1
             continue
         e = j  # a group of tied x: runs of one y rank inside it, in increasing y
-        for lane in range(LANES):
+        for lane in range(lanes):
             group[lane] = 0
             group_in[lane] = 0
         while e < n and rx[e] == rx[j]:
-            for lane in range(LANES):
+            for lane in range(lanes):
                 group[lane] += ws[e, lane]
             e += 1
-        for lane in range(LANES):
+        for lane in range(lanes):
             gw = group[lane]
             a = inserted[lane] + (gw + 1) / 2.0 - mean[lane]
             ax[lane] = a
@@ -333,13 +222,13 @@ def _stats_of_lanes(order, rx, ry, n_y, weights, b0, out):
         while i < e:
             k = ry[i]
             f = i
-            for lane in range(LANES):
+            for lane in range(lanes):
                 run[lane] = 0
             while f < e and ry[f] == k:
-                for lane in range(LANES):
+                for lane in range(lanes):
                     run[lane] += ws[f, lane]
                 f += 1
-            for lane in range(LANES):
+            for lane in range(lanes):
                 rw = run[lane]
                 xy_tied[lane] += (rw * (rw - 1)) >> 1
                 wy[k, lane] += rw
@@ -347,22 +236,22 @@ def _stats_of_lanes(order, rx, ry, n_y, weights, b0, out):
                 below[lane] = -group_in[lane]
             p = k + 1
             while p > 0:
-                for lane in range(LANES):
+                for lane in range(lanes):
                     below[lane] += tree[p, lane]
                 p -= p & (-p)
             p = k + 1
             while p <= n_y:
-                for lane in range(LANES):
+                for lane in range(lanes):
                     tree[p, lane] += run[lane]
                 p += p & (-p)
-            for lane in range(LANES):
+            for lane in range(lanes):
                 discordant[lane] += run[lane] * (inserted[lane] - below[lane])
                 group_in[lane] += run[lane]
             i = f
-        for lane in range(LANES):
+        for lane in range(lanes):
             inserted[lane] += group[lane]
         j = e
-    for lane in range(LANES):
+    for lane in range(lanes):
         m = mean[lane]
         cum = 0
         y_tied = 0
@@ -383,7 +272,7 @@ def _stats_of_lanes(order, rx, ry, n_y, weights, b0, out):
             rho = min(1.0, max(-1.0, rho))
         else:
             rho = np.nan
-        o = out[b0 + lane]
+        o = out[lane]
         t = total[lane]
         o[0] = rho
         o[1] = t
@@ -405,13 +294,9 @@ def weighted_rank_stats_lanes(order, rx_sorted, ry_sorted, n_y, weights, row):
     """
     n_out = weights.shape[0]
     out = np.empty((n_out, 9), np.float64)
-    full = n_out // LANES
-    for blk in range(full + n_out % LANES):  # full blocks of lanes, then the rest one by one
-        if blk < full:
-            _stats_of_lanes(order[row], rx_sorted[row], ry_sorted[row], n_y[row], weights, blk * LANES, out)
-        else:
-            b = blk - full + full * LANES
-            _stats_of_row(order[row], rx_sorted[row], ry_sorted[row], n_y[row], weights[b], out[b])
+    for b0 in range(0, n_out, LANES):  # blocks of LANES replicates, the last one shorter
+        b1 = min(b0 + LANES, n_out)
+        _stats_of_lanes(order[row], rx_sorted[row], ry_sorted[row], n_y[row], weights[b0:b1], out[b0:b1])
     return out
 
 
