@@ -223,6 +223,15 @@ OLD_ALL = {
                      "WilliamsResult", "correlation_difference_test", "estimate_ci",
                      "paired_approximate_randomization", "paired_bootstrap", "williams_test"],
     "compat": ["corpus_bleu", "corpus_bleu_files", "sentence_bleu"],
+    # modules merged or made private since (their public names, each now in the alias's targets)
+    "engine.partitioned_stats": ["compute_stats_dataset", "compute_stats_files_dataset"],
+    "metrics.partitioned": ["corpus_score", "corpus_scores", "n_systems", "score_variants", "sentence_scores",
+                            "table_metric_of"],
+    "meta.paired_systems": ["PairedTest", "Result"],
+    "meta.partitioned": ["paired_bootstrap", "paired_approximate_randomization", "corpus_metric", "rated_rows",
+                         "sentence_mean_metric"],
+    "tools.kbest_partitioned": ["kbest_oracles", "score_nbest_dataset"],
+    "tools.mbr_partitioned": ["mbr_dataset"],
 }
 #: bleustats 0.1's top-level __all__
 OLD_TOP = ["__version__", "BLEUScore", "Signature", "StatsTable", "StudyResult", "bleu_from_sums", "break_ties",

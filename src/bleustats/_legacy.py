@@ -1,4 +1,4 @@
-"""The flat module paths of bleustats 0.1, kept as aliases for one release (private).
+"""The module paths of bleustats 0.1 and the modules merged since, kept as aliases for one release (private).
 
 ``import bleustats.stats`` (and every other path below) still works: it gives
 a module that looks its names up in the modules the code moved to, and warns
@@ -32,6 +32,13 @@ MOVED: dict[str, tuple[str, ...]] = {
     "bleustats.study": ("bleustats.meta.study", "bleustats.meta.report"),
     "bleustats.tokenize": ("bleustats.tokenizers",),
     "bleustats.trees": ("bleustats.tools.trees",),
+    # merged or made private in 0.2's one-way-per-thing layout
+    "bleustats.engine.partitioned_stats": ("bleustats.engine",),
+    "bleustats.metrics.partitioned": ("bleustats.metrics.tables", "bleustats.metrics.sentence"),
+    "bleustats.meta.paired_systems": ("bleustats.meta.paired",),
+    "bleustats.meta.partitioned": ("bleustats.meta.paired", "bleustats.meta.rated_cells"),
+    "bleustats.tools.kbest_partitioned": ("bleustats.tools",),
+    "bleustats.tools.mbr_partitioned": ("bleustats.tools",),
 }
 
 #: old path -> {old name: "module:new name"} for names that were renamed

@@ -416,6 +416,13 @@ def kernel_cache_class() -> type | None:
     another signature, a kernel of another package) goes through numba's
     compiler, which refreshes the target itself before typing anything.
 
+    What the skipped refresh also does is register a few runtime symbols with
+    LLVM (e.g. ``numba.cpython.hashing``'s hash secret); none of bleustats'
+    kernels uses what needs them (strings, dicts, ``hash``, ``np.random``,
+    BLAS), and a kernel that did could fail to link when loaded this way, so
+    such a kernel must live in a module that does not call
+    :meth:`UserCache.restore`'s lean loading.
+
     Returns ``None`` when this numba's ``FunctionCache`` lacks the internals
     the class relies on (then kernels keep numba's own loading); a lean load
     that raises is done again by numba's own ``load_overload``.

@@ -9,10 +9,12 @@ too: sacreBLEU's bootstrap arithmetic), zeros anywhere included.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleustats.metrics.chrf import chrf_from_sums
+from bleustats.errors import InputError
+from bleustats.metrics.chrf import CHRF, chrf_from_sums
 
 
 @st.composite
@@ -37,3 +39,11 @@ def test_one_row_equals_its_block_row(block, beta, eps_smoothing, float32):
         assert type(alone) is float
         assert np.float64(alone).tobytes() == np.float64(together[i]).tobytes() or (
             np.isnan(alone) and np.isnan(together[i]))
+
+
+@pytest.mark.parametrize("hyps, kind", [(["a b", 5], "int 5"), ([b"a b"], "bytes"), ([["a", "b"]], "list")])
+def test_the_few_segments_lane_refuses_what_the_general_path_refuses(hyps, kind):
+    # sacreBLEU's private method, which MBR and reranking code calls directly: a hypothesis that is not a str is
+    # one line naming it, on the few-segments lane as on the table path
+    with pytest.raises(InputError, match=f"hypotheses\\[{len(hyps) - 1}\\] must be a str; got {kind}"):
+        CHRF()._extract_corpus_statistics(hyps, [["a b"] * len(hyps)])

@@ -400,8 +400,8 @@ class CHRF(Metric):
 
     def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
         hyps = list(hypotheses)
-        plain = plain_segments(references, self._ref_cache, len(hyps)) if sum(map(len, hyps)) <= WARM_MAX_CHARS \
-            else None
+        small = all(type(h) is str for h in hyps) and sum(map(len, hyps)) <= WARM_MAX_CHARS  # else: checked there
+        plain = plain_segments(references, self._ref_cache, len(hyps)) if small else None
         rows = None if plain is None else chrf_segment_rows(hyps, plain[0], self._options)
         if rows is None:
             return super()._extract_corpus_statistics(hypotheses, references)
