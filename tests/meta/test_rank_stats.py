@@ -64,8 +64,8 @@ def test_weighted_stats_equal_twin(data):
 @given(data=weighted_rows(), extra=st.lists(st.lists(st.integers(0, 3), min_size=14, max_size=14), min_size=0,
                                             max_size=2 * _rank_kernels.LANES + 3))
 def test_lanes_equal_twin_and_the_one_replicate_kernel(data, extra):
-    # several replicates of one sorted row (full blocks of lanes and a rest): the twin's counts and rho,
-    # and the bits of the kernel that takes one replicate at a time
+    # several replicates of one sorted row (full blocks of lanes and a shorter rest): the twin's counts and rho,
+    # and the bits of the same replicates passed one lane at a time
     x, y, w = data
     n = len(x)
     weights = np.array([w] + [e[:n] for e in extra], dtype=np.int64).reshape(1 + len(extra), n)
