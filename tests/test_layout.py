@@ -320,7 +320,8 @@ def _is_public(module: str) -> bool:
 
 
 PUBLIC = sorted(m for m in MODULES if _is_public(m))
-PUBLIC_PACKAGES = sorted(m for m in PUBLIC if MODULES[m].name == "__init__.py")
+#: packages of code (bleustats.data_schemas, in the wheel only, holds the JSON schemas and no names)
+PUBLIC_PACKAGES = sorted(m for m in PUBLIC if MODULES[m].name == "__init__.py" and m != "bleustats.data_schemas")
 
 
 def _public_module(name: str):  # noqa: ANN202
