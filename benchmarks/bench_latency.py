@@ -141,39 +141,23 @@ _FEW = f"H = [H[i:i + {FEW}] for i in range(0, len(H), {FEW})]\nR = [R[i:i + {FE
 #: chrF and TER per call, the same loops (sentence: one pair per call; corpus: FEW segments per call), default
 #: options; sacreBLEU's TER takes milliseconds per sentence, so its tasks use the first TER_CALLS pairs only.
 TER_CALLS = 200
+
+
+def _routes(metric: str, cls: str, var: str, method: str) -> dict[str, tuple[str, str]]:
+    """The four rows of one chrF/TER task: each library's ``{method}_{metric}`` function and its metric object."""
+    fn = f"{method}_{metric}"
+    call = f"f = lambda h, r: {var}.{method}_score(h, [r]).score"
+    return {"sacrebleu": (f"import sacrebleu\nf = lambda h, r: sacrebleu.{fn}(h, [r]).score", "H[0], R[0]"),
+            "bleustats": (f"import bleustats\nf = lambda h, r: bleustats.{fn}(h, [r]).score", "H[0], R[0]"),
+            f"sacrebleu {cls}()": (f"from sacrebleu.metrics import {cls}\n{var} = {cls}()\n{call}", "H[0], R[0]"),
+            f"bleustats {cls}()": (f"import bleustats\n{var} = bleustats.{cls}()\n{call}", "H[0], R[0]")}
+
+
 OTHER_PER_CALL = {
-    ("per_chrf", "sentence chrF per call"): {
-        "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.sentence_chrf(h, [r]).score", "H[0], R[0]"),
-        "bleustats": ("import bleustats\nf = lambda h, r: bleustats.sentence_chrf(h, [r]).score", "H[0], R[0]"),
-        "sacrebleu CHRF()": ("from sacrebleu.metrics import CHRF\nc = CHRF()\n"
-                             "f = lambda h, r: c.sentence_score(h, [r]).score", "H[0], R[0]"),
-        "bleustats CHRF()": ("import bleustats\nc = bleustats.CHRF()\nf = lambda h, r: c.sentence_score(h, [r]).score",
-                             "H[0], R[0]"),
-    },
-    ("per_chrfcorpus", f"corpus chrF of {FEW} segments per call"): {
-        "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.corpus_chrf(h, [r]).score", "H[0], R[0]"),
-        "bleustats": ("import bleustats\nf = lambda h, r: bleustats.corpus_chrf(h, [r]).score", "H[0], R[0]"),
-        "sacrebleu CHRF()": ("from sacrebleu.metrics import CHRF\nc = CHRF()\n"
-                             "f = lambda h, r: c.corpus_score(h, [r]).score", "H[0], R[0]"),
-        "bleustats CHRF()": ("import bleustats\nc = bleustats.CHRF()\nf = lambda h, r: c.corpus_score(h, [r]).score",
-                             "H[0], R[0]"),
-    },
-    ("per_ter", "sentence TER per call"): {
-        "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.sentence_ter(h, [r]).score", "H[0], R[0]"),
-        "bleustats": ("import bleustats\nf = lambda h, r: bleustats.sentence_ter(h, [r]).score", "H[0], R[0]"),
-        "sacrebleu TER()": ("from sacrebleu.metrics import TER\nt = TER()\n"
-                            "f = lambda h, r: t.sentence_score(h, [r]).score", "H[0], R[0]"),
-        "bleustats TER()": ("import bleustats\nt = bleustats.TER()\nf = lambda h, r: t.sentence_score(h, [r]).score",
-                            "H[0], R[0]"),
-    },
-    ("per_tercorpus", f"corpus TER of {FEW} segments per call"): {
-        "sacrebleu": ("import sacrebleu\nf = lambda h, r: sacrebleu.corpus_ter(h, [r]).score", "H[0], R[0]"),
-        "bleustats": ("import bleustats\nf = lambda h, r: bleustats.corpus_ter(h, [r]).score", "H[0], R[0]"),
-        "sacrebleu TER()": ("from sacrebleu.metrics import TER\nt = TER()\n"
-                            "f = lambda h, r: t.corpus_score(h, [r]).score", "H[0], R[0]"),
-        "bleustats TER()": ("import bleustats\nt = bleustats.TER()\nf = lambda h, r: t.corpus_score(h, [r]).score",
-                            "H[0], R[0]"),
-    },
+    ("per_chrf", "sentence chrF per call"): _routes("chrf", "CHRF", "c", "sentence"),
+    ("per_chrfcorpus", f"corpus chrF of {FEW} segments per call"): _routes("chrf", "CHRF", "c", "corpus"),
+    ("per_ter", "sentence TER per call"): _routes("ter", "TER", "t", "sentence"),
+    ("per_tercorpus", f"corpus TER of {FEW} segments per call"): _routes("ter", "TER", "t", "corpus"),
 }
 #: the per-call targets: bleustats' time per call at most this share of sacreBLEU's (same run)
 PER_CALL_LIMIT = 0.7
