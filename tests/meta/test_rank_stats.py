@@ -129,6 +129,40 @@ def test_cut_unit_sums_equals_twin(data):
     assert [a.tolist() for a in got[1:]] == list(want[1:])
 
 
+@SETTINGS
+@given(data=unit_sequences(), seed=st.integers(0, 2**32 - 1))
+def test_cut_unit_sums_with_rng_draws_what_numpy_permuted_draws(data, seed):
+    # with rng every sequence, whole and in turn, takes the order Generator.permuted gives it (-1 entries
+    # included, sequences too short to cut included): the twin permutes with NumPy, then cuts
+    vals, k, seqs, n_rows, size, columns = data
+    items = [i for _, _, pos in seqs for i in pos]
+    starts = np.concatenate([[0], np.cumsum([len(pos) for _, _, pos in seqs])])
+    kernel_rng, numpy_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    got = cut_unit_sums(np.array(vals, dtype=np.float64).reshape(len(vals), k), np.array(items, dtype=np.int64),
+                        starts, [r for r, _, _ in seqs], [b for _, b, _ in seqs], n_rows, size,
+                        columns=None if columns is None else np.array(columns, dtype=np.int64), rng=kernel_rng)
+    permuted = [(r, b, numpy_rng.permuted(np.array(pos, dtype=np.int64)).tolist()) for r, b, pos in seqs]
+    want = cut_unit_sums_twin(vals, permuted, n_rows, size, columns)
+    assert got[0].tolist() == want[0]
+    assert [a.tolist() for a in got[1:]] == list(want[1:])
+    assert kernel_rng.integers(0, 2**62) == numpy_rng.integers(0, 2**62)  # the same draws consumed
+
+
+def test_cut_unit_sums_with_rng_on_long_sequences_and_bad_rng():
+    # long rows (NumPy's permuted on a 2-D block, row by row) and several draws per step
+    rng = np.random.default_rng(11)
+    pos = np.where(rng.random((40, 700)) < 0.1, -1, rng.integers(0, 700, (40, 700)))
+    vals = rng.normal(size=(700, 3))
+    a, b = np.random.default_rng(4), np.random.default_rng(4)
+    starts = np.arange(0, 40 * 700 + 1, 700)
+    got = cut_unit_sums(vals, pos.ravel(), starts, np.arange(40) % 3, np.zeros(40, np.int64), 3, 7, rng=a)
+    want = cut_unit_sums(vals, b.permuted(pos, axis=1).ravel(), starts, np.arange(40) % 3, np.zeros(40, np.int64),
+                         3, 7)
+    assert all(np.array_equal(x, y) for x, y in zip(got, want))
+    with pytest.raises(InputError, match="rng must be a numpy.random.Generator or None; got int"):
+        cut_unit_sums(vals, [1, 2], [0, 2], [0], [0], 1, 1, rng=3)
+
+
 def test_cut_unit_sums_equals_sum_units_and_refuses_bad_input():
     rng = np.random.default_rng(5)
     vals = rng.normal(size=(30, 4))

@@ -9,6 +9,8 @@ looking at the outcomes, which are printed with ``-s``.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -121,6 +123,26 @@ def test_comparison_is_seeded_and_leaves_the_study_unchanged(numba_one_thread):
         a.summary.loc[1, "rho"] - a.summary.loc[0, "rho"])
     assert row["low"] < row["difference"] < row["high"] and "cboot:40" in row["signature"]
     assert row["n_valid"] == 40
+
+
+def test_comparison_threads_give_the_serial_numbers_and_stop_with_the_study(numba_one_thread):
+    # the three resampling schemes run on threads of their own beside the study: the numbers of running them in
+    # turn; an error in the study stops them (no thread left behind)
+    metrics, human = _null_study(5)
+    kw = dict(unit_size=2, n_assignments=10, n_bootstrap=20, seed=3, compare=[("A [all]", "B [all]")],
+              n_compare_bootstrap=30)
+    serial = correlation_study(metrics, human, n_threads=1, **kw)
+    threaded = correlation_study(metrics, human, n_threads=3, **kw)
+    pd.testing.assert_frame_equal(serial.summary, threaded.summary)
+    pd.testing.assert_frame_equal(serial.comparisons, threaded.comparisons)
+
+    def fail(done: int, total: int) -> None:
+        raise RuntimeError("stopped by the caller")
+
+    before = threading.active_count()
+    with pytest.raises(RuntimeError, match="stopped by the caller"):
+        correlation_study(metrics, human, n_threads=3, progress=fail, **kw)
+    assert threading.active_count() == before
 
 
 def test_protocol_bootstrap_is_reproducible(numba_one_thread, monkeypatch):

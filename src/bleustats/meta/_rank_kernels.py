@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+# the bounded draw of NumPy's Generator.shuffle / permuted (numba's translation of it): the same draws
+from numba.np.random.random_methods import random_interval
 
 from .._numba_cache import use_user_cache
 
@@ -328,12 +330,14 @@ def sum_units(values, units, columns):
 
 
 @njit(cache=True, nogil=True)
-def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, columns):
+def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, columns, gen, shuffle):
     """Cut item sequences into units of ``unit_size`` and sum each unit's ``values`` rows.
 
     Sequence j is ``items[starts[j]:starts[j + 1]]``: positions, -1 where nothing
     is drawn; it belongs to output row ``row_of[j]`` and its position i means
-    ``values[base[j] + i]``. Its drawn items are cut in order into
+    ``values[base[j] + i]``. With ``shuffle``, every sequence (in order, each
+    whole) is first put in a random order with the Generator ``gen``, drawing
+    what ``gen.permuted`` draws for it. Its drawn items are cut in order into
     ``floor(drawn / unit_size)`` units (the remainder dropped), numbered after the
     units its row already has. Output column c is the sum of input column
     ``columns[c]`` (as in :func:`sum_units`). Returns ``(sums, unit_row, unit_col, n_units)``:
@@ -365,15 +369,30 @@ def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, column
     unit_row = np.empty(total, np.int64)
     unit_col = np.empty(total, np.int64)
     acc = np.zeros(k, np.float64)  # one unit's sums, written out once (the output is column-major)
+    longest = 0
+    for j in range(n_seq):
+        longest = max(longest, starts[j + 1] - starts[j])
+    seq = np.empty(longest, np.int64)
     at = 0
     for j in range(n_seq):
         r = row_of[j]
         nu = per_seq[j]
+        n_j = starts[j + 1] - starts[j]
+        for t in range(n_j):
+            seq[t] = items[starts[j] + t]
+        if shuffle:  # Fisher-Yates from the end, as NumPy's shuffle of one row (every sequence draws)
+            bits = gen.bit_generator
+            for t in range(n_j - 1, 0, -1):
+                o = np.int64(random_interval(bits, t))
+                if o != t:
+                    v = seq[o]
+                    seq[o] = seq[t]
+                    seq[t] = v
         if nu == 0:
             continue
         slot = 0
-        for t in range(starts[j], starts[j + 1]):
-            i = items[t]
+        for t in range(n_j):
+            i = seq[t]
             if i < 0:
                 continue
             v = base[j] + i

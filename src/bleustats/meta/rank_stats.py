@@ -47,6 +47,9 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +64,34 @@ __all__ = ["RankedRows", "cut_unit_sums", "dense_ranks", "rank_rows", "sum_units
 _KENDALL = ("b", "c")
 # below this many entries a kernel runs on one thread: launching a parallel region costs more
 _PARALLEL_MIN = 1 << 15
+# set on threads that are themselves the parallelism (their kernels then run serially)
+_ON_WORKER = threading.local()
+
+
+@contextlib.contextmanager
+def serial_kernels():
+    """On this thread, run the rank kernels serially (for callers that spread work over their own threads).
+
+    numba's parallel regions are launched from one thread at a time: its
+    ``workqueue`` threading layer (used where neither OpenMP nor TBB is
+    available) aborts on concurrent launches.
+    """
+    before = getattr(_ON_WORKER, "serial", False)
+    _ON_WORKER.serial = True
+    try:
+        yield
+    finally:
+        _ON_WORKER.serial = before
+
+
+@functools.lru_cache(maxsize=1)
+def _placeholder_rng() -> np.random.Generator:
+    """The Generator a kernel receives when it draws nothing (its type is part of the compiled signature)."""
+    return np.random.default_rng(0)
+
+
+def _parallel(entries: int) -> bool:
+    return entries >= _PARALLEL_MIN and not getattr(_ON_WORKER, "serial", False)
 
 
 def dense_ranks(values: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -148,7 +179,7 @@ class RankedRows:
         if w.shape[0] >= _rank_kernels.LANES and (r == r[0]).all():
             # replicates of one sorted row: several at a time through one pass (the same bits)
             return _rank_kernels.weighted_rank_stats_lanes(self.order, self.rx, self.ry, self.n_y, w, int(r[0]))
-        parallel = len(r) * n >= _PARALLEL_MIN
+        parallel = _parallel(len(r) * n)
         kernel = _rank_kernels.weighted_rank_stats if parallel else _rank_kernels.weighted_rank_stats_serial
         return kernel(self.order, self.rx, self.ry, self.n_y, w, r)
 
@@ -212,7 +243,7 @@ def rank_rows(x: ArrayLike, y: ArrayLike, *, y_ranks: tuple[NDArray[np.int64], N
     if xa.ndim != 2 or ry.ndim != 2 or ry.shape[1] != xa.shape[1] or ry.shape[0] not in (1, xa.shape[0]):
         raise InputError(f"x must have shape (rows, n) and y (rows, n) or (1, n); got {xa.shape} and {ry.shape}.")
     x_order = np.ascontiguousarray(np.argsort(xa, axis=1))
-    kernel = _rank_kernels.sort_rows if xa.size >= _PARALLEL_MIN else _rank_kernels.sort_rows_serial
+    kernel = _rank_kernels.sort_rows if _parallel(xa.size) else _rank_kernels.sort_rows_serial
     order, rx_s, ry_s = kernel(xa, x_order, np.ascontiguousarray(ry))
     if ry.shape[0] == 1 and xa.shape[0] > 1:
         n_y = np.repeat(n_y, xa.shape[0])
@@ -249,13 +280,17 @@ def sum_units(values: ArrayLike, units: ArrayLike, columns: ArrayLike | None = N
 
 
 def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of: ArrayLike, base: ArrayLike,
-                  n_rows: int, unit_size: int, columns: ArrayLike | None = None
+                  n_rows: int, unit_size: int, columns: ArrayLike | None = None, *,
+                  rng: np.random.Generator | None = None
                   ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     r"""Cut sequences of items into units of M and sum each unit's rows of ``values``, in one pass.
 
     Sequence :math:`j` is ``items[starts[j]:starts[j + 1]]`` (positions; -1 means
-    nothing drawn there). Its drawn positions :math:`i_1, i_2, \dots` (in order)
-    form :math:`\lfloor n_j / M \rfloor` units, the remainder dropped; unit
+    nothing drawn there). With ``rng``, each sequence is first put in a random
+    order: sequence by sequence, the draws and the order of
+    ``rng.permuted(sequence)`` (so a random assignment of the items to units,
+    with the numbers of permuting each sequence with NumPy first). Its drawn
+    positions :math:`i_1, i_2, \dots` (in order) form :math:`\lfloor n_j / M \rfloor` units, the remainder dropped; unit
     :math:`u` sums
 
     .. math::
@@ -281,6 +316,11 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
     ([5.0, 12.0], [0, 0], [0, 1], [2])
     >>> cut_unit_sums([[1.0, 10.0], [2.0, 20.0]], [0, 1], [0, 2], [0], [0], 1, 2, columns=[1, 0, 1])[0].tolist()
     [[30.0, 3.0, 30.0]]
+    >>> vals, items = [[1.0], [2.0], [4.0], [8.0]], [0, 1, 2, 3]
+    >>> drawn = cut_unit_sums(vals, items, [0, 4], [0], [0], 1, 2, rng=np.random.default_rng(3))[0]
+    >>> permuted_first = cut_unit_sums(vals, np.random.default_rng(3).permuted(items), [0, 4], [0], [0], 1, 2)[0]
+    >>> bool((drawn == permuted_first).all()), sorted(drawn[:, 0].tolist()) in ([3.0, 12.0], [5.0, 10.0], [6.0, 9.0])
+    (True, True)
     """
     v = np.ascontiguousarray(values, dtype=np.float64)
     it = np.ascontiguousarray(items, dtype=np.int64)
@@ -301,8 +341,11 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
     cols = np.arange(v.shape[1], dtype=np.int64) if columns is None else np.ascontiguousarray(columns, dtype=np.int64)
     if cols.ndim != 1 or (cols.size and (cols.min() < 0 or cols.max() >= v.shape[1])):
         raise InputError(f"columns must be 1-D indices of the {v.shape[1]} columns of values; got {cols!r:.80}.")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy.random.Generator or None; got {type(rng).__name__}.")
+    gen = rng if rng is not None else _placeholder_rng()
     sums, unit_row, unit_col, n_units, bad = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows),
-                                                                          int(unit_size), cols)
+                                                                          int(unit_size), cols, gen, rng is not None)
     if bad >= 0:  # checked inside the kernel's counting pass: a separate check would cost another pass
         j = int(np.searchsorted(st, bad, side="right")) - 1
         raise InputError(f"items + base must index the {v.shape[0]} rows of values (or items be -1); item {bad} "

@@ -107,6 +107,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -122,13 +123,13 @@ from .._version import __version__
 from ..errors import InputError
 from ..metrics.results import Signature
 from .correlation import fisher_z_interval
-from .rank_stats import dense_ranks, rank_rows, tau_from_counts
+from .rank_stats import dense_ranks, rank_rows, serial_kernels, tau_from_counts
 from .report import INTERVALS, records, table2
 from .resample import unit_partitions
 from .study_compare import paired_difference, protocol_bootstrap
 from ._options import COMPARE_RESAMPLING, SWEEP_PARAMETERS
-from .units import (HUMAN_COLUMNS, METRIC_KINDS, REF_VIEW_LABELS, UNMATCHED, UnitMetric, corpus_metric, mean_metric,
-                    sentence_mean_metric, study_cells)
+from .units import (HUMAN_COLUMNS, METRIC_KINDS, REF_VIEW_LABELS, UNMATCHED, StudyCells, UnitMetric, corpus_metric,
+                    mean_metric, sentence_mean_metric, study_cells)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -446,163 +447,167 @@ def correlation_study(
     to_compare = _compare_pairs(compare, labels)
     timings["inputs"] = time.perf_counter() - t0
 
-    deterministic = unit_size == 1
-    n_distinct = 1 if deterministic else n_assignments
-    part_ss, boot_ss, comp_ss = np.random.SeedSequence(seed).spawn(3)
-    pair_seeds = part_ss.spawn(len(cells.pair_names))
-    n_pairs = len(cells.pair_names)
-    total_steps = n_pairs + len(metrics) + (3 if to_compare else 0)
-    done = [0]
-
-    def tick() -> None:
-        done[0] += 1
-        if progress is not None:
-            progress(done[0], total_steps)
-
-    t1 = time.perf_counter()
-
-    def pair_observations(p: int) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
-        n_p = len(cells.pair_a[p])
-        if deterministic:
-            units = np.arange(n_p, dtype=np.int64).reshape(1, n_p, 1)
-        else:
-            units = unit_partitions(n_p, unit_size, n_assignments=n_assignments, seed=pair_seeds[p])
-        return cells.unit_differences(p, units, unit_size)
-
-    x_parts: list[list[NDArray[np.float64]]] = [[] for _ in metrics]
-    y_parts, pair_rows = [], []
     workers = n_threads or os.cpu_count() or 1
-    small = cells.n_cells * (1 if deterministic else n_assignments) < _THREADS_MIN
-    with ThreadPoolExecutor(max_workers=1 if small else workers) as pool:
-        results = map(pair_observations, range(n_pairs)) if small else pool.map(pair_observations, range(n_pairs))
-        for p, (diffs, hy) in enumerate(results):
-            for k, d in enumerate(diffs):
-                x_parts[k].append(d)
-            y_parts.append(hy)
+    part_ss, boot_ss, comp_ss = np.random.SeedSequence(seed).spawn(3)
+    # the comparison's three resampling schemes start now, each on a thread of its own, beside the study
+    n_cb = n_compare_bootstrap or (n_bootstrap if n_bootstrap >= 2 else 1000)
+    schemes = ("segments", compare_resampling, "within")
+    runs = _SchemeRuns(cells, sorted({labels.index(x) for pair in to_compare for x in pair}), schemes,
+                       comp_ss.spawn(len(schemes)), workers,
+                       unit_size=unit_size, n_bootstrap=n_cb, kendall_variant=kendall_variant,
+                       n_partitions=2) if to_compare else None
+    try:
+        deterministic = unit_size == 1
+        n_distinct = 1 if deterministic else n_assignments
+        pair_seeds = part_ss.spawn(len(cells.pair_names))
+        n_pairs = len(cells.pair_names)
+        total_steps = n_pairs + len(metrics) + (3 if to_compare else 0)
+        done = [0]
+
+        def tick() -> None:
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], total_steps)
+
+        t1 = time.perf_counter()
+
+        def pair_observations(p: int) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
             n_p = len(cells.pair_a[p])
-            a, b = cells.pair_names[p]
-            pair_rows.append((a, b, n_p, n_p // unit_size, n_p % unit_size))
-            tick()
-    y = np.concatenate(y_parts, axis=1)
-    n_obs = y.shape[1]
-    xs = [np.concatenate(parts, axis=1) for parts in x_parts]
-    del x_parts, y_parts
-    timings["units"] = time.perf_counter() - t1
-
-    sig = Signature.from_fields(
-        ("study", "galley2015"), ("M", unit_size),
-        ("assign", f"{n_assignments}{'(1 distinct)' if deterministic else ''}"), ("seed", seed),
-        ("pairs", n_pairs), ("obs", n_obs), ("ci", f"{confidence:g}"), ("boot", n_bootstrap),
-        ("tau", kendall_variant))
-    t2 = time.perf_counter()
-    for k, x in enumerate(xs):
-        bad = ~np.isfinite(x)
-        if bad.any():
-            raise InputError(f"metrics: {metrics[k].label!r} gives {int(bad.sum())} non-finite unit score "
-                             "difference(s); check its values (NaN or infinite statistics).")
-    per_assign: list[tuple[NDArray[np.float64], NDArray[np.float64]]] = []
-    boots = [(np.full(n_bootstrap if n_obs >= 2 else 0, np.nan), np.full(n_bootstrap if n_obs >= 2 else 0, np.nan))
-             for _ in metrics]
-    if n_obs >= 2:
-        y_ranks = dense_ranks(y)
-        # metrics whose differences are identical (e.g. BLEU and ΔBLEU of one reference of weight 1, or
-        # BLEU and sBLEU at M = 1) have identical coefficients: each distinct one is computed once
-        same_as = _first_identical(xs)
-        distinct = [k for k, r in enumerate(same_as) if r == k]
-        hold_all = n_distinct * n_obs * len(distinct) <= _HOLD_ALL
-        per_of: dict[int, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
-
-        def ranked_of(k: int):
-            return rank_rows(xs[k], y, y_ranks=y_ranks)
-
-        def add_boot(k: int, ranked, b0: int, counts: NDArray[np.int64]) -> None:
-            stats = ranked.stats(counts, np.arange(b0, b0 + len(counts), dtype=np.int64) % n_distinct)
-            boots[k][0][b0:b0 + len(counts)] = stats[:, 0]
-            boots[k][1][b0:b0 + len(counts)] = tau_from_counts(stats, kendall_variant)
-
-        def point(ranked) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-            stats = ranked.stats()
-            return stats[:, 0].copy(), tau_from_counts(stats, kendall_variant)
-
-        if hold_all:
-            ranked_all = {k: ranked_of(k) for k in distinct}
-            per_of = {k: point(r) for k, r in ranked_all.items()}
-            if n_bootstrap:
-                for b0, counts in _boot_blocks(boot_ss, n_obs, n_bootstrap):
-                    for k, r in ranked_all.items():
-                        add_boot(k, r, b0, counts)
-            del ranked_all
-        else:
-            # the draws are the same for every metric: kept when small, else drawn again per metric
-            kept = list(_boot_blocks(boot_ss, n_obs, n_bootstrap)) \
-                if n_bootstrap and n_bootstrap * n_obs <= _KEEP_COUNTS else None
-            for k in distinct:
-                r = ranked_of(k)
-                per_of[k] = point(r)
-                if n_bootstrap:
-                    for b0, counts in (kept if kept is not None else _boot_blocks(boot_ss, n_obs, n_bootstrap)):
-                        add_boot(k, r, b0, counts)
-                del r
-                tick()
-        for k, r in enumerate(same_as):
-            per_assign.append(per_of[k] if r == k else (per_of[r][0].copy(), per_of[r][1].copy()))
-            if r != k:
-                boots[k] = (boots[r][0].copy(), boots[r][1].copy())
-            if hold_all or r != k:
-                tick()
-    else:
-        per_assign = [(np.full(n_distinct, np.nan), np.full(n_distinct, np.nan)) for _ in metrics]
-        for _ in metrics:
-            tick()
-
-    records_, rho_all, tau_all = [], {}, {}
-    for k, m in enumerate(metrics):
-        rec: dict[str, Any] = {"label": m.label, "metric": m.metric, "refs": m.refs, "n_observations": n_obs}
-        for stat, values, boot in (("rho", per_assign[k][0], boots[k][0]), ("tau", per_assign[k][1], boots[k][1])):
-            finite = values[np.isfinite(values)]
-            mean = float(finite.mean()) if finite.size else math.nan
-            rec[stat] = mean
-            if np.isfinite(mean) and n_obs > 3:
-                lo, hi = fisher_z_interval(float(np.clip(mean, -1.0, 1.0)), n_obs, confidence=confidence)
+            if deterministic:
+                units = np.arange(n_p, dtype=np.int64).reshape(1, n_p, 1)
             else:
-                lo, hi = math.nan, math.nan
-            rec[f"{stat}_fisher_low"], rec[f"{stat}_fisher_high"] = float(lo), float(hi)
-            lo, hi = _interval(values, confidence) if not deterministic else (math.nan, math.nan)
-            rec[f"{stat}_percentile_low"], rec[f"{stat}_percentile_high"] = lo, hi
-            rec[f"{stat}_bootstrap_low"], rec[f"{stat}_bootstrap_high"] = _interval(boot, confidence)
-            rec[f"{stat}_undefined"] = int(values.size - finite.size)
-        rec["note"] = _undefined_reason(xs[k], y, per_assign[k][0], per_assign[k][1])
-        if rec["note"]:
-            warnings.warn(f"{rec['label']}: {rec['note']}", RuntimeWarning, stacklevel=2)
-        rec["signature"] = str(m.signature.with_extra(*sig.extra))
-        records_.append(rec)
-        rho_all[m.label], tau_all[m.label] = per_assign[k]
-    timings["correlations"] = time.perf_counter() - t2
-    summary = pd.DataFrame(records_)
+                units = unit_partitions(n_p, unit_size, n_assignments=n_assignments, seed=pair_seeds[p])
+            return cells.unit_differences(p, units, unit_size)
 
-    comparisons = None
-    if to_compare:
-        t3 = time.perf_counter()
-        n_cb = n_compare_bootstrap or (n_bootstrap if n_bootstrap >= 2 else 1000)
-        needed = sorted({labels.index(x) for pair in to_compare for x in pair})
-        schemes = ("segments", compare_resampling, "within")
-        reps = {}
-        for scheme, ss in zip(schemes, comp_ss.spawn(len(schemes))):
-            reps[scheme] = protocol_bootstrap(cells, needed, unit_size=unit_size, n_bootstrap=n_cb, seed=ss,
-                                              kendall_variant=kendall_variant, resample=scheme, n_partitions=2)
-            tick()
-        csig = sig.with_extra(("compare", f"segments+{compare_resampling}-within"), ("cboot", n_cb))
-        rows = []
-        for a, b in to_compare:
-            ia, ib = labels.index(a), labels.index(b)
-            for stat, col in (("rho", 0), ("tau", 1)):
-                res = paired_difference(summary.loc[ia, stat], summary.loc[ib, stat],
-                                        {sc: reps[sc][ia][col] for sc in schemes},
-                                        {sc: reps[sc][ib][col] for sc in schemes}, confidence=confidence)
-                rows.append({"metric_a": a, "metric_b": b, "correlation": stat, **res, "n_bootstrap": n_cb,
-                             "signature": str(csig)})
-        comparisons = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
-        timings["comparisons"] = time.perf_counter() - t3
+        x_parts: list[list[NDArray[np.float64]]] = [[] for _ in metrics]
+        y_parts, pair_rows = [], []
+        small = cells.n_cells * (1 if deterministic else n_assignments) < _THREADS_MIN
+        with ThreadPoolExecutor(max_workers=1 if small else workers) as pool:
+            results = map(pair_observations, range(n_pairs)) if small else pool.map(pair_observations, range(n_pairs))
+            for p, (diffs, hy) in enumerate(results):
+                for k, d in enumerate(diffs):
+                    x_parts[k].append(d)
+                y_parts.append(hy)
+                n_p = len(cells.pair_a[p])
+                a, b = cells.pair_names[p]
+                pair_rows.append((a, b, n_p, n_p // unit_size, n_p % unit_size))
+                tick()
+        y = np.concatenate(y_parts, axis=1)
+        n_obs = y.shape[1]
+        xs = [np.concatenate(parts, axis=1) for parts in x_parts]
+        del x_parts, y_parts
+        timings["units"] = time.perf_counter() - t1
+
+        sig = Signature.from_fields(
+            ("study", "galley2015"), ("M", unit_size),
+            ("assign", f"{n_assignments}{'(1 distinct)' if deterministic else ''}"), ("seed", seed),
+            ("pairs", n_pairs), ("obs", n_obs), ("ci", f"{confidence:g}"), ("boot", n_bootstrap),
+            ("tau", kendall_variant))
+        t2 = time.perf_counter()
+        for k, x in enumerate(xs):
+            bad = ~np.isfinite(x)
+            if bad.any():
+                raise InputError(f"metrics: {metrics[k].label!r} gives {int(bad.sum())} non-finite unit score "
+                                 "difference(s); check its values (NaN or infinite statistics).")
+        per_assign: list[tuple[NDArray[np.float64], NDArray[np.float64]]] = []
+        boots = [(np.full(n_bootstrap if n_obs >= 2 else 0, np.nan), np.full(n_bootstrap if n_obs >= 2 else 0, np.nan))
+                 for _ in metrics]
+        if n_obs >= 2:
+            y_ranks = dense_ranks(y)
+            # metrics whose differences are identical (e.g. BLEU and ΔBLEU of one reference of weight 1, or
+            # BLEU and sBLEU at M = 1) have identical coefficients: each distinct one is computed once
+            same_as = _first_identical(xs)
+            distinct = [k for k, r in enumerate(same_as) if r == k]
+            hold_all = n_distinct * n_obs * len(distinct) <= _HOLD_ALL
+            per_of: dict[int, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
+
+            def ranked_of(k: int):
+                return rank_rows(xs[k], y, y_ranks=y_ranks)
+
+            def add_boot(k: int, ranked, b0: int, counts: NDArray[np.int64]) -> None:
+                stats = ranked.stats(counts, np.arange(b0, b0 + len(counts), dtype=np.int64) % n_distinct)
+                boots[k][0][b0:b0 + len(counts)] = stats[:, 0]
+                boots[k][1][b0:b0 + len(counts)] = tau_from_counts(stats, kendall_variant)
+
+            def point(ranked) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+                stats = ranked.stats()
+                return stats[:, 0].copy(), tau_from_counts(stats, kendall_variant)
+
+            if hold_all:
+                ranked_all = {k: ranked_of(k) for k in distinct}
+                per_of = {k: point(r) for k, r in ranked_all.items()}
+                if n_bootstrap:
+                    for b0, counts in _boot_blocks(boot_ss, n_obs, n_bootstrap):
+                        for k, r in ranked_all.items():
+                            add_boot(k, r, b0, counts)
+                del ranked_all
+            else:
+                # the draws are the same for every metric: kept when small, else drawn again per metric
+                kept = list(_boot_blocks(boot_ss, n_obs, n_bootstrap)) \
+                    if n_bootstrap and n_bootstrap * n_obs <= _KEEP_COUNTS else None
+                for k in distinct:
+                    r = ranked_of(k)
+                    per_of[k] = point(r)
+                    if n_bootstrap:
+                        for b0, counts in (kept if kept is not None else _boot_blocks(boot_ss, n_obs, n_bootstrap)):
+                            add_boot(k, r, b0, counts)
+                    del r
+                    tick()
+            for k, r in enumerate(same_as):
+                per_assign.append(per_of[k] if r == k else (per_of[r][0].copy(), per_of[r][1].copy()))
+                if r != k:
+                    boots[k] = (boots[r][0].copy(), boots[r][1].copy())
+                if hold_all or r != k:
+                    tick()
+        else:
+            per_assign = [(np.full(n_distinct, np.nan), np.full(n_distinct, np.nan)) for _ in metrics]
+            for _ in metrics:
+                tick()
+
+        records_, rho_all, tau_all = [], {}, {}
+        for k, m in enumerate(metrics):
+            rec: dict[str, Any] = {"label": m.label, "metric": m.metric, "refs": m.refs, "n_observations": n_obs}
+            for stat, values, boot in (("rho", per_assign[k][0], boots[k][0]), ("tau", per_assign[k][1], boots[k][1])):
+                finite = values[np.isfinite(values)]
+                mean = float(finite.mean()) if finite.size else math.nan
+                rec[stat] = mean
+                if np.isfinite(mean) and n_obs > 3:
+                    lo, hi = fisher_z_interval(float(np.clip(mean, -1.0, 1.0)), n_obs, confidence=confidence)
+                else:
+                    lo, hi = math.nan, math.nan
+                rec[f"{stat}_fisher_low"], rec[f"{stat}_fisher_high"] = float(lo), float(hi)
+                lo, hi = _interval(values, confidence) if not deterministic else (math.nan, math.nan)
+                rec[f"{stat}_percentile_low"], rec[f"{stat}_percentile_high"] = lo, hi
+                rec[f"{stat}_bootstrap_low"], rec[f"{stat}_bootstrap_high"] = _interval(boot, confidence)
+                rec[f"{stat}_undefined"] = int(values.size - finite.size)
+            rec["note"] = _undefined_reason(xs[k], y, per_assign[k][0], per_assign[k][1])
+            if rec["note"]:
+                warnings.warn(f"{rec['label']}: {rec['note']}", RuntimeWarning, stacklevel=2)
+            rec["signature"] = str(m.signature.with_extra(*sig.extra))
+            records_.append(rec)
+            rho_all[m.label], tau_all[m.label] = per_assign[k]
+        timings["correlations"] = time.perf_counter() - t2
+        summary = pd.DataFrame(records_)
+
+        comparisons = None
+        if to_compare:
+            t3 = time.perf_counter()
+            reps = dict(zip(schemes, runs.results(tick)))
+            csig = sig.with_extra(("compare", f"segments+{compare_resampling}-within"), ("cboot", n_cb))
+            rows = []
+            for a, b in to_compare:
+                ia, ib = labels.index(a), labels.index(b)
+                for stat, col in (("rho", 0), ("tau", 1)):
+                    res = paired_difference(summary.loc[ia, stat], summary.loc[ib, stat],
+                                            {sc: reps[sc][ia][col] for sc in schemes},
+                                            {sc: reps[sc][ib][col] for sc in schemes}, confidence=confidence)
+                    rows.append({"metric_a": a, "metric_b": b, "correlation": stat, **res, "n_bootstrap": n_cb,
+                                 "signature": str(csig)})
+            comparisons = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+            timings["comparisons"] = time.perf_counter() - t3
+    finally:
+        if runs is not None:
+            runs.close()
 
     pairs_df = pd.DataFrame(pair_rows, columns=["system_a", "system_b", "n_shared", "n_units", "n_dropped"])
     exclusions = {**cells.exclusions, "segments_dropped": int(pairs_df["n_dropped"].sum())}
@@ -612,6 +617,54 @@ def correlation_study(
         n_observations=int(n_obs), seed=int(seed), confidence=float(confidence), n_bootstrap=int(n_bootstrap),
         kendall_variant=kendall_variant, signature=sig, timings=timings, comparisons=comparisons,
     )
+
+
+
+class _Stopped(Exception):
+    """Raised inside a comparison thread whose study has ended (an error or an interrupt)."""
+
+
+class _SchemeRuns:
+    """:func:`protocol_bootstrap` of each resampling scheme, on worker threads while the study goes on.
+
+    Each scheme has its own seeds, so the numbers are those of running them in
+    turn. With one worker they run in turn on the caller's thread, in
+    :meth:`results`. A worker checks after each block of replicates whether
+    :meth:`close` was called and then stops.
+    """
+
+    def __init__(self, cells: StudyCells, metrics: list[int], schemes: Sequence[str],
+                 seeds: Sequence[np.random.SeedSequence], workers: int, **options: Any) -> None:
+        self._stop = threading.Event()
+        self._calls = [(scheme, ss) for scheme, ss in zip(schemes, seeds)]
+        self._args = (cells, metrics, options)
+        self._pool = ThreadPoolExecutor(max_workers=min(len(schemes), workers)) if workers > 1 else None
+        self._jobs = [self._pool.submit(self._run, scheme, ss, True) for scheme, ss in self._calls] \
+            if self._pool is not None else None
+
+    def _run(self, scheme: str, ss: np.random.SeedSequence, on_worker: bool) -> dict:
+        cells, metrics, options = self._args
+
+        def check(done: int, total: int) -> None:
+            if self._stop.is_set():
+                raise _Stopped
+
+        if not on_worker:
+            return protocol_bootstrap(cells, metrics, seed=ss, resample=scheme, **options)
+        with serial_kernels():  # the threads are the parallelism: numba's regions stay on the study's thread
+            return protocol_bootstrap(cells, metrics, seed=ss, resample=scheme, progress=check, **options)
+
+    def results(self, tick: Callable[[], None]) -> Iterable[dict]:
+        """Each scheme's replicates in scheme order (waiting for its thread), ``tick()`` after each."""
+        for k, (scheme, ss) in enumerate(self._calls):
+            yield self._jobs[k].result() if self._jobs is not None else self._run(scheme, ss, False)
+            tick()
+
+    def close(self) -> None:
+        """Stop the threads still running (after their current block) and wait for them."""
+        self._stop.set()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _first_identical(xs: list[NDArray[np.float64]]) -> list[int]:

@@ -314,38 +314,41 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
     ``n_partitions`` times independently (column k of the outputs).
     """
     blk = copies.shape[0]
-    items = []  # (pair, rows, the items of this copy: positions among the pair's cells or -1)
+    copy_rows = []  # (pair, the replicates that hold this copy of the pair)
     for p in range(len(cells.pair_names)):
         for c in range(int(copies[:, p].max())):
-            rows = np.flatnonzero(copies[:, p] > c)
-            if within:
-                pos = seg_rng.integers(0, sizes[p], size=(len(rows), sizes[p]), dtype=np.int64)
-            elif seg_draw is not None:
-                pos = item_of[p][seg_draw[rows]]
-            else:
-                pos = np.tile(np.arange(sizes[p], dtype=np.int64), (len(rows), 1))
-            items.append((p, rows, pos))
+            copy_rows.append((p, np.flatnonzero(copies[:, p] > c)))
+    # every copy's items, one sequence per replicate (positions among the pair's cells, -1 where not drawn):
+    # the pair's cells, drawn within the pair, or the drawn segments (all of them, -1 where the pair has none)
+    drawn_segments = seg_draw is not None and not within
+    width = [seg_draw.shape[1] if drawn_segments else sizes[p] for p, _ in copy_rows]
+    lengths = np.repeat(np.array(width, dtype=np.int64), [len(rows) for _, rows in copy_rows])
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    items = np.empty(int(starts[-1]), np.int64)
+    at = 0
+    for (p, rows), n in zip(copy_rows, width):
+        pos = items[at:at + len(rows) * n].reshape(len(rows), n)
+        if within:
+            pos[...] = seg_rng.integers(0, sizes[p], size=pos.shape, dtype=np.int64)
+        elif drawn_segments:
+            np.take(item_of[p], seg_draw[rows], out=pos)
+        else:
+            pos[...] = np.arange(sizes[p], dtype=np.int64)
+        at += pos.size
     values, offsets, spans = cells.stacked_values(which)
     # identical columns (lengths and totals shared by the metrics) are summed once, then copied
     first_of: dict[bytes, int] = {}
     inverse = np.array([first_of.setdefault(values[:, j].tobytes(), len(first_of)) for j in range(values.shape[1])],
                        dtype=np.int64)
     distinct = np.ascontiguousarray(values[:, np.unique(inverse, return_index=True)[1]])
-    row_of = np.concatenate([rows for _, rows, _ in items]) if items else np.zeros(0, np.int64)
-    base = np.concatenate([np.full(len(rows), offsets[p], np.int64) for p, rows, _ in items]) if items \
+    row_of = np.concatenate([rows for _, rows in copy_rows]) if copy_rows else np.zeros(0, np.int64)
+    base = np.concatenate([np.full(len(rows), offsets[p], np.int64) for p, rows in copy_rows]) if copy_rows \
         else np.zeros(0, np.int64)
-    lengths = np.array([pos.shape[1] for _, rows, pos in items for _ in range(len(rows))], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    flat = np.empty(int(starts[-1]), np.int64)
     for part in range(n_partitions):
-        # a random order of its own for every copy: a random assignment (the draws in the same order as ever),
-        # each written into its place in ``flat``
-        at = 0
-        for _, _, pos in items:
-            order_rng.permuted(pos, axis=1, out=flat[at:at + pos.size].reshape(pos.shape))
-            at += pos.size
-        # the distinct columns summed: (units, k), each column contiguous
-        sums, rr, cc, n_units_total = cut_unit_sums(distinct, flat, starts, row_of, base, blk, unit_size)
+        # a random order of its own for every sequence (a random assignment), drawn in sequence order inside the
+        # kernel, then the distinct columns summed: (units, k), each column contiguous
+        sums, rr, cc, n_units_total = cut_unit_sums(distinct, items, starts, row_of, base, blk, unit_size,
+                                                    rng=order_rng)
         if not len(rr):
             return
         diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size, inverse)
