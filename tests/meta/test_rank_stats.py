@@ -161,6 +161,19 @@ def test_cut_unit_sums_with_rng_on_long_sequences_and_bad_rng():
     assert all(np.array_equal(x, y) for x, y in zip(got, want))
     with pytest.raises(InputError, match="rng must be a numpy.random.Generator or None; got int"):
         cut_unit_sums(vals, [1, 2], [0, 2], [0], [0], 1, 1, rng=3)
+    # out: the sums written into its front when it has room (a view of it), else into a new array
+    args = (vals, pos.ravel(), starts, np.arange(40) % 3, np.zeros(40, np.int64), 3, 7)
+    plain = cut_unit_sums(*args)[0]
+    buf = np.full(got[0].size + 5, np.nan)
+    into = cut_unit_sums(*args, out=buf)
+    assert np.shares_memory(into[0], buf) and np.array_equal(into[0], plain)
+    assert np.isnan(buf[got[0].size:]).all()
+    small = np.zeros(got[0].size - 1)
+    fresh = cut_unit_sums(*args, out=small)
+    assert not np.shares_memory(fresh[0], small) and np.array_equal(fresh[0], plain) and not small.any()
+    with pytest.raises(InputError, match="out must be a writeable contiguous 1-D float64 array or None; got "
+                                         "ndarray of dtype float32, shape .3,."):
+        cut_unit_sums(*args, out=np.zeros(3, np.float32))
 
 
 def test_cut_unit_sums_equals_sum_units_and_refuses_bad_input():

@@ -17,6 +17,7 @@ import pytest
 import scipy.stats
 
 from bleustats.errors import InputError
+from bleustats.meta import rank_stats
 from bleustats.meta.study import correlation_study, mean_metric
 from bleustats.meta.study_compare import paired_difference, protocol_bootstrap
 from bleustats.meta.units import study_cells
@@ -143,6 +144,7 @@ def test_comparison_threads_give_the_serial_numbers_and_stop_with_the_study(numb
     with pytest.raises(RuntimeError, match="stopped by the caller"):
         correlation_study(metrics, human, n_threads=3, progress=fail, **kw)
     assert threading.active_count() == before
+    assert not rank_stats._parallel(0) and rank_stats._parallel(1 << 20)  # this thread's kernels parallel again
 
 
 def test_protocol_bootstrap_is_reproducible(numba_one_thread, monkeypatch):

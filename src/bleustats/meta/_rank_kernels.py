@@ -330,14 +330,15 @@ def sum_units(values, units, columns):
 
 
 @njit(cache=True, nogil=True)
-def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, columns, gen, shuffle):
+def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, columns, gen, shuffle, buf):
     """Cut item sequences into units of ``unit_size`` and sum each unit's ``values`` rows.
 
     Sequence j is ``items[starts[j]:starts[j + 1]]``: positions, -1 where nothing
     is drawn; it belongs to output row ``row_of[j]`` and its position i means
     ``values[base[j] + i]``. With ``shuffle``, every sequence (in order, each
     whole) is first put in a random order with the Generator ``gen``, drawing
-    what ``gen.permuted`` draws for it. Its drawn items are cut in order into
+    what ``gen.permuted`` draws for it. The sums are written into the front of
+    ``buf`` (1-D) when it is long enough, else into a new array. Its drawn items are cut in order into
     ``floor(drawn / unit_size)`` units (the remainder dropped), numbered after the
     units its row already has. Output column c is the sum of input column
     ``columns[c]`` (as in :func:`sum_units`). Returns ``(sums, unit_row, unit_col, n_units)``:
@@ -365,7 +366,10 @@ def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, column
                 return np.zeros((n_out, 1, 0), np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64), n_units, t
         per_seq[j] = drawn // unit_size
         total += per_seq[j]
-    sums = np.empty((n_out, 1, total), np.float64)
+    if buf.shape[0] >= n_out * total:
+        sums = buf[:n_out * total].reshape((n_out, 1, total))
+    else:
+        sums = np.empty((n_out, 1, total), np.float64)
     unit_row = np.empty(total, np.int64)
     unit_col = np.empty(total, np.int64)
     acc = np.zeros(k, np.float64)  # one unit's sums, written out once (the output is column-major)

@@ -281,7 +281,7 @@ def sum_units(values: ArrayLike, units: ArrayLike, columns: ArrayLike | None = N
 
 def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of: ArrayLike, base: ArrayLike,
                   n_rows: int, unit_size: int, columns: ArrayLike | None = None, *,
-                  rng: np.random.Generator | None = None
+                  rng: np.random.Generator | None = None, out: NDArray[np.float64] | None = None
                   ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     r"""Cut sequences of items into units of M and sum each unit's rows of ``values``, in one pass.
 
@@ -289,7 +289,10 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
     nothing drawn there). With ``rng``, each sequence is first put in a random
     order: sequence by sequence, the draws and the order of
     ``rng.permuted(sequence)`` (so a random assignment of the items to units,
-    with the numbers of permuting each sequence with NumPy first). Its drawn
+    with the numbers of permuting each sequence with NumPy first). ``out``, a
+    1-D float64 array, holds the sums when it has room for them (then ``sums``
+    is a view of it, overwritten by the next call given the same ``out``):
+    callers cutting many blocks reuse one buffer. Its drawn
     positions :math:`i_1, i_2, \dots` (in order) form :math:`\lfloor n_j / M \rfloor` units, the remainder dropped; unit
     :math:`u` sums
 
@@ -343,9 +346,14 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
         raise InputError(f"columns must be 1-D indices of the {v.shape[1]} columns of values; got {cols!r:.80}.")
     if rng is not None and not isinstance(rng, np.random.Generator):
         raise InputError(f"rng must be a numpy.random.Generator or None; got {type(rng).__name__}.")
+    if out is not None and (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.ndim != 1
+                            or not out.flags.c_contiguous or not out.flags.writeable):
+        raise InputError(f"out must be a writeable contiguous 1-D float64 array or None; got {type(out).__name__}"
+                         f"{'' if not isinstance(out, np.ndarray) else f' of dtype {out.dtype}, shape {out.shape}'}.")
     gen = rng if rng is not None else _placeholder_rng()
-    sums, unit_row, unit_col, n_units, bad = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows),
-                                                                          int(unit_size), cols, gen, rng is not None)
+    buf = out if out is not None else np.empty(0)
+    sums, unit_row, unit_col, n_units, bad = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows), int(unit_size),
+                                                                          cols, gen, rng is not None, buf)
     if bad >= 0:  # checked inside the kernel's counting pass: a separate check would cost another pass
         j = int(np.searchsorted(st, bad, side="right")) - 1
         raise InputError(f"items + base must index the {v.shape[0]} rows of values (or items be -1); item {bad} "

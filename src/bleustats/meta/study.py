@@ -105,6 +105,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
@@ -630,7 +631,8 @@ class _SchemeRuns:
     Each scheme has its own seeds, so the numbers are those of running them in
     turn. With one worker they run in turn on the caller's thread, in
     :meth:`results`. A worker checks after each block of replicates whether
-    :meth:`close` was called and then stops.
+    :meth:`close` was called and then stops. Call :meth:`close` on the thread
+    that made the object.
     """
 
     def __init__(self, cells: StudyCells, metrics: list[int], schemes: Sequence[str],
@@ -638,9 +640,12 @@ class _SchemeRuns:
         self._stop = threading.Event()
         self._calls = [(scheme, ss) for scheme, ss in zip(schemes, seeds)]
         self._args = (cells, metrics, options)
-        self._pool = ThreadPoolExecutor(max_workers=min(len(schemes), workers)) if workers > 1 else None
+        self._pool = ThreadPoolExecutor(max_workers=len(schemes)) if workers > 1 else None
         self._jobs = [self._pool.submit(self._run, scheme, ss, True) for scheme, ss in self._calls] \
             if self._pool is not None else None
+        # while they run, the caller's kernels are serial too: the threads already fill the CPUs
+        self._caller_serial = serial_kernels() if self._pool is not None else contextlib.nullcontext()
+        self._caller_serial.__enter__()
 
     def _run(self, scheme: str, ss: np.random.SeedSequence, on_worker: bool) -> dict:
         cells, metrics, options = self._args
@@ -665,6 +670,7 @@ class _SchemeRuns:
         self._stop.set()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+        self._caller_serial.__exit__(None, None, None)
 
 
 def _first_identical(xs: list[NDArray[np.float64]]) -> list[int]:

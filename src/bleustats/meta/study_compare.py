@@ -252,6 +252,7 @@ def protocol_bootstrap(
     else:
         block = max(1, _BLOCK // max(1, int((sizes // unit_size).sum()) * 2))
     n_blocks = -(-n_bootstrap // block)
+    scratch = [np.empty(0)]  # the unit sums' buffer at M > 1
     for i_block, b0 in enumerate(range(0, n_bootstrap, block)):
         blk = min(block, n_bootstrap - b0)
         seg_draw = seg_rng.integers(0, n_s, size=(blk, n_s), dtype=np.int64) if draws_segments else None
@@ -277,7 +278,7 @@ def protocol_bootstrap(
                 _score_weights(ranked, which, pending, b0 + blk, kendall_variant, out)
         else:
             _resampled_units(cells, which, item_of, sizes, seg_draw, copies, resample == "within", unit_size,
-                             kendall_variant, out, b0, seg_rng, order_rng, n_partitions)
+                             kendall_variant, out, b0, seg_rng, order_rng, n_partitions, scratch)
         if progress is not None:
             progress(i_block + 1, n_blocks)
     return out
@@ -307,11 +308,12 @@ def _finite(x: NDArray[np.float64], label: str) -> NDArray[np.float64]:
 def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: NDArray[np.int64],
                      seg_draw: NDArray[np.int64] | None, copies: NDArray[np.int64], within: bool, unit_size: int,
                      kendall_variant: str, out: dict, b0: int, seg_rng: np.random.Generator,
-                     order_rng: np.random.Generator, n_partitions: int) -> None:
+                     order_rng: np.random.Generator, n_partitions: int, scratch: list) -> None:
     """One block of replicates at M > 1: every copy of every pair is its own random assignment of its items.
 
     Each replicate's data (drawn segments, pair copies, within-pair draws) is partitioned
-    ``n_partitions`` times independently (column k of the outputs).
+    ``n_partitions`` times independently (column k of the outputs). ``scratch[0]`` is the
+    buffer of the unit sums, kept from block to block (a fresh one per block costs page faults).
     """
     blk = copies.shape[0]
     copy_rows = []  # (pair, the replicates that hold this copy of the pair)
@@ -347,8 +349,11 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
     for part in range(n_partitions):
         # a random order of its own for every sequence (a random assignment), drawn in sequence order inside the
         # kernel, then the distinct columns summed: (units, k), each column contiguous
+        need = distinct.shape[1] * int((lengths // unit_size).sum())  # room for every unit the block can cut
+        if scratch[0].size < need:
+            scratch[0] = np.empty(need)
         sums, rr, cc, n_units_total = cut_unit_sums(distinct, items, starts, row_of, base, blk, unit_size,
-                                                    rng=order_rng)
+                                                    rng=order_rng, out=scratch[0])
         if not len(rr):
             return
         diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size, inverse)
