@@ -397,9 +397,12 @@ def correlation_study(
         (every pair of drawn systems; the default, as pairs that share a
         system are not independent) or draw pairs.
     n_threads : int, optional
-        Threads for the pairs' unit sums and scores (default: the CPU count);
-        the sorts and coefficients run on numba's threads
-        (``numba.set_num_threads``). The result does not depend on either.
+        Threads for the pairs' unit sums and scores (default: the CPU count).
+        Above 1, the comparison's three resampling schemes also run on a
+        thread each, beside the study, and every kernel runs serially while
+        they do; with 1, the schemes run after the study and the sorts and
+        coefficients use numba's threads (``numba.set_num_threads``). The
+        result does not depend on either.
     progress : callable, optional
         Called as ``progress(done, total)`` after each pair, each metric and
         each of the comparison's three resamplings.
