@@ -101,6 +101,12 @@ def sort_rows_serial(x, x_order, y_ranks):
     return order, rx_sorted, ry_sorted
 
 
+#: One replicate per pass (a compile-time constant of the kernels that pass it).
+ONE_LANE = 1
+#: Replicates of one sorted row that :func:`weighted_rank_stats_lanes` carries through one pass together.
+LANES = 8
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def weighted_rank_stats(order, rx_sorted, ry_sorted, n_y, weights, rows):
     """Statistics of replicate b: sorted row ``rows[b]`` with weights ``weights[b]`` (or ``weights[0]``).
@@ -113,7 +119,7 @@ def weighted_rank_stats(order, rx_sorted, ry_sorted, n_y, weights, rows):
     for b in prange(n_out):
         a = rows[b]
         wb = 0 if shared else b
-        _stats_of_lanes(order[a], rx_sorted[a], ry_sorted[a], n_y[a], weights[wb:wb + 1], out[b:b + 1])
+        _stats_of_lanes(order[a], rx_sorted[a], ry_sorted[a], n_y[a], weights[wb:wb + 1], out[b:b + 1], ONE_LANE)
     return out
 
 
@@ -126,27 +132,24 @@ def weighted_rank_stats_serial(order, rx_sorted, ry_sorted, n_y, weights, rows):
     for b in range(n_out):
         a = rows[b]
         wb = 0 if shared else b
-        _stats_of_lanes(order[a], rx_sorted[a], ry_sorted[a], n_y[a], weights[wb:wb + 1], out[b:b + 1])
+        _stats_of_lanes(order[a], rx_sorted[a], ry_sorted[a], n_y[a], weights[wb:wb + 1], out[b:b + 1], ONE_LANE)
     return out
 
 
-#: Replicates of one sorted row that :func:`weighted_rank_stats_lanes` carries through one pass together.
-LANES = 8
-
-
-@njit(cache=True, nogil=True)
-def _stats_of_lanes(order, rx, ry, n_y, weights, out):
+@njit(cache=True, nogil=True, inline="always")
+def _stats_of_lanes(order, rx, ry, n_y, weights, out, lanes):
     """The statistics of one sorted row (see the module docstring) under each weight row of ``weights`` (L, n).
 
-    Writes ``out`` (L, 9). One pass in (x, y) order carries the L replicates
-    together ("lanes"): they share the sorted row's branches, tie groups and
-    Fenwick paths, so a pass of LANES lanes costs about half of LANES passes of
-    one. Each lane's operations are the same, in the same order, whatever L is
-    (a zero weight adds exact zeros), so a replicate has the same bits alone or
-    among others.
+    Writes ``out`` (L, 9). One pass in (x, y) order carries the L = ``lanes``
+    replicates together ("lanes"): they share the sorted row's branches, tie
+    groups and Fenwick paths, so a pass of LANES lanes costs about half of LANES
+    passes of one. Each lane's operations are the same, in the same order,
+    whatever L is (a zero weight adds exact zeros), so a replicate has the same
+    bits alone or among others. Inlined, and its callers pass L as a constant
+    (ONE_LANE or LANES): each caller's copy is compiled for its number of lanes
+    (the lane loops unrolled; a lone lane's pass costs about half as much).
     """
     n = order.shape[0]
-    lanes = weights.shape[0]
     ws = np.empty((n, lanes), np.int64)  # the lanes' weights in sorted order, lane-minor
     total = np.zeros(lanes, np.int64)
     for lane in range(lanes):
@@ -298,7 +301,14 @@ def weighted_rank_stats_lanes(order, rx_sorted, ry_sorted, n_y, weights, row):
     out = np.empty((n_out, 9), np.float64)
     for b0 in range(0, n_out, LANES):  # blocks of LANES replicates, the last one shorter
         b1 = min(b0 + LANES, n_out)
-        _stats_of_lanes(order[row], rx_sorted[row], ry_sorted[row], n_y[row], weights[b0:b1], out[b0:b1])
+        if b1 - b0 == LANES:
+            _stats_of_lanes(order[row], rx_sorted[row], ry_sorted[row], n_y[row], weights[b0:b1], out[b0:b1], LANES)
+        else:  # the last block, filled up with lanes of weight 0 (each lane is computed on its own)
+            w_full = np.zeros((LANES, weights.shape[1]), weights.dtype)
+            w_full[:b1 - b0] = weights[b0:b1]
+            o_full = np.empty((LANES, 9), np.float64)
+            _stats_of_lanes(order[row], rx_sorted[row], ry_sorted[row], n_y[row], w_full, o_full, LANES)
+            out[b0:b1] = o_full[:b1 - b0]
     return out
 
 
