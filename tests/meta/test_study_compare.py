@@ -19,7 +19,7 @@ import scipy.stats
 from bleustats.errors import InputError
 from bleustats.meta import rank_stats
 from bleustats.meta.study import correlation_study, mean_metric
-from bleustats.meta.study_compare import paired_difference, protocol_bootstrap
+from bleustats.meta.study_compare import Stopped, paired_difference, protocol_bootstrap
 from bleustats.meta.units import study_cells
 
 
@@ -145,6 +145,11 @@ def test_comparison_threads_give_the_serial_numbers_and_stop_with_the_study(numb
         correlation_study(metrics, human, n_threads=3, progress=fail, **kw)
     assert threading.active_count() == before
     assert not rank_stats._parallel(0) and rank_stats._parallel(1 << 20)  # this thread's kernels parallel again
+    stop = threading.Event()
+    stop.set()
+    for unit_size in (1, 2):
+        with pytest.raises(Stopped, match="its stop event was set"):
+            protocol_bootstrap(study_cells(metrics, human), [0], unit_size=unit_size, n_bootstrap=5, stop=stop)
 
 
 def test_protocol_bootstrap_is_reproducible(numba_one_thread, monkeypatch):

@@ -624,18 +624,14 @@ def correlation_study(
 
 
 
-class _Stopped(Exception):
-    """Raised inside a comparison thread whose study has ended (an error or an interrupt)."""
-
-
 class _SchemeRuns:
     """:func:`protocol_bootstrap` of each resampling scheme, on worker threads while the study goes on.
 
     Each scheme has its own seeds, so the numbers are those of running them in
     turn. With one worker they run in turn on the caller's thread, in
-    :meth:`results`. A worker checks after each block of replicates whether
-    :meth:`close` was called and then stops. Call :meth:`close` on the thread
-    that made the object.
+    :meth:`results`. A worker stops at its next check (between blocks,
+    assignments and metrics) once :meth:`close` is called. Call :meth:`close`
+    on the thread that made the object.
     """
 
     def __init__(self, cells: StudyCells, metrics: list[int], schemes: Sequence[str],
@@ -652,15 +648,10 @@ class _SchemeRuns:
 
     def _run(self, scheme: str, ss: np.random.SeedSequence, on_worker: bool) -> dict:
         cells, metrics, options = self._args
-
-        def check(done: int, total: int) -> None:
-            if self._stop.is_set():
-                raise _Stopped
-
         if not on_worker:
             return protocol_bootstrap(cells, metrics, seed=ss, resample=scheme, **options)
-        with serial_kernels():  # the threads are the parallelism: numba's regions stay on the study's thread
-            return protocol_bootstrap(cells, metrics, seed=ss, resample=scheme, progress=check, **options)
+        with serial_kernels():  # the threads are the parallelism
+            return protocol_bootstrap(cells, metrics, seed=ss, resample=scheme, stop=self._stop, **options)
 
     def results(self, tick: Callable[[], None]) -> Iterable[dict]:
         """Each scheme's replicates in scheme order (waiting for its thread), ``tick()`` after each."""

@@ -111,6 +111,7 @@ Examples
 from __future__ import annotations
 
 import math
+import threading
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -122,7 +123,7 @@ from .rank_stats import cut_unit_sums, dense_ranks, rank_rows, tau_from_counts
 from .resample import SeedLike
 from .units import StudyCells
 
-__all__ = ["RESAMPLING", "paired_difference", "protocol_bootstrap"]
+__all__ = ["RESAMPLING", "Stopped", "paired_difference", "protocol_bootstrap"]
 
 #: What a replicate of :func:`protocol_bootstrap` redraws.
 RESAMPLING = ("segments", "pairs", "systems", "within", "both")
@@ -159,6 +160,7 @@ def protocol_bootstrap(
     resample: str = "both",
     n_partitions: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[int, tuple[NDArray[np.float64], NDArray[np.float64]]]:
     r"""ρ and τ of every metric in every replicate of the protocol, redrawn as ``resample`` says.
 
@@ -186,6 +188,9 @@ def protocol_bootstrap(
         result's columns); 1 at M = 1.
     progress : callable, optional
         ``progress(done, total)`` after each block of replicates.
+    stop : threading.Event, optional
+        Checked between blocks, assignments and metrics: once it is set the
+        call raises :class:`Stopped` (for callers running it on a thread).
 
     Returns
     -------
@@ -214,6 +219,7 @@ def protocol_bootstrap(
     which = [int(k) for k in metrics]
     if not which or any(not 0 <= k < len(cells.metrics) for k in which):
         raise InputError(f"metrics must index cells.metrics (0..{len(cells.metrics) - 1}); got {list(metrics)!r}.")
+    halt = _halt(stop)
     seg_rng, pair_rng, order_rng = _rngs(seed)
     n_pairs = len(cells.pair_names)
     sizes = np.array([len(cells.pair_a[p]) for p in range(n_pairs)], dtype=np.int64)
@@ -254,6 +260,7 @@ def protocol_bootstrap(
     n_blocks = -(-n_bootstrap // block)
     scratch = [np.empty(0)]  # the unit sums' buffer at M > 1
     for i_block, b0 in enumerate(range(0, n_bootstrap, block)):
+        halt()
         blk = min(block, n_bootstrap - b0)
         seg_draw = seg_rng.integers(0, n_s, size=(blk, n_s), dtype=np.int64) if draws_segments else None
         if resample == "systems":  # systems drawn with replacement; a pair counts (copies of A) x (copies of B)
@@ -278,10 +285,21 @@ def protocol_bootstrap(
                 _score_weights(ranked, which, pending, b0 + blk, kendall_variant, out)
         else:
             _resampled_units(cells, which, item_of, sizes, seg_draw, copies, resample == "within", unit_size,
-                             kendall_variant, out, b0, seg_rng, order_rng, n_partitions, scratch)
+                             kendall_variant, out, b0, seg_rng, order_rng, n_partitions, scratch, halt)
         if progress is not None:
             progress(i_block + 1, n_blocks)
     return out
+
+
+class Stopped(Exception):
+    """Raised by :func:`protocol_bootstrap` when its ``stop`` event is set."""
+
+
+def _halt(stop: threading.Event | None) -> Callable[[], None]:
+    def check() -> None:
+        if stop is not None and stop.is_set():
+            raise Stopped("protocol_bootstrap stopped: its stop event was set")
+    return check
 
 
 def _score_weights(ranked: list, which: list[int], pending: list[NDArray[np.int64]], end: int,
@@ -308,7 +326,8 @@ def _finite(x: NDArray[np.float64], label: str) -> NDArray[np.float64]:
 def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: NDArray[np.int64],
                      seg_draw: NDArray[np.int64] | None, copies: NDArray[np.int64], within: bool, unit_size: int,
                      kendall_variant: str, out: dict, b0: int, seg_rng: np.random.Generator,
-                     order_rng: np.random.Generator, n_partitions: int, scratch: list) -> None:
+                     order_rng: np.random.Generator, n_partitions: int, scratch: list,
+                     halt: Callable[[], None]) -> None:
     """One block of replicates at M > 1: every copy of every pair is its own random assignment of its items.
 
     Each replicate's data (drawn segments, pair copies, within-pair draws) is partitioned
@@ -347,6 +366,7 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
     base = np.concatenate([np.full(len(rows), offsets[p], np.int64) for p, rows in copy_rows]) if copy_rows \
         else np.zeros(0, np.int64)
     for part in range(n_partitions):
+        halt()
         # a random order of its own for every sequence (a random assignment), drawn in sequence order inside the
         # kernel, then the distinct columns summed: (units, k), each column contiguous
         need = distinct.shape[1] * int((lengths // unit_size).sum())  # room for every unit the block can cut
@@ -364,6 +384,7 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
         w[rr, cc] = 1
         y_ranks = dense_ranks(y)
         for k, d in zip(which, diffs):
+            halt()
             x = np.zeros((blk, width))
             x[rr, cc] = _finite(d, cells.metrics[k].label)
             stats = rank_rows(x, y, y_ranks=y_ranks).stats(w)
