@@ -216,8 +216,8 @@ def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, floa
     if sum(map(len, hypotheses)) + sum(map(len, texts)) > small.WARM_MAX_CHARS:
         return None
     try:
-        h_data, h_off, longest = _utf8(hypotheses, opts["lowercase"])
-        r_data, r_off, _ = _utf8(texts, opts["lowercase"])
+        h_data, h_off, _ = _utf8(hypotheses, opts["lowercase"])
+        r_data, r_off, longest = _utf8(texts, opts["lowercase"])  # the kernel indexes references
     except UnicodeEncodeError:
         return None
     if longest * (min(opts["char_order"], longest) + 1 + opts["word_order"]) + 2 > _k.MAX_IDS:
@@ -225,8 +225,9 @@ def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, floa
     ref_ptr = np.array([0, *accumulate(len(seg) for seg in segments)], np.int64)
     config = np.array([opts["char_order"], opts["word_order"], int(opts["whitespace"]),
                        int(opts["eps_smoothing"])], np.int64)
-    return _k.chrf_rows_serial(h_data, h_off, np.arange(len(hypotheses), dtype=np.int64), r_data, r_off, ref_ptr,
-                               config, float(opts["beta"] ** 2))
+    hyp_rows = np.arange(len(hypotheses), dtype=np.int64)  # hypothesis i is segment i's only one
+    return _k.chrf_rows_serial(h_data, h_off, hyp_rows, np.arange(len(hypotheses) + 1, dtype=np.int64),
+                               r_data, r_off, ref_ptr, config, float(opts["beta"] ** 2))
 
 
 def chrf_list_rows(hypotheses: Any, references: Any, layout: str, opts: dict[str, Any]) -> NDArray[np.int64] | None:
@@ -380,25 +381,33 @@ def chrf_statistics(
     r_data, r_off = string_buffers(ref_text)
 
     h_bytes = np.diff(h_off.astype(np.int64))
-    per_id = min(opts["char_order"], int(h_bytes.max())) + 1 + opts["word_order"]
-    too_long = np.flatnonzero(h_bytes * per_id + 2 > _k.MAX_IDS)
+    r_bytes = np.diff(r_off.astype(np.int64))
+    # the kernel indexes each reference (once per segment): its ids bound the line length
+    per_id = min(opts["char_order"], int(r_bytes.max(initial=0))) + 1 + opts["word_order"]
+    too_long = np.flatnonzero(r_bytes * per_id + 2 > _k.MAX_IDS)
     if len(too_long):
-        row = int(too_long[0])
+        row = int(ref_order[too_long[0]])
         raise InputError(
-            f"hypotheses: line {row} (seg_id {int(hyp_seg_ids[row])}) has {int(h_bytes[row])} bytes; "
-            f"chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
+            f"references: a reference of seg_id {int(ref_seg_ids[row])} has {int(r_bytes[too_long[0]])} bytes; chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
             f"lines of at most {(_k.MAX_IDS - 2) // per_id} bytes. Split the line or lower the orders."
         )
-    r_bytes = np.diff(r_off.astype(np.int64))
-    seg_ref_bytes = np.add.reduceat(r_bytes, ref_ptr[:-1]) if len(r_bytes) else np.zeros(len(seg_keys), np.int64)
-    work = h_bytes + seg_ref_bytes[hyp_seg] + 1
+    # each segment's hypotheses together (stable: in row order), so its references are indexed once for all
+    hyp_rows = np.argsort(hyp_seg, kind="stable")
+    hyp_ptr = np.zeros(len(seg_keys) + 1, np.int64)
+    np.cumsum(np.bincount(hyp_seg, minlength=len(seg_keys)), out=hyp_ptr[1:])
 
     config = np.array([opts["char_order"], opts["word_order"], int(opts["whitespace"]),
                        int(opts["eps_smoothing"])], np.int64)
     factor = float(opts["beta"] ** 2)
-    args = (h_data, h_off, hyp_seg, r_data, r_off, ref_ptr, config, factor)
+    args = (h_data, h_off, hyp_rows, hyp_ptr, r_data, r_off, ref_ptr, config, factor)
     # the size first: asking numba for its thread count starts its thread pool, for nothing when serial
-    n_threads = 1 if n_hyp < 2 or int(work.sum()) < _PARALLEL_MIN_BYTES else numba.get_num_threads()
+    if n_hyp < 2 or int(h_bytes.sum() + r_bytes.sum()) < _PARALLEL_MIN_BYTES:
+        return _k.chrf_rows_serial(*args)
+    n_threads = numba.get_num_threads()
     if n_threads == 1:
         return _k.chrf_rows_serial(*args)
+    # a segment's work: indexing its references, then walking each hypothesis against each reference
+    seg_ref_bytes = np.add.reduceat(r_bytes, ref_ptr[:-1]) if len(r_bytes) else np.zeros(len(seg_keys), np.int64)
+    seg_hyp_bytes = np.bincount(hyp_seg, weights=h_bytes, minlength=len(seg_keys))
+    work = seg_ref_bytes + np.diff(ref_ptr) * seg_hyp_bytes + 1
     return _k.chrf_rows(*args, block_bounds(work, 8 * n_threads))
