@@ -5,9 +5,11 @@ the UTF-8 bytes and line offsets of Arrow string arrays (read-only buffers are
 fine) and two CSR pointers that give each segment's hypothesis rows and
 reference rows.
 
-Each segment's references are decoded and indexed once for all of its
-hypotheses (the systems of a WMT-style test set): a reference's n-grams go
-into the table, then every hypothesis of the segment is walked against it.
+In each segment the lines of the side with fewer of them are indexed, one at
+a time, and the other side's lines are walked against each: a segment's
+reference is indexed once for all of its hypotheses (the systems of a
+WMT-style test set), a lone hypothesis once for all of its references. The
+clipped match count ``min(#hyp, #ref)`` is the same either way.
 
 For every hypothesis row the kernel writes one row of ``3 * (C + W)`` int64:
 for each character order ``1..C`` then each word order ``1..W`` the triple
@@ -29,7 +31,7 @@ Text model (sacreBLEU's)
 
 Exactness
 ---------
-N-grams are never hashed into a lossy fingerprint. Within one reference's table,
+N-grams are never hashed into a lossy fingerprint. Within one indexed line's table,
 every distinct code-point sequence gets a dense id from the exact key
 ``(id of the sequence without its last code point, last code point)`` (the
 empty sequence has id 0), so two sequences share an id if and only if they are
@@ -38,14 +40,14 @@ n-gram of order ``n >= 2`` by the exact key ``(id of its first n-1 words,
 WORD_TAG + id of its last word)``. ``WORD_TAG`` lies above every code point, so
 word keys never meet character keys. The open-addressing table only ever
 compares full keys: a clash of hash *slots* costs a probe, never a count. Only
-the reference's n-grams are inserted; a hypothesis n-gram whose prefix is not
-in the table cannot be in the reference, so the walk over a hypothesis stops
-there. Work and memory are linear in the lengths of the lines: a block's
-scratch is sized for its longest reference of ``L`` code points, which can
+the indexed line's n-grams are inserted; a walked n-gram whose prefix is not
+in the table cannot be in the indexed line, so the walk stops there. Work and
+memory are linear in the lengths of the lines: a block's scratch is sized for
+its longest indexed line of ``L`` code points, which can
 make at most ``L * (min(C, L) + 1 + W) + 2`` ids; each possible id costs 2 to 4
 table slots of 12 bytes plus 24 bytes of counters and work list (about 0.5 KB
 per code point for chrF++; a 1M-character line measured 1.8 s and ~0.6 GB),
-and a segment's hypotheses are kept decoded (8 bytes per byte of their text).
+and a segment's walked lines are kept decoded (8 bytes per byte of their text).
 
 Scores
 ------
@@ -279,25 +281,23 @@ def f_score(stats, n_orders, factor, eps_smoothing):
 
 
 @njit(cache=True, nogil=True)
-def _index_reference(chars, rl, raw, n_raw, char_order, word_order,
-                     key_a, key_b, vals, bits, rcnt_c, rcnt_w, hcnt_c, hcnt_w,
-                     starts, ends, wids):
-    """Insert the reference's character and word n-grams; count them in rcnt_c / rcnt_w.
+def _index_line(chars, cl, raw, n_raw, char_order, word_order,
+                key_a, key_b, vals, bits, icnt_c, icnt_w, starts, ends, wids):
+    """Insert one line's character and word n-grams into the table; count them in icnt_c / icnt_w.
 
-    Returns the number of words. Every new id's four counters start at 0.
+    Returns the number of words. A new id's two counters start at 0; the
+    walk's counters are left alone (they are 0 between walks).
     """
     next_id = np.int64(1)
-    for p in range(rl):
+    for p in range(cl):
         prev = np.int64(0)
-        for d in range(min(char_order, rl - p)):
+        for d in range(min(char_order, cl - p)):
             node, nxt = _insert_key(key_a, key_b, vals, bits, prev, np.int64(chars[p + d]), next_id)
             if nxt != next_id:
-                rcnt_c[node] = 0
-                rcnt_w[node] = 0
-                hcnt_c[node] = 0
-                hcnt_w[node] = 0
+                icnt_c[node] = 0
+                icnt_w[node] = 0
                 next_id = nxt
-            rcnt_c[node] += 1
+            icnt_c[node] += 1
             prev = node
     if word_order == 0:
         return 0
@@ -307,63 +307,61 @@ def _index_reference(chars, rl, raw, n_raw, char_order, word_order,
         for q in range(starts[k], ends[k]):
             node, nxt = _insert_key(key_a, key_b, vals, bits, prev, np.int64(raw[q]), next_id)
             if nxt != next_id:
-                rcnt_c[node] = 0
-                rcnt_w[node] = 0
-                hcnt_c[node] = 0
-                hcnt_w[node] = 0
+                icnt_c[node] = 0
+                icnt_w[node] = 0
                 next_id = nxt
             prev = node
         wids[k] = prev
     for p in range(nw):
         node = np.int64(wids[p])
-        rcnt_w[node] += 1
+        icnt_w[node] += 1
         for d in range(1, min(word_order, nw - p)):
             node, nxt = _insert_key(key_a, key_b, vals, bits, node, WORD_TAG + np.int64(wids[p + d]), next_id)
             if nxt != next_id:
-                rcnt_c[node] = 0
-                rcnt_w[node] = 0
-                hcnt_c[node] = 0
-                hcnt_w[node] = 0
+                icnt_c[node] = 0
+                icnt_w[node] = 0
                 next_id = nxt
-            rcnt_w[node] += 1
+            icnt_w[node] += 1
     return nw
 
 
 @njit(cache=True, nogil=True)
-def _match_hypothesis(hchars, hl, hraw, n_hraw, char_order, word_order,
-                      key_a, key_b, vals, bits, rcnt_c, rcnt_w, hcnt_c, hcnt_w,
-                      starts, ends, wids, touched, touched_order, match):
-    """Clipped matches of one hypothesis against the indexed reference, per order, into ``match``.
+def _walk_line(chars, cl, raw, n_raw, char_order, word_order,
+               key_a, key_b, vals, bits, icnt_c, icnt_w, wcnt_c, wcnt_w,
+               starts, ends, wids, touched, touched_order, match):
+    """Clipped matches of one line against the indexed line, per order, into ``match``.
 
-    Only the hypothesis n-grams the reference has are counted (in hcnt_c /
-    hcnt_w); a walk stops at the first prefix the reference lacks. Returns
-    the hypothesis' number of words. Leaves hcnt_c / hcnt_w all 0.
+    Only the walked line's n-grams that the indexed line has are counted (in
+    wcnt_c / wcnt_w, which must be all 0 and are left all 0); a walk stops at
+    the first prefix the table lacks. Clipping, ``min`` of the two counts, is
+    the same whichever line is indexed. Returns the walked line's number of
+    words.
     """
     match[:] = 0
     n_t = 0
-    for p in range(hl):
+    for p in range(cl):
         prev = np.int64(0)
-        for d in range(min(char_order, hl - p)):
-            node = _lookup_key(key_a, key_b, vals, bits, prev, np.int64(hchars[p + d]))
+        for d in range(min(char_order, cl - p)):
+            node = _lookup_key(key_a, key_b, vals, bits, prev, np.int64(chars[p + d]))
             if node < 0:
                 break
-            if hcnt_c[node] == 0:
+            if wcnt_c[node] == 0:
                 touched[n_t] = node
                 touched_order[n_t] = d
                 n_t += 1
-            hcnt_c[node] += 1
+            wcnt_c[node] += 1
             prev = node
     for t in range(n_t):
         node = touched[t]
-        match[touched_order[t]] += min(hcnt_c[node], rcnt_c[node])
-        hcnt_c[node] = 0
+        match[touched_order[t]] += min(icnt_c[node], wcnt_c[node])
+        wcnt_c[node] = 0
     if word_order == 0:
         return 0
-    nw = _split_words(hraw, n_hraw, starts, ends)
+    nw = _split_words(raw, n_raw, starts, ends)
     for k in range(nw):
         prev = np.int64(0)
         for q in range(starts[k], ends[k]):
-            prev = _lookup_key(key_a, key_b, vals, bits, prev, np.int64(hraw[q]))
+            prev = _lookup_key(key_a, key_b, vals, bits, prev, np.int64(raw[q]))
             if prev < 0:
                 break
         wids[k] = prev
@@ -372,19 +370,19 @@ def _match_hypothesis(hchars, hl, hraw, n_hraw, char_order, word_order,
         node = np.int64(wids[p])
         d = 0
         while node >= 0:
-            if hcnt_w[node] == 0:
+            if wcnt_w[node] == 0:
                 touched[n_t] = node
                 touched_order[n_t] = d
                 n_t += 1
-            hcnt_w[node] += 1
+            wcnt_w[node] += 1
             d += 1
             if d >= word_order or p + d >= nw or wids[p + d] < 0:
                 break
             node = _lookup_key(key_a, key_b, vals, bits, node, WORD_TAG + np.int64(wids[p + d]))
     for t in range(n_t):
         node = touched[t]
-        match[char_order + touched_order[t]] += min(hcnt_w[node], rcnt_w[node])
-        hcnt_w[node] = 0
+        match[char_order + touched_order[t]] += min(icnt_w[node], wcnt_w[node])
+        wcnt_w[node] = 0
     return nw
 
 
@@ -426,37 +424,49 @@ def _chrf_block(s0, s1, hyp_data, hyp_offsets, hyp_rows, hyp_ptr, ref_data, ref_
                 config, factor, out):
     """Statistics rows of the hypotheses of segments s0..s1-1 into ``out``; touches no other row.
 
-    Per segment its hypotheses are decoded once; then each reference, in
-    order, is decoded and indexed once and every hypothesis walked against
-    it, keeping per hypothesis the row of the first reference with the best
-    F-score.
+    In each segment the side with fewer lines is indexed, one line at a
+    time, and the other side's lines (decoded once per segment) are walked
+    against it: with several hypotheses (systems) per segment each reference
+    is indexed once for all of them, a lone hypothesis with several
+    references is indexed once for all of them. Either way every hypothesis
+    meets its references in their order, and keeps the row of the first
+    with the best F-score.
     """
     char_order = config[CFG_CHAR_ORDER]
     word_order = config[CFG_WORD_ORDER]
     whitespace = config[CFG_WHITESPACE] != 0
     eps_smoothing = config[CFG_EPS_SMOOTHING] != 0
     n_orders = char_order + word_order
-    # scratch sized for the block's largest segment and line, allocated once
-    max_bytes = 1
-    max_seg_bytes = 1
-    max_seg_hyps = 1
-    max_ids = 2
+    # scratch sized for the block's largest lines, allocated once
+    max_bytes = 1  # any line
+    max_walked_bytes = 1  # one segment's walked lines together
+    max_lines = 1
+    max_ids = 2  # any indexed line
     for s in range(s0, s1):
-        if hyp_ptr[s] == hyp_ptr[s + 1]:
+        n_h = hyp_ptr[s + 1] - hyp_ptr[s]
+        n_r = ref_ptr[s + 1] - ref_ptr[s]
+        if n_h == 0 or n_r == 0:
             continue
-        seg_bytes = np.int64(0)
+        index_refs = n_h >= n_r
+        max_lines = max(max_lines, max(n_h, n_r))
+        hyp_bytes = np.int64(0)
         for i in range(hyp_ptr[s], hyp_ptr[s + 1]):
             h = hyp_rows[i]
-            n = np.int64(hyp_offsets[h + 1]) - np.int64(hyp_offsets[h])
-            max_bytes = max(max_bytes, n)
-            seg_bytes += n
-        max_seg_bytes = max(max_seg_bytes, seg_bytes)
-        max_seg_hyps = max(max_seg_hyps, hyp_ptr[s + 1] - hyp_ptr[s])
+            a = np.int64(hyp_offsets[h])
+            b = np.int64(hyp_offsets[h + 1])
+            max_bytes = max(max_bytes, b - a)
+            hyp_bytes += b - a
+            if not index_refs:
+                max_ids = max(max_ids, _id_capacity(_count_code_points(hyp_data, a, b), char_order, word_order))
+        ref_bytes = np.int64(0)
         for r in range(ref_ptr[s], ref_ptr[s + 1]):
             a = np.int64(ref_offsets[r])
             b = np.int64(ref_offsets[r + 1])
             max_bytes = max(max_bytes, b - a)
-            max_ids = max(max_ids, _id_capacity(_count_code_points(ref_data, a, b), char_order, word_order))
+            ref_bytes += b - a
+            if index_refs:
+                max_ids = max(max_ids, _id_capacity(_count_code_points(ref_data, a, b), char_order, word_order))
+        max_walked_bytes = max(max_walked_bytes, hyp_bytes if index_refs else ref_bytes)
     raw = np.empty(max_bytes, np.int32)
     chars = np.empty(max_bytes, np.int32)
     starts = np.empty(max_bytes + 1, np.int64)
@@ -466,58 +476,77 @@ def _chrf_block(s0, s1, hyp_data, hyp_offsets, hyp_rows, hyp_ptr, ref_data, ref_
     key_a = np.empty(slots, np.int32)
     key_b = np.empty(slots, np.int32)
     vals = np.empty(slots, np.int32)
-    rcnt_c = np.empty(max_ids, np.int32)
-    rcnt_w = np.empty(max_ids, np.int32)
-    hcnt_c = np.empty(max_ids, np.int32)
-    hcnt_w = np.empty(max_ids, np.int32)
+    icnt_c = np.empty(max_ids, np.int32)
+    icnt_w = np.empty(max_ids, np.int32)
+    wcnt_c = np.zeros(max_ids, np.int32)  # every walk leaves them 0
+    wcnt_w = np.zeros(max_ids, np.int32)
     touched = np.empty(max_ids, np.int32)
     touched_order = np.empty(max_ids, np.int32)
     match = np.zeros(n_orders, np.int64)
     cur = np.zeros(3 * n_orders, np.int64)
-    # the segment's hypotheses, decoded: hypothesis j is seg_raw[at[j]:at[j] + n_raw[j]], its characters
-    # seg_chars[at[j]:at[j] + n_chars[j]]
-    seg_raw = np.empty(max_seg_bytes, np.int32)
-    seg_chars = np.empty(max_seg_bytes, np.int32)
-    at = np.empty(max_seg_hyps, np.int64)
-    n_raw = np.empty(max_seg_hyps, np.int64)
-    n_chars = np.empty(max_seg_hyps, np.int64)
-    best = np.empty(max_seg_hyps, np.float64)
+    # the segment's walked lines, decoded: line j is w_raw[at[j]:at[j] + w_n_raw[j]], its characters
+    # w_chars[at[j]:at[j] + w_n_chars[j]]
+    w_raw = np.empty(max_walked_bytes, np.int32)
+    w_chars = np.empty(max_walked_bytes, np.int32)
+    at = np.empty(max_lines, np.int64)
+    w_n_raw = np.empty(max_lines, np.int64)
+    w_n_chars = np.empty(max_lines, np.int64)
+    best = np.empty(max_lines, np.float64)
 
     for s in range(s0, s1):
         i0 = hyp_ptr[s]
+        r0 = ref_ptr[s]
         n_h = hyp_ptr[s + 1] - i0
-        if n_h == 0:
-            continue
+        n_r = ref_ptr[s + 1] - r0
+        if n_h == 0 or n_r == 0:
+            continue  # no reference: the rows stay 0
+        index_refs = n_h >= n_r
+        n_walk = n_h if index_refs else n_r
         pos = np.int64(0)
-        for j in range(n_h):
-            h = hyp_rows[i0 + j]
-            a = np.int64(hyp_offsets[h])
-            b = np.int64(hyp_offsets[h + 1])
+        for j in range(n_walk):
+            if index_refs:
+                h = hyp_rows[i0 + j]
+                a = np.int64(hyp_offsets[h])
+                b = np.int64(hyp_offsets[h + 1])
+                nr, nc = _decode_text(hyp_data, a, b, whitespace, w_raw[pos:], w_chars[pos:])
+            else:
+                a = np.int64(ref_offsets[r0 + j])
+                b = np.int64(ref_offsets[r0 + j + 1])
+                nr, nc = _decode_text(ref_data, a, b, whitespace, w_raw[pos:], w_chars[pos:])
             at[j] = pos
-            nr, nc = _decode_text(hyp_data, a, b, whitespace, seg_raw[pos:], seg_chars[pos:])
-            n_raw[j] = nr
-            n_chars[j] = nc
+            w_n_raw[j] = nr
+            w_n_chars[j] = nc
             pos += b - a
+        for j in range(n_h):
             best[j] = -1.0
-        for r in range(ref_ptr[s], ref_ptr[s + 1]):
-            rn_raw, rl = _decode_text(ref_data, np.int64(ref_offsets[r]), np.int64(ref_offsets[r + 1]),
-                                      whitespace, raw, chars)
-            bits = table_bits(_id_capacity(rn_raw, char_order, word_order))
+        for k in range(n_r if index_refs else n_h):  # the indexed lines, references in their order
+            if index_refs:
+                i_raw, i_chars = _decode_text(ref_data, np.int64(ref_offsets[r0 + k]),
+                                              np.int64(ref_offsets[r0 + k + 1]), whitespace, raw, chars)
+            else:
+                h = hyp_rows[i0 + k]
+                i_raw, i_chars = _decode_text(hyp_data, np.int64(hyp_offsets[h]), np.int64(hyp_offsets[h + 1]),
+                                              whitespace, raw, chars)
+            bits = table_bits(_id_capacity(i_raw, char_order, word_order))
             key_a[:np.int64(1) << bits] = _EMPTY
-            rw = _index_reference(chars, rl, raw, rn_raw, char_order, word_order,
-                                  key_a, key_b, vals, bits, rcnt_c, rcnt_w, hcnt_c, hcnt_w,
-                                  starts, ends, wids)
-            for j in range(n_h):
+            i_words = _index_line(chars, i_chars, raw, i_raw, char_order, word_order,
+                                  key_a, key_b, vals, bits, icnt_c, icnt_w, starts, ends, wids)
+            for j in range(n_walk):  # the walked lines, references in their order
                 p = at[j]
-                hw = _match_hypothesis(seg_chars[p:p + n_chars[j]], n_chars[j], seg_raw[p:p + n_raw[j]], n_raw[j],
-                                       char_order, word_order, key_a, key_b, vals, bits,
-                                       rcnt_c, rcnt_w, hcnt_c, hcnt_w, starts, ends, wids,
-                                       touched, touched_order, match)
-                _fill_counts(cur, match, n_chars[j], rl, hw, rw, char_order, word_order)
+                w_words = _walk_line(w_chars[p:p + w_n_chars[j]], w_n_chars[j], w_raw[p:p + w_n_raw[j]],
+                                     w_n_raw[j], char_order, word_order, key_a, key_b, vals, bits,
+                                     icnt_c, icnt_w, wcnt_c, wcnt_w, starts, ends, wids,
+                                     touched, touched_order, match)
+                if index_refs:
+                    hyp = j
+                    _fill_counts(cur, match, w_n_chars[j], i_chars, w_words, i_words, char_order, word_order)
+                else:
+                    hyp = k
+                    _fill_counts(cur, match, i_chars, w_n_chars[j], i_words, w_words, char_order, word_order)
                 f = f_score(cur, n_orders, factor, eps_smoothing)
-                if f > best[j]:
-                    best[j] = f
-                    out[hyp_rows[i0 + j], :] = cur
+                if f > best[hyp]:
+                    best[hyp] = f
+                    out[hyp_rows[i0 + hyp], :] = cur
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -532,7 +561,8 @@ def chrf_rows(hyp_data, hyp_offsets, hyp_rows, hyp_ptr, ref_data, ref_offsets, r
     eps_smoothing) as int64; ``factor`` is beta squared. Block ``b`` is
     segments ``block_bounds[b]:block_bounds[b+1]`` and writes only their
     hypotheses' rows. A hypothesis of a segment without references keeps a
-    row of zeros.
+    row of zeros. Which side of a segment is indexed follows from the
+    numbers of lines alone, so a row never depends on the blocks.
 
     Returns
     -------

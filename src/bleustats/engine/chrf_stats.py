@@ -216,10 +216,11 @@ def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, floa
     if sum(map(len, hypotheses)) + sum(map(len, texts)) > small.WARM_MAX_CHARS:
         return None
     try:
-        h_data, h_off, _ = _utf8(hypotheses, opts["lowercase"])
-        r_data, r_off, longest = _utf8(texts, opts["lowercase"])  # the kernel indexes references
+        h_data, h_off, h_longest = _utf8(hypotheses, opts["lowercase"])
+        r_data, r_off, r_longest = _utf8(texts, opts["lowercase"])
     except UnicodeEncodeError:
         return None
+    longest = max(h_longest, r_longest)  # the kernel may index a line of either side
     if longest * (min(opts["char_order"], longest) + 1 + opts["word_order"]) + 2 > _k.MAX_IDS:
         return None
     ref_ptr = np.array([0, *accumulate(len(seg) for seg in segments)], np.int64)
@@ -382,14 +383,25 @@ def chrf_statistics(
 
     h_bytes = np.diff(h_off.astype(np.int64))
     r_bytes = np.diff(r_off.astype(np.int64))
-    # the kernel indexes each reference (once per segment): its ids bound the line length
-    per_id = min(opts["char_order"], int(r_bytes.max(initial=0))) + 1 + opts["word_order"]
-    too_long = np.flatnonzero(r_bytes * per_id + 2 > _k.MAX_IDS)
+    # the kernel indexes lines of either side (per segment the side with fewer lines): ids bound their length
+    longest = max(int(h_bytes.max(initial=0)), int(r_bytes.max(initial=0)))
+    per_id = min(opts["char_order"], longest) + 1 + opts["word_order"]
+    limit = (_k.MAX_IDS - 2) // per_id
+    too_long = np.flatnonzero(h_bytes > limit)
+    if len(too_long):
+        row = int(too_long[0])
+        raise InputError(
+            f"hypotheses: line {row} (seg_id {int(hyp_seg_ids[row])}) has {int(h_bytes[row])} bytes; "
+            f"chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
+            f"lines of at most {limit} bytes. Split the line or lower the orders."
+        )
+    too_long = np.flatnonzero(r_bytes > limit)
     if len(too_long):
         row = int(ref_order[too_long[0]])
         raise InputError(
-            f"references: a reference of seg_id {int(ref_seg_ids[row])} has {int(r_bytes[too_long[0]])} bytes; chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
-            f"lines of at most {(_k.MAX_IDS - 2) // per_id} bytes. Split the line or lower the orders."
+            f"references: a reference of seg_id {int(ref_seg_ids[row])} has {int(r_bytes[too_long[0]])} bytes; "
+            f"chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
+            f"lines of at most {limit} bytes. Split the line or lower the orders."
         )
     # each segment's hypotheses together (stable: in row order), so its references are indexed once for all
     hyp_rows = np.argsort(hyp_seg, kind="stable")
