@@ -29,7 +29,10 @@ from bleustats.engine.chrf_stats import (
     chrf_options,
     chrf_segment_rows,
     chrf_statistics,
+    chrf_systems_statistics,
 )
+from bleustats.engine.references import ReferenceSet
+from bleustats.metrics.chrf import CHRF
 from bleustats.errors import InputError
 from ..twins import chrf as twin
 
@@ -207,6 +210,54 @@ def test_best_reference_switches_between_hypotheses():
     (hyps, refs), = GROUP_CASES["best reference switches"]
     fs = [[twin.f_score(twin.segment_stats(h, [r], **opts), 2, False) for r in refs] for h in hyps[:3]]
     assert [int(np.argmax(f)) for f in fs] == [0, 1, 2]
+
+
+# --------------------------------------------------------------------------- several systems in one call
+
+
+@st.composite
+def systems_and_streams(draw):
+    n = draw(st.integers(0, 4))
+    systems = draw(st.lists(st.lists(text, min_size=n, max_size=n), min_size=1, max_size=4))
+    streams = draw(st.lists(st.lists(st.none() | text, min_size=n, max_size=n), min_size=1, max_size=3))
+    for i in range(n):  # every segment needs a reference
+        if all(stream[i] is None for stream in streams):
+            streams[0][i] = draw(text)
+    return systems, streams
+
+
+@SETTINGS
+@given(systems_and_streams(), options)
+def test_systems_together_equal_each_system_alone(inputs, opts):
+    systems, streams = inputs
+    alone = [chrf_statistics(system, streams, **opts) for system in systems]
+    for refs in (streams, ReferenceSet(streams)):
+        together = chrf_systems_statistics(systems, refs, **opts)
+        assert len(together) == len(systems)
+        for a, b in zip(together, alone):
+            assert a.dtype == np.int64
+            np.testing.assert_array_equal(a, b)
+    metric = CHRF(char_order=opts["char_order"], word_order=opts["word_order"], beta=opts["beta"],
+                  lowercase=opts["lowercase"], whitespace=opts["whitespace"], eps_smoothing=opts["eps_smoothing"],
+                  references=streams)
+    rows = metric._systems_statistics(systems)
+    if len(systems) < 2:
+        assert rows is None  # one system: scored as corpus_score scores it
+    else:
+        for a, system in zip(rows, systems):
+            np.testing.assert_array_equal(a, metric._extract_corpus_statistics(system, None))
+
+
+def test_systems_together_refuse_what_they_cannot_score():
+    with pytest.raises(InputError, match=r"systems: the systems have different numbers of hypotheses \[1, 2\]"):
+        chrf_systems_statistics([["a"], ["a", "b"]], [["a", "b"]])
+    with pytest.raises(InputError, match=r"systems\[1\]\[0\] must be a str; got int 3"):
+        chrf_systems_statistics([["a"], [3]], [["a"]])
+    with pytest.raises(InputError, match=r"systems must be a list of systems"):
+        chrf_systems_statistics(["a", "b"], [["a", "b"]])
+    with pytest.raises(InputError, match=r"no reference: seg_id 1"):
+        chrf_systems_statistics([["a", "b"], ["a", "c"]], [["a", None]])
+    assert [r.shape for r in chrf_systems_statistics([[], []], [[]], word_order=2)] == [(0, 24), (0, 24)]
 
 
 # --------------------------------------------------------------------------- edge cases
