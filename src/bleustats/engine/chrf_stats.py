@@ -490,7 +490,10 @@ def chrf_systems_statistics(
                          "needs one hypothesis per segment.")
     n = lengths[0] if lengths else 0
     for k, system in enumerate(systems):
-        io._check_str_list(system, f"systems[{k}]")
+        bad = next((i for i, h in enumerate(system) if not isinstance(h, str)), None)
+        if bad is not None:
+            raise InputError(f"systems[{k}][{bad}] must be a str; got {type(system[bad]).__name__} "
+                             f"{system[bad]!r:.60}.")
     refs = _references_table(references, n, references_layout)
     n_cols = 3 * (opts["char_order"] + opts["word_order"])
     if n == 0:
