@@ -33,7 +33,10 @@ def metrics(refs, tokenize, lowercase):
 
 def check(systems, refs, tokenize, lowercase):
     for metric in metrics(refs, tokenize, lowercase):
-        together = metric._systems_statistics(systems)
+        with pytest.MonkeyPatch.context() as mp:  # BLEU batches only past the plain path's size: force it
+            mp.setattr(small, "COLD_MAX_CHARS", 0)
+            mp.setattr(small, "WARM_MAX_CHARS", -1)
+            together = metric._systems_statistics(systems)
         assert together is not None and len(together) == len(systems)
         for rows, system in zip(together, systems):
             alone = np.asarray(metric._extract_corpus_statistics(system, None))
@@ -79,5 +82,10 @@ def test_no_batched_route_where_each_system_is_scored_alone():
         uncached = type(metric)()
         assert uncached._systems_statistics([["a b", "c"], ["a", "b"]]) is None  # no cached references
     bleu = BLEU(references=refs)
-    assert bleu._systems_statistics([["a b", "c"], ["a"]]) is None  # lengths differ: refused per system
-    assert bleu._systems_statistics([["a b", "c"], ["a", 3]]) is None  # not a str: refused per system
+    assert bleu._systems_statistics([["a b", "c"], ["a", "b"]]) is None  # a job the plain path counts: per system
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(small, "COLD_MAX_CHARS", 0)
+        mp.setattr(small, "WARM_MAX_CHARS", -1)
+        assert bleu._systems_statistics([["a b", "c"], ["a"]]) is None  # lengths differ: refused per system
+        assert bleu._systems_statistics([["a b", "c"], ["a", 3]]) is None  # not a str: refused per system
+        assert len(bleu._systems_statistics([["a b", "c"], ["a", "b"]])) == 2

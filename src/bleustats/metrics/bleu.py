@@ -225,6 +225,14 @@ class BLEU(Metric):
         n = len(systems[0])
         if n == 0 or any(len(system) != n or not set(map(type, system)) <= {str} for system in systems):
             return None
+        # only where the kernels serve the systems anyway: a job the plain path counts (no numba at all) stays so
+        ref_chars = text_bytes(self._ref_cache)
+        sys_chars = [sum(map(len, system)) for system in systems]
+        if small.kernels_loaded():
+            if min(sys_chars) + ref_chars <= small.WARM_MAX_CHARS:
+                return None
+        elif sum(sys_chars) + len(systems) * ref_chars <= small.plain_budget_left():
+            return None
         import pyarrow as pa
 
         from ..engine import _columns as columns
