@@ -217,8 +217,12 @@ class BLEU(Metric):
 
     def _systems_statistics(self, systems: Sequence[Sequence[str]]) -> list[NDArray[Any]] | None:
         """Every system's statistics matrix from one :func:`~bleustats.engine.stats.compute_stats` call over a
-        hypotheses table of all systems (the rows each system alone gives), or ``None`` where a system is not
-        a list of str as long as the others (then each system is scored, and refused, on its own)."""
+        hypotheses table of all systems (the rows each system alone gives, the references encoded once).
+
+        ``None`` (each system is then scored on its own) where a system is not a list of str as long as the
+        others (so that its own call refuses it), and where the plain-Python path would count the systems
+        (:mod:`bleustats.engine._small`: a small job never loads numba).
+        """
         if self._ref_cache is None or len(systems) < 2:
             return None
         systems = [list(system) for system in systems]
