@@ -42,12 +42,26 @@ PHASES = ["interpreter start-up and exit", "import numpy", "import numba", "impo
           "kernel: statistics", "kernel: chrF", "formula", "output", "other Python"]
 
 
-def command_args(data: str, metrics: list[str]) -> list[str]:
-    """``score``'s arguments for en-de (refA, every system in name order)."""
+def command_args(data: str, metrics: list[str], pair: str = "en-de") -> list[str]:
+    """``score``'s arguments for ``pair`` (refA, every system in name order; BLEU's tokenizer as
+    ``bench_wmt23.py`` gives it, named only where it is not the default 13a)."""
     txt = os.path.join(data, "txt")
-    ref = os.path.join(txt, "references", "generaltest2023.en-de.ref.refA.de")
-    hyps = sorted(glob.glob(os.path.join(txt, "system-outputs", "generaltest2023.en-de.hyp.*")))
-    return ["score", ref, "-i", *hyps, "-m", *metrics, "-f", "json"]
+    ref = glob.glob(os.path.join(txt, "references", f"generaltest2023.{pair}.ref.refA.*"))
+    hyps = sorted(glob.glob(os.path.join(txt, "system-outputs", f"generaltest2023.{pair}.hyp.*")))
+    if len(ref) != 1 or not hyps:
+        raise SystemExit(f"--data {data}: expected one refA file and system outputs for {pair}; "
+                         f"found {len(ref)} and {len(hyps)}")
+    from bench_wmt23 import tokenizer  # here, not at the top: the timed child process never imports it
+
+    tok = tokenizer(pair)
+    return ["score", *ref, "-i", *hyps, "-m", *metrics, "-f", "json",
+            *(["--tokenize", tok] if tok != "13a" and "bleu" in metrics else [])]
+
+
+def pairs(data: str) -> list[str]:
+    """The language pairs of the data (those with a refA file), in name order."""
+    refs = glob.glob(os.path.join(data, "txt", "references", "generaltest2023.*.ref.refA.*"))
+    return sorted(os.path.basename(r).split(".")[1] for r in refs)
 
 
 def child(args: list[str]) -> dict:
@@ -143,11 +157,55 @@ def run_child(args: list[str]) -> dict:
     return res
 
 
+def medians(runs: list[dict]) -> tuple[dict, list[float]]:
+    """{phase: [cpu, wall]} medians over ``runs`` and the whole process' [cpu, wall] median."""
+    rows = {}
+    for phase in PHASES:
+        values = []
+        for r in runs:
+            if phase == "interpreter start-up and exit":
+                values.append([p - i for p, i in zip(r["process"], r["in_process"])])
+            else:
+                values.append(r["phases"].get(phase, [0.0, 0.0]))
+        rows[phase] = [statistics.median(v[k] for v in values) for k in (0, 1)]
+    whole = [statistics.median(r["process"][k] for r in runs) for k in (0, 1)]
+    return rows, whole
+
+
+#: The per-pair table's columns: phases shown on their own (CPU seconds); the rest is summed into "fixed".
+PER_PAIR = ["read + decode files", "kernel: tokenise", "kernel: encode", "kernel: statistics", "kernel: chrF",
+            "other Python"]
+
+
+def per_pair(data: str, metrics: list[str], repeats: int) -> None:
+    """One row per language pair: where the CPU of that pair's command goes (medians of ``repeats``)."""
+    load_before = os.getloadavg()
+    print("| pair | systems | lines | whole CPU s | whole wall s | start-up, imports, loads CPU s | "
+          + " | ".join(f"{p} CPU s" for p in PER_PAIR) + " |")
+    print("|---|---:|---:|---:|---:|---:|" + "---:|" * len(PER_PAIR))
+    total = [0.0, 0.0]
+    for pair in pairs(data):
+        args = command_args(data, metrics, pair)
+        n_sys = len(args) - args.index("-i") - 1 - len(metrics) - 3 - (2 if "--tokenize" in args else 0)
+        with open(args[1], encoding="utf-8") as fh:
+            n_lines = sum(1 for _ in fh)
+        rows, whole = medians([run_child(args) for _ in range(repeats)])
+        fixed = whole[0] - sum(rows[p][0] for p in PER_PAIR) - rows["formula"][0] - rows["output"][0]
+        total = [total[0] + whole[0], total[1] + whole[1]]
+        print(f"| {pair} | {n_sys} | {n_lines} | {whole[0]:.3f} | {whole[1]:.3f} | {fixed:.3f} | "
+              + " | ".join(f"{rows[p][0]:.3f}" for p in PER_PAIR) + " |")
+    print(f"\n-m {' '.join(metrics)}; median of {repeats}; summed whole process: {total[0]:.2f} s CPU, "
+          f"{total[1]:.2f} s wall; load average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", help="a local copy of wmt-conference/wmt23-news-systems")
     ap.add_argument("--metrics", nargs="+", default=["bleu"])
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--pair", default="en-de", help="the language pair's command (default en-de)")
+    ap.add_argument("--per-pair", action="store_true",
+                    help="one row per language pair instead of the phases of one command")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.child:
@@ -160,20 +218,13 @@ def main() -> None:
         return
     if not opts.data:
         ap.error("--data is required")
-    args = command_args(opts.data, opts.metrics)
+    if opts.per_pair:
+        per_pair(opts.data, opts.metrics, opts.repeats)
+        return
+    args = command_args(opts.data, opts.metrics, opts.pair)
     load_before = os.getloadavg()
-    runs = [run_child(args) for _ in range(opts.repeats)]
-    rows = {}
-    for phase in PHASES:
-        values = []
-        for r in runs:
-            if phase == "interpreter start-up and exit":
-                values.append([p - i for p, i in zip(r["process"], r["in_process"])])
-            else:
-                values.append(r["phases"].get(phase, [0.0, 0.0]))
-        rows[phase] = [statistics.median(v[k] for v in values) for k in (0, 1)]
-    whole = [statistics.median(r["process"][k] for r in runs) for k in (0, 1)]
-    print(f"`bleustats score` en-de, -m {' '.join(opts.metrics)}; median of {opts.repeats}; load average "
+    rows, whole = medians([run_child(args) for _ in range(opts.repeats)])
+    print(f"`bleustats score` {opts.pair}, -m {' '.join(opts.metrics)}; median of {opts.repeats}; load average "
           f"{load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after\n")
     print("| phase | CPU s | wall s |\n|---|---:|---:|")
     for phase, (cpu, wall) in rows.items():

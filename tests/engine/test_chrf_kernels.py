@@ -29,7 +29,10 @@ from bleustats.engine.chrf_stats import (
     chrf_options,
     chrf_segment_rows,
     chrf_statistics,
+    chrf_systems_statistics,
 )
+from bleustats.engine.references import ReferenceSet
+from bleustats.metrics.chrf import CHRF
 from bleustats.errors import InputError
 from ..twins import chrf as twin
 
@@ -62,19 +65,43 @@ def twin_rows(segments, opts):
         len(segments), 3 * (opts["char_order"] + opts["word_order"]))
 
 
-def parallel_rows(segments, opts, n_blocks=3):
-    """The parallel entry point called directly, with rows split into several blocks."""
-    hyps = [h.lower() if opts["lowercase"] else h for h, _ in segments]
-    refs = [r.lower() if opts["lowercase"] else r for _, rs in segments for r in rs]
-    h_data, h_off = string_buffers(pa.array(hyps, pa.string()))
-    r_data, r_off = string_buffers(pa.array(refs, pa.string()))
-    ref_ptr = np.zeros(len(segments) + 1, np.int64)
-    np.cumsum([len(rs) for _, rs in segments], out=ref_ptr[1:])
+def kernel_rows(groups, opts, n_blocks=None, order=None):
+    """The kernel called directly: ``groups[s]`` = (segment s's hypotheses, its references).
+
+    Hypothesis rows are laid out in ``order`` (a permutation of the rows taken
+    segment by segment; default: segment by segment), so a segment's rows need
+    not be adjacent. ``n_blocks`` None: the serial entry point; else the
+    parallel one with that many blocks of segments. Rows come back in the
+    segment-by-segment order.
+    """
+    low = (lambda t: t.lower()) if opts["lowercase"] else (lambda t: t)
+    flat = [(s, low(h)) for s, (hs, _) in enumerate(groups) for h in hs]
+    order = np.arange(len(flat)) if order is None else np.asarray(order, np.int64)
+    laid = [flat[i] for i in order]  # row k of the kernel's input is flat[order[k]]
+    h_data, h_off = string_buffers(pa.array([h for _, h in laid], pa.string()))
+    r_data, r_off = string_buffers(pa.array([low(r) for _, rs in groups for r in rs], pa.string()))
+    hyp_seg = np.array([s for s, _ in laid], np.int64)
+    hyp_rows = np.argsort(hyp_seg, kind="stable")
+    hyp_ptr = np.zeros(len(groups) + 1, np.int64)
+    np.cumsum(np.bincount(hyp_seg, minlength=len(groups)), out=hyp_ptr[1:])
+    ref_ptr = np.zeros(len(groups) + 1, np.int64)
+    np.cumsum([len(rs) for _, rs in groups], out=ref_ptr[1:])
     config = np.array([opts["char_order"], opts["word_order"], opts["whitespace"], opts["eps_smoothing"]],
                       np.int64)
-    bounds = np.unique(np.linspace(0, len(segments), n_blocks + 1).astype(np.int64))
-    return _k.chrf_rows(h_data, h_off, np.arange(len(segments), dtype=np.int64), r_data, r_off,
-                         ref_ptr, config, float(opts["beta"] ** 2), bounds)
+    args = (h_data, h_off, hyp_rows, hyp_ptr, r_data, r_off, ref_ptr, config, float(opts["beta"] ** 2))
+    if n_blocks is None:
+        rows = _k.chrf_rows_serial(*args)
+    else:
+        bounds = np.unique(np.linspace(0, len(groups), n_blocks + 1).astype(np.int64))
+        rows = _k.chrf_rows(*args, bounds)
+    back = np.empty_like(rows)
+    back[order] = rows
+    return back
+
+
+def parallel_rows(segments, opts, n_blocks=3):
+    """The parallel entry point called directly, one hypothesis per segment, segments in several blocks."""
+    return kernel_rows([([h], refs) for h, refs in segments], opts, n_blocks)
 
 
 def engine_rows(segments, opts):
@@ -111,6 +138,126 @@ def test_kernel_equals_twin(segments, opts):
 def test_word_only_and_char_only(segments, word_order):
     # char_order 0 (word n-grams alone) is allowed when word_order > 0
     check(segments, dict(chrf_options(char_order=0 if word_order else 1, word_order=word_order)))
+
+
+# --------------------------------------------------------------------------- several hypotheses per segment
+
+# a segment: its hypotheses (the systems; none is allowed) and its references (none only for the kernel itself)
+group = st.tuples(st.lists(text, max_size=4), st.lists(text, max_size=4))
+
+
+def twin_group_rows(groups, opts):
+    rows = [twin.segment_stats(h, refs, **opts) for hs, refs in groups for h in hs]
+    return np.array(rows, np.int64).reshape(len(rows), 3 * (opts["char_order"] + opts["word_order"]))
+
+
+def table_group_rows(groups, opts, order):
+    """chrf_statistics on long-form tables, hypothesis rows laid out in ``order``."""
+    flat = [(s, f"sys{k}", h) for s, (hs, _) in enumerate(groups) for k, h in enumerate(hs)]
+    laid = [flat[i] for i in order]
+    hyps = pa.table({"seg_id": pa.array([s for s, _, _ in laid], pa.int64()), "system": [n for _, n, _ in laid],
+                     "text": pa.array([h for _, _, h in laid], pa.string())})
+    refs = [(s, f"r{k}", r) for s, (_, rs) in enumerate(groups) for k, r in enumerate(rs)]
+    refs = pa.table({"seg_id": pa.array([s for s, _, _ in refs], pa.int64()), "ref_id": [k for _, k, _ in refs],
+                     "weight": [1.0] * len(refs), "text": pa.array([r for _, _, r in refs], pa.string())})
+    rows = chrf_statistics(hyps, refs, **opts)
+    back = np.empty_like(rows)
+    back[np.asarray(order, np.int64)] = rows
+    return back
+
+
+def check_groups(groups, opts, order=None):
+    expected = twin_group_rows(groups, opts)
+    order = list(range(len(expected))) if order is None else order
+    for n_blocks in (None, 1, 2, 5):
+        np.testing.assert_array_equal(kernel_rows(groups, opts, n_blocks, order), expected)
+    if expected.size and all(refs for hs, refs in groups if hs):  # the engine refuses a segment without references
+        np.testing.assert_array_equal(table_group_rows(groups, opts, order), expected)
+
+
+@SETTINGS
+@given(st.lists(group, min_size=1, max_size=5), options, st.data())
+def test_several_hypotheses_per_segment_equal_twin(groups, opts, data):
+    n = sum(len(hs) for hs, _ in groups)
+    check_groups(groups, opts, data.draw(st.permutations(range(n))))
+
+
+GROUP_CASES = {
+    # each hypothesis of the segment has a different best reference; the last hypothesis ties
+    "best reference switches": [(["ab cd", "xy zw", "ab zw", "", "zw ab"], ["ab cd", "xy zw", "ab zw."])],
+    "empty hypotheses and references": [(["", "a", "", " "], ["", "a", ""]), (["", ""], [""])],
+    "a segment without references": [(["a", "b c"], []), (["a"], ["a"]), ([], [])],
+    "a segment without hypotheses": [([], ["a b"]), (["a b", "a"], ["a b"]), ([], [])],
+    "one segment, many systems": [([f"{'ab ' * k}c." for k in range(12)], ["ab ab c.", "c. ab"])],
+    "the same hypothesis twice": [(["a b.", "a b."], ["a b", "a b."]), (["a b."], ["a b."])],
+}
+
+
+@pytest.mark.parametrize("name", list(GROUP_CASES))
+@pytest.mark.parametrize("word_order", [0, 2])
+@pytest.mark.parametrize("eps_smoothing", [False, True])
+def test_several_hypotheses_edge_cases(name, word_order, eps_smoothing):
+    groups = GROUP_CASES[name]
+    opts = dict(chrf_options(word_order=word_order, eps_smoothing=eps_smoothing))
+    check_groups(groups, opts)
+    n = sum(len(hs) for hs, _ in groups)
+    check_groups(groups, opts, list(range(n))[::-1])  # a segment's rows in reverse, segments interleaved
+
+
+def test_best_reference_switches_between_hypotheses():
+    # the case is what its name says: the two hypotheses take their rows from different references
+    opts = dict(chrf_options(word_order=2))
+    (hyps, refs), = GROUP_CASES["best reference switches"]
+    fs = [[twin.f_score(twin.segment_stats(h, [r], **opts), 2, False) for r in refs] for h in hyps[:3]]
+    assert [int(np.argmax(f)) for f in fs] == [0, 1, 2]
+
+
+# --------------------------------------------------------------------------- several systems in one call
+
+
+@st.composite
+def systems_and_streams(draw):
+    n = draw(st.integers(0, 4))
+    systems = draw(st.lists(st.lists(text, min_size=n, max_size=n), min_size=1, max_size=4))
+    streams = draw(st.lists(st.lists(st.none() | text, min_size=n, max_size=n), min_size=1, max_size=3))
+    for i in range(n):  # every segment needs a reference
+        if all(stream[i] is None for stream in streams):
+            streams[0][i] = draw(text)
+    return systems, streams
+
+
+@SETTINGS
+@given(systems_and_streams(), options)
+def test_systems_together_equal_each_system_alone(inputs, opts):
+    systems, streams = inputs
+    alone = [chrf_statistics(system, streams, **opts) for system in systems]
+    for refs in (streams, ReferenceSet(streams)):
+        together = chrf_systems_statistics(systems, refs, **opts)
+        assert len(together) == len(systems)
+        for a, b in zip(together, alone):
+            assert a.dtype == np.int64
+            np.testing.assert_array_equal(a, b)
+    metric = CHRF(char_order=opts["char_order"], word_order=opts["word_order"], beta=opts["beta"],
+                  lowercase=opts["lowercase"], whitespace=opts["whitespace"], eps_smoothing=opts["eps_smoothing"],
+                  references=streams)
+    rows = metric._systems_statistics(systems)
+    if len(systems) < 2:
+        assert rows is None  # one system: scored as corpus_score scores it
+    else:
+        for a, system in zip(rows, systems):
+            np.testing.assert_array_equal(a, metric._extract_corpus_statistics(system, None))
+
+
+def test_systems_together_refuse_what_they_cannot_score():
+    with pytest.raises(InputError, match=r"systems: the systems have different numbers of hypotheses \[1, 2\]"):
+        chrf_systems_statistics([["a"], ["a", "b"]], [["a", "b"]])
+    with pytest.raises(InputError, match=r"systems\[1\]\[0\] must be a str; got int 3"):
+        chrf_systems_statistics([["a"], [3]], [["a"]])
+    with pytest.raises(InputError, match=r"systems must be a list of systems"):
+        chrf_systems_statistics(["a", "b"], [["a", "b"]])
+    with pytest.raises(InputError, match=r"no reference: seg_id 1"):
+        chrf_systems_statistics([["a", "b"], ["a", "c"]], [["a", None]])
+    assert [r.shape for r in chrf_systems_statistics([[], []], [[]], word_order=2)] == [(0, 24), (0, 24)]
 
 
 # --------------------------------------------------------------------------- edge cases
@@ -236,9 +383,12 @@ def test_bad_options(kwargs, pattern):
 
 
 def test_line_too_long_is_an_error(monkeypatch):
+    # the kernel indexes lines of either side: a line of either that cannot be indexed is refused
     monkeypatch.setattr(_k, "MAX_IDS", 100)
     with pytest.raises(InputError, match=r"line 1 \(seg_id 1\) has 40 bytes; .* at most 10 bytes"):
         chrf_statistics(["a", "b" * 40], [["a", "b"]], char_order=6, word_order=2)
+    with pytest.raises(InputError, match=r"a reference of seg_id 1 has 40 bytes; .* at most 10 bytes"):
+        chrf_statistics(["a", "b"], [["a", "b" * 40]], char_order=6, word_order=2)
 
 
 def test_column_names_and_metadata():

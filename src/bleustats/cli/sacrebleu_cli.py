@@ -557,8 +557,20 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
     metrics = _metrics(args, None if single else refs)
     given = refs if single else None
     per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))] if args.sentence_level else []
-    return _score(args, fmt, out, names, systems, metrics, paired, per_segment,
-                  lambda metric, system, n: metric.corpus_score(system, given, n_bootstrap=n))
+    batched: dict[int, dict[int, Any]] = {}
+    if len(systems) > 1 and not paired and not args.sentence_level:
+        # a metric that scores all systems together (chrF: each reference indexed once for all) does so here
+        for metric in metrics.values():
+            rows = metric._systems_statistics(systems)
+            if rows is not None:
+                batched[id(metric)] = dict(zip(map(id, systems), rows))
+
+    def corpus_score(metric: Metric, system: list[str], n: int) -> Any:
+        if id(metric) in batched:
+            return metric._aggregate_and_compute(batched[id(metric)][id(system)])
+        return metric.corpus_score(system, given, n_bootstrap=n)
+
+    return _score(args, fmt, out, names, systems, metrics, paired, per_segment, corpus_score)
 
 
 def _check_systems(args: argparse.Namespace, systems: list[Any], paired: bool) -> None:

@@ -2,8 +2,14 @@
 
 Private module; only :mod:`bleustats.engine.chrf_stats` calls it. Inputs are
 the UTF-8 bytes and line offsets of Arrow string arrays (read-only buffers are
-fine), a hypothesis-row → segment index and a CSR pointer that gives each
-segment's reference rows.
+fine) and two CSR pointers that give each segment's hypothesis rows and
+reference rows.
+
+In each segment the lines of the side with fewer of them are indexed, one at
+a time, and the other side's lines are walked against each: a segment's
+reference is indexed once for all of its hypotheses (the systems of a
+WMT-style test set), a lone hypothesis once for all of its references. The
+clipped match count ``min(#hyp, #ref)`` is the same either way.
 
 For every hypothesis row the kernel writes one row of ``3 * (C + W)`` int64:
 for each character order ``1..C`` then each word order ``1..W`` the triple
@@ -25,7 +31,7 @@ Text model (sacreBLEU's)
 
 Exactness
 ---------
-N-grams are never hashed into a lossy fingerprint. Within one hypothesis row,
+N-grams are never hashed into a lossy fingerprint. Within one indexed line's table,
 every distinct code-point sequence gets a dense id from the exact key
 ``(id of the sequence without its last code point, last code point)`` (the
 empty sequence has id 0), so two sequences share an id if and only if they are
@@ -34,13 +40,14 @@ n-gram of order ``n >= 2`` by the exact key ``(id of its first n-1 words,
 WORD_TAG + id of its last word)``. ``WORD_TAG`` lies above every code point, so
 word keys never meet character keys. The open-addressing table only ever
 compares full keys: a clash of hash *slots* costs a probe, never a count. Only
-the hypothesis' n-grams are inserted; a reference n-gram whose prefix is not in
-the table cannot be in the hypothesis, so the walk over a reference stops
-there. Work and memory are linear in the lengths of the lines: a block's
-scratch is sized for its longest hypothesis of ``L`` code points, which can
+the indexed line's n-grams are inserted; a walked n-gram whose prefix is not
+in the table cannot be in the indexed line, so the walk stops there. Work and
+memory are linear in the lengths of the lines: a block's scratch is sized for
+its longest indexed line of ``L`` code points, which can
 make at most ``L * (min(C, L) + 1 + W) + 2`` ids; each possible id costs 2 to 4
 table slots of 12 bytes plus 24 bytes of counters and work list (about 0.5 KB
-per code point for chrF++; a 1M-character line measured 1.8 s and ~0.6 GB).
+per code point for chrF++; a 1M-character line measured 1.8 s and ~0.6 GB),
+and a segment's walked lines are kept decoded (8 bytes per byte of their text).
 
 Scores
 ------
@@ -274,25 +281,23 @@ def f_score(stats, n_orders, factor, eps_smoothing):
 
 
 @njit(cache=True, nogil=True)
-def _index_hypothesis(chars, hl, raw, n_raw, char_order, word_order,
-                      key_a, key_b, vals, bits, hcnt_c, hcnt_w, rcnt_c, rcnt_w,
-                      starts, ends, wids):
-    """Insert the hypothesis' character and word n-grams; count them in hcnt_c / hcnt_w.
+def _index_line(chars, cl, raw, n_raw, char_order, word_order,
+                key_a, key_b, vals, bits, icnt_c, icnt_w, starts, ends, wids):
+    """Insert one line's character and word n-grams into the table; count them in icnt_c / icnt_w.
 
-    Returns the number of words. Every new id's four counters start at 0.
+    Returns the number of words. A new id's two counters start at 0; the
+    walk's counters are left alone (they are 0 between walks).
     """
     next_id = np.int64(1)
-    for p in range(hl):
+    for p in range(cl):
         prev = np.int64(0)
-        for d in range(min(char_order, hl - p)):
+        for d in range(min(char_order, cl - p)):
             node, nxt = _insert_key(key_a, key_b, vals, bits, prev, np.int64(chars[p + d]), next_id)
             if nxt != next_id:
-                hcnt_c[node] = 0
-                hcnt_w[node] = 0
-                rcnt_c[node] = 0
-                rcnt_w[node] = 0
+                icnt_c[node] = 0
+                icnt_w[node] = 0
                 next_id = nxt
-            hcnt_c[node] += 1
+            icnt_c[node] += 1
             prev = node
     if word_order == 0:
         return 0
@@ -302,61 +307,61 @@ def _index_hypothesis(chars, hl, raw, n_raw, char_order, word_order,
         for q in range(starts[k], ends[k]):
             node, nxt = _insert_key(key_a, key_b, vals, bits, prev, np.int64(raw[q]), next_id)
             if nxt != next_id:
-                hcnt_c[node] = 0
-                hcnt_w[node] = 0
-                rcnt_c[node] = 0
-                rcnt_w[node] = 0
+                icnt_c[node] = 0
+                icnt_w[node] = 0
                 next_id = nxt
             prev = node
         wids[k] = prev
     for p in range(nw):
         node = np.int64(wids[p])
-        hcnt_w[node] += 1
+        icnt_w[node] += 1
         for d in range(1, min(word_order, nw - p)):
             node, nxt = _insert_key(key_a, key_b, vals, bits, node, WORD_TAG + np.int64(wids[p + d]), next_id)
             if nxt != next_id:
-                hcnt_c[node] = 0
-                hcnt_w[node] = 0
-                rcnt_c[node] = 0
-                rcnt_w[node] = 0
+                icnt_c[node] = 0
+                icnt_w[node] = 0
                 next_id = nxt
-            hcnt_w[node] += 1
+            icnt_w[node] += 1
     return nw
 
 
 @njit(cache=True, nogil=True)
-def _match_reference(rchars, rl, rraw, n_rraw, char_order, word_order,
-                     key_a, key_b, vals, bits, hcnt_c, hcnt_w, rcnt_c, rcnt_w,
-                     starts, ends, wids, touched, touched_order, match):
-    """Clipped matches of one reference against the indexed hypothesis, per order, into ``match``.
+def _walk_line(chars, cl, raw, n_raw, char_order, word_order,
+               key_a, key_b, vals, bits, icnt_c, icnt_w, wcnt_c, wcnt_w,
+               starts, ends, wids, touched, touched_order, match):
+    """Clipped matches of one line against the indexed line, per order, into ``match``.
 
-    Returns the reference's number of words. Leaves rcnt_c / rcnt_w all 0.
+    Only the walked line's n-grams that the indexed line has are counted (in
+    wcnt_c / wcnt_w, which must be all 0 and are left all 0); a walk stops at
+    the first prefix the table lacks. Clipping, ``min`` of the two counts, is
+    the same whichever line is indexed. Returns the walked line's number of
+    words.
     """
     match[:] = 0
     n_t = 0
-    for p in range(rl):
+    for p in range(cl):
         prev = np.int64(0)
-        for d in range(min(char_order, rl - p)):
-            node = _lookup_key(key_a, key_b, vals, bits, prev, np.int64(rchars[p + d]))
+        for d in range(min(char_order, cl - p)):
+            node = _lookup_key(key_a, key_b, vals, bits, prev, np.int64(chars[p + d]))
             if node < 0:
                 break
-            if rcnt_c[node] == 0:
+            if wcnt_c[node] == 0:
                 touched[n_t] = node
                 touched_order[n_t] = d
                 n_t += 1
-            rcnt_c[node] += 1
+            wcnt_c[node] += 1
             prev = node
     for t in range(n_t):
         node = touched[t]
-        match[touched_order[t]] += min(hcnt_c[node], rcnt_c[node])
-        rcnt_c[node] = 0
+        match[touched_order[t]] += min(icnt_c[node], wcnt_c[node])
+        wcnt_c[node] = 0
     if word_order == 0:
         return 0
-    nw = _split_words(rraw, n_rraw, starts, ends)
+    nw = _split_words(raw, n_raw, starts, ends)
     for k in range(nw):
         prev = np.int64(0)
         for q in range(starts[k], ends[k]):
-            prev = _lookup_key(key_a, key_b, vals, bits, prev, np.int64(rraw[q]))
+            prev = _lookup_key(key_a, key_b, vals, bits, prev, np.int64(raw[q]))
             if prev < 0:
                 break
         wids[k] = prev
@@ -365,19 +370,19 @@ def _match_reference(rchars, rl, rraw, n_rraw, char_order, word_order,
         node = np.int64(wids[p])
         d = 0
         while node >= 0:
-            if rcnt_w[node] == 0:
+            if wcnt_w[node] == 0:
                 touched[n_t] = node
                 touched_order[n_t] = d
                 n_t += 1
-            rcnt_w[node] += 1
+            wcnt_w[node] += 1
             d += 1
             if d >= word_order or p + d >= nw or wids[p + d] < 0:
                 break
             node = _lookup_key(key_a, key_b, vals, bits, node, WORD_TAG + np.int64(wids[p + d]))
     for t in range(n_t):
         node = touched[t]
-        match[char_order + touched_order[t]] += min(hcnt_w[node], rcnt_w[node])
-        rcnt_w[node] = 0
+        match[char_order + touched_order[t]] += min(icnt_w[node], wcnt_w[node])
+        wcnt_w[node] = 0
     return nw
 
 
@@ -405,25 +410,63 @@ def _count_code_points(data, start, end):
 
 
 @njit(cache=True, nogil=True)
-def _chrf_block(h0, h1, hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
+def _decode_text(data, start, end, whitespace, raw, chars):
+    """Decode one line into ``raw`` and its character n-gram text into ``chars``; return (n_raw, n_chars)."""
+    n_raw = _decode_line(data, start, end, raw)
+    if whitespace:
+        chars[:n_raw] = raw[:n_raw]
+        return n_raw, n_raw
+    return n_raw, _strip_spaces(raw, n_raw, chars)
+
+
+@njit(cache=True, nogil=True)
+def _chrf_block(s0, s1, hyp_data, hyp_offsets, hyp_rows, hyp_ptr, ref_data, ref_offsets, ref_ptr,
                 config, factor, out):
-    """Statistics rows h0..h1-1 into ``out``; touches no other row."""
+    """Statistics rows of the hypotheses of segments s0..s1-1 into ``out``; touches no other row.
+
+    In each segment the side with fewer lines is indexed, one line at a
+    time, and the other side's lines (decoded once per segment) are walked
+    against it: with several hypotheses (systems) per segment each reference
+    is indexed once for all of them, a lone hypothesis with several
+    references is indexed once for all of them. Either way every hypothesis
+    meets its references in their order, and keeps the row of the first
+    with the best F-score.
+    """
     char_order = config[CFG_CHAR_ORDER]
     word_order = config[CFG_WORD_ORDER]
     whitespace = config[CFG_WHITESPACE] != 0
     eps_smoothing = config[CFG_EPS_SMOOTHING] != 0
     n_orders = char_order + word_order
-    # scratch sized for the largest line of the block, allocated once
-    max_bytes = 1
-    max_ids = 2
-    for h in range(h0, h1):
-        a = np.int64(hyp_offsets[h])
-        b = np.int64(hyp_offsets[h + 1])
-        max_bytes = max(max_bytes, b - a)
-        max_ids = max(max_ids, _id_capacity(_count_code_points(hyp_data, a, b), char_order, word_order))
-        s = hyp_seg[h]
+    # scratch sized for the block's largest lines, allocated once
+    max_bytes = 1  # any line
+    max_walked_bytes = 1  # one segment's walked lines together
+    max_lines = 1
+    max_ids = 2  # any indexed line
+    for s in range(s0, s1):
+        n_h = hyp_ptr[s + 1] - hyp_ptr[s]
+        n_r = ref_ptr[s + 1] - ref_ptr[s]
+        if n_h == 0 or n_r == 0:
+            continue
+        index_refs = n_h >= n_r
+        max_lines = max(max_lines, max(n_h, n_r))
+        hyp_bytes = np.int64(0)
+        for i in range(hyp_ptr[s], hyp_ptr[s + 1]):
+            h = hyp_rows[i]
+            a = np.int64(hyp_offsets[h])
+            b = np.int64(hyp_offsets[h + 1])
+            max_bytes = max(max_bytes, b - a)
+            hyp_bytes += b - a
+            if not index_refs:
+                max_ids = max(max_ids, _id_capacity(_count_code_points(hyp_data, a, b), char_order, word_order))
+        ref_bytes = np.int64(0)
         for r in range(ref_ptr[s], ref_ptr[s + 1]):
-            max_bytes = max(max_bytes, np.int64(ref_offsets[r + 1]) - np.int64(ref_offsets[r]))
+            a = np.int64(ref_offsets[r])
+            b = np.int64(ref_offsets[r + 1])
+            max_bytes = max(max_bytes, b - a)
+            ref_bytes += b - a
+            if index_refs:
+                max_ids = max(max_ids, _id_capacity(_count_code_points(ref_data, a, b), char_order, word_order))
+        max_walked_bytes = max(max_walked_bytes, hyp_bytes if index_refs else ref_bytes)
     raw = np.empty(max_bytes, np.int32)
     chars = np.empty(max_bytes, np.int32)
     starts = np.empty(max_bytes + 1, np.int64)
@@ -433,59 +476,93 @@ def _chrf_block(h0, h1, hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, r
     key_a = np.empty(slots, np.int32)
     key_b = np.empty(slots, np.int32)
     vals = np.empty(slots, np.int32)
-    hcnt_c = np.empty(max_ids, np.int32)
-    hcnt_w = np.empty(max_ids, np.int32)
-    rcnt_c = np.empty(max_ids, np.int32)
-    rcnt_w = np.empty(max_ids, np.int32)
+    icnt_c = np.empty(max_ids, np.int32)
+    icnt_w = np.empty(max_ids, np.int32)
+    wcnt_c = np.zeros(max_ids, np.int32)  # every walk leaves them 0
+    wcnt_w = np.zeros(max_ids, np.int32)
     touched = np.empty(max_ids, np.int32)
     touched_order = np.empty(max_ids, np.int32)
     match = np.zeros(n_orders, np.int64)
     cur = np.zeros(3 * n_orders, np.int64)
+    # the segment's walked lines, decoded: line j is w_raw[at[j]:at[j] + w_n_raw[j]], its characters
+    # w_chars[at[j]:at[j] + w_n_chars[j]]
+    w_raw = np.empty(max_walked_bytes, np.int32)
+    w_chars = np.empty(max_walked_bytes, np.int32)
+    at = np.empty(max_lines, np.int64)
+    w_n_raw = np.empty(max_lines, np.int64)
+    w_n_chars = np.empty(max_lines, np.int64)
+    best = np.empty(max_lines, np.float64)
 
-    for h in range(h0, h1):
-        a = np.int64(hyp_offsets[h])
-        b = np.int64(hyp_offsets[h + 1])
-        n_raw = _decode_line(hyp_data, a, b, raw)
-        if whitespace:
-            chars[:n_raw] = raw[:n_raw]
-            hl = n_raw
-        else:
-            hl = _strip_spaces(raw, n_raw, chars)
-        bits = table_bits(_id_capacity(n_raw, char_order, word_order))
-        key_a[:np.int64(1) << bits] = _EMPTY
-        hw = _index_hypothesis(chars, hl, raw, n_raw, char_order, word_order,
-                               key_a, key_b, vals, bits, hcnt_c, hcnt_w, rcnt_c, rcnt_w,
-                               starts, ends, wids)
-        best = -1.0
-        s = hyp_seg[h]
-        for r in range(ref_ptr[s], ref_ptr[s + 1]):
-            # raw / chars are free now: the hypothesis lives in the table and its counts
-            rn_raw = _decode_line(ref_data, np.int64(ref_offsets[r]), np.int64(ref_offsets[r + 1]), raw)
-            if whitespace:
-                chars[:rn_raw] = raw[:rn_raw]
-                rl = rn_raw
+    for s in range(s0, s1):
+        i0 = hyp_ptr[s]
+        r0 = ref_ptr[s]
+        n_h = hyp_ptr[s + 1] - i0
+        n_r = ref_ptr[s + 1] - r0
+        if n_h == 0 or n_r == 0:
+            continue  # no reference: the rows stay 0
+        index_refs = n_h >= n_r
+        n_walk = n_h if index_refs else n_r
+        pos = np.int64(0)
+        for j in range(n_walk):
+            if index_refs:
+                h = hyp_rows[i0 + j]
+                a = np.int64(hyp_offsets[h])
+                b = np.int64(hyp_offsets[h + 1])
+                nr, nc = _decode_text(hyp_data, a, b, whitespace, w_raw[pos:], w_chars[pos:])
             else:
-                rl = _strip_spaces(raw, rn_raw, chars)
-            rw = _match_reference(chars, rl, raw, rn_raw, char_order, word_order,
-                                  key_a, key_b, vals, bits, hcnt_c, hcnt_w, rcnt_c, rcnt_w,
-                                  starts, ends, wids, touched, touched_order, match)
-            _fill_counts(cur, match, hl, rl, hw, rw, char_order, word_order)
-            f = f_score(cur, n_orders, factor, eps_smoothing)
-            if f > best:
-                best = f
-                out[h, :] = cur
+                a = np.int64(ref_offsets[r0 + j])
+                b = np.int64(ref_offsets[r0 + j + 1])
+                nr, nc = _decode_text(ref_data, a, b, whitespace, w_raw[pos:], w_chars[pos:])
+            at[j] = pos
+            w_n_raw[j] = nr
+            w_n_chars[j] = nc
+            pos += b - a
+        for j in range(n_h):
+            best[j] = -1.0
+        for k in range(n_r if index_refs else n_h):  # the indexed lines, references in their order
+            if index_refs:
+                i_raw, i_chars = _decode_text(ref_data, np.int64(ref_offsets[r0 + k]),
+                                              np.int64(ref_offsets[r0 + k + 1]), whitespace, raw, chars)
+            else:
+                h = hyp_rows[i0 + k]
+                i_raw, i_chars = _decode_text(hyp_data, np.int64(hyp_offsets[h]), np.int64(hyp_offsets[h + 1]),
+                                              whitespace, raw, chars)
+            bits = table_bits(_id_capacity(i_raw, char_order, word_order))
+            key_a[:np.int64(1) << bits] = _EMPTY
+            i_words = _index_line(chars, i_chars, raw, i_raw, char_order, word_order,
+                                  key_a, key_b, vals, bits, icnt_c, icnt_w, starts, ends, wids)
+            for j in range(n_walk):  # the walked lines, references in their order
+                p = at[j]
+                w_words = _walk_line(w_chars[p:p + w_n_chars[j]], w_n_chars[j], w_raw[p:p + w_n_raw[j]],
+                                     w_n_raw[j], char_order, word_order, key_a, key_b, vals, bits,
+                                     icnt_c, icnt_w, wcnt_c, wcnt_w, starts, ends, wids,
+                                     touched, touched_order, match)
+                if index_refs:
+                    hyp = j
+                    _fill_counts(cur, match, w_n_chars[j], i_chars, w_words, i_words, char_order, word_order)
+                else:
+                    hyp = k
+                    _fill_counts(cur, match, i_chars, w_n_chars[j], i_words, w_words, char_order, word_order)
+                f = f_score(cur, n_orders, factor, eps_smoothing)
+                if f > best[hyp]:
+                    best[hyp] = f
+                    out[hyp_rows[i0 + hyp], :] = cur
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def chrf_rows(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
-               config, factor, block_bounds):
-    """Statistics of every hypothesis row; blocks of rows run in parallel.
+def chrf_rows(hyp_data, hyp_offsets, hyp_rows, hyp_ptr, ref_data, ref_offsets, ref_ptr,
+              config, factor, block_bounds):
+    """Statistics of every hypothesis row; blocks of segments run in parallel.
 
-    Row ``h`` belongs to segment ``hyp_seg[h]``, whose references are rows
-    ``ref_ptr[s]:ref_ptr[s+1]`` of the reference strings. ``config`` holds
-    (char_order, word_order, whitespace, eps_smoothing) as int64; ``factor``
-    is beta squared. Block ``b`` is rows ``block_bounds[b]:block_bounds[b+1]``
-    and writes only those rows.
+    Segment ``s``'s hypotheses are rows ``hyp_rows[hyp_ptr[s]:hyp_ptr[s+1]]``
+    of the hypothesis strings, its references rows
+    ``ref_ptr[s]:ref_ptr[s+1]`` of the reference strings (in the order that
+    decides ties). ``config`` holds (char_order, word_order, whitespace,
+    eps_smoothing) as int64; ``factor`` is beta squared. Block ``b`` is
+    segments ``block_bounds[b]:block_bounds[b+1]`` and writes only their
+    hypotheses' rows. A hypothesis of a segment without references keeps a
+    row of zeros. Which side of a segment is indexed follows from the
+    numbers of lines alone, so a row never depends on the blocks.
 
     Returns
     -------
@@ -494,18 +571,18 @@ def chrf_rows(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
     n_hyp = hyp_offsets.shape[0] - 1
     out = np.zeros((n_hyp, 3 * (config[CFG_CHAR_ORDER] + config[CFG_WORD_ORDER])), np.int64)
     for k in prange(block_bounds.shape[0] - 1):
-        _chrf_block(block_bounds[k], block_bounds[k + 1], hyp_data, hyp_offsets, hyp_seg,
+        _chrf_block(block_bounds[k], block_bounds[k + 1], hyp_data, hyp_offsets, hyp_rows, hyp_ptr,
                     ref_data, ref_offsets, ref_ptr, config, factor, out)
     return out
 
 
 @njit(cache=True, nogil=True)
-def chrf_rows_serial(hyp_data, hyp_offsets, hyp_seg, ref_data, ref_offsets, ref_ptr,
-                      config, factor):
+def chrf_rows_serial(hyp_data, hyp_offsets, hyp_rows, hyp_ptr, ref_data, ref_offsets, ref_ptr,
+                     config, factor):
     """:func:`chrf_rows` on the calling thread, for inputs too small to share out."""
     n_hyp = hyp_offsets.shape[0] - 1
     out = np.zeros((n_hyp, 3 * (config[CFG_CHAR_ORDER] + config[CFG_WORD_ORDER])), np.int64)
-    _chrf_block(0, n_hyp, hyp_data, hyp_offsets, hyp_seg,
+    _chrf_block(0, hyp_ptr.shape[0] - 1, hyp_data, hyp_offsets, hyp_rows, hyp_ptr,
                 ref_data, ref_offsets, ref_ptr, config, factor, out)
     return out
 

@@ -46,6 +46,7 @@ __all__ = [
     "WARM_MAX_CHARS",
     "expect",
     "kernels_loaded",
+    "plain_budget_left",
     "plain_references",
     "prefer_plain",
     "segment_statistics",
@@ -109,6 +110,17 @@ def prefer_plain(n_chars: int, *, kernels_loaded: bool) -> bool:
         return False
     _cold_spent += n_chars
     return True
+
+
+def plain_budget_left() -> int:
+    """Characters :func:`prefer_plain` would still count in Python before the kernels load (charges nothing).
+
+    Examples
+    --------
+    >>> 0 <= plain_budget_left() <= COLD_MAX_CHARS
+    True
+    """
+    return max(0, COLD_MAX_CHARS - _cold_spent)
 
 
 def expect(n_chars: int) -> None:

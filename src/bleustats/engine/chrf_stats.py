@@ -52,6 +52,7 @@ __all__ = [
     "chrf_metadata",
     "chrf_options",
     "chrf_statistics",
+    "chrf_systems_statistics",
 ]
 
 
@@ -216,17 +217,19 @@ def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, floa
     if sum(map(len, hypotheses)) + sum(map(len, texts)) > small.WARM_MAX_CHARS:
         return None
     try:
-        h_data, h_off, longest = _utf8(hypotheses, opts["lowercase"])
-        r_data, r_off, _ = _utf8(texts, opts["lowercase"])
+        h_data, h_off, h_longest = _utf8(hypotheses, opts["lowercase"])
+        r_data, r_off, r_longest = _utf8(texts, opts["lowercase"])
     except UnicodeEncodeError:
         return None
+    longest = max(h_longest, r_longest)  # the kernel may index a line of either side
     if longest * (min(opts["char_order"], longest) + 1 + opts["word_order"]) + 2 > _k.MAX_IDS:
         return None
     ref_ptr = np.array([0, *accumulate(len(seg) for seg in segments)], np.int64)
     config = np.array([opts["char_order"], opts["word_order"], int(opts["whitespace"]),
                        int(opts["eps_smoothing"])], np.int64)
-    return _k.chrf_rows_serial(h_data, h_off, np.arange(len(hypotheses), dtype=np.int64), r_data, r_off, ref_ptr,
-                               config, float(opts["beta"] ** 2))
+    hyp_rows = np.arange(len(hypotheses), dtype=np.int64)  # hypothesis i is segment i's only one
+    return _k.chrf_rows_serial(h_data, h_off, hyp_rows, np.arange(len(hypotheses) + 1, dtype=np.int64),
+                               r_data, r_off, ref_ptr, config, float(opts["beta"] ** 2))
 
 
 def chrf_list_rows(hypotheses: Any, references: Any, layout: str, opts: dict[str, Any]) -> NDArray[np.int64] | None:
@@ -330,23 +333,32 @@ def chrf_statistics(
         return rows
     hyps = io.as_hypotheses_table(hypotheses, k_best=k_best)
     n_list = None if io.is_table(hypotheses) else hyps.num_rows
+    refs = _references_table(references, n_list, references_layout)
+    if hyps.num_rows == 0:
+        return np.zeros((0, n_cols), np.int64)
+    return _rows(columns.to_numpy(hyps.column("seg_id")), hyps.column("text").combine_chunks(), references, refs,
+                 opts)
+
+
+def _references_table(references: Any, n_list: int | None, layout: str) -> pa.Table:
+    """The references table of ``references`` (a ReferenceSet's own), checked against ``n_list`` hypotheses."""
     if isinstance(references, ReferenceSet):
         if n_list is not None and references.n_segments is not None and references.n_segments != n_list:
             raise InputError(f"references: the ReferenceSet has {references.n_segments} segments but there are "
                              f"{n_list} hypotheses; every reference stream must be as long as the hypotheses.")
-        refs = references.table
-    else:
-        refs = io.as_references_table(references, n_hyp=n_list, layout=references_layout)
-    n_hyp = hyps.num_rows
-    if n_hyp == 0:
-        return np.zeros((0, n_cols), np.int64)
+        return references.table
+    return io.as_references_table(references, n_hyp=n_list, layout=layout)
 
+
+def _rows(hyp_seg_ids: np.ndarray, hyp_text: pa.Array, references: Any, refs: pa.Table,
+          opts: dict[str, Any]) -> NDArray[np.int64]:
+    """The kernel's rows of hypotheses ``hyp_text`` (of segments ``hyp_seg_ids``) against ``refs``, the
+    references table of ``references`` (a ReferenceSet keeps its prepared texts)."""
     ref_seg_ids = columns.to_numpy(refs.column("seg_id"))  # ChunkedArray.to_numpy() would import pandas
     ref_order = np.argsort(ref_seg_ids, kind="stable")
     seg_keys, ref_counts = np.unique(ref_seg_ids, return_counts=True)
     ref_ptr = np.zeros(len(seg_keys) + 1, np.int64)
     np.cumsum(ref_counts, out=ref_ptr[1:])
-    hyp_seg_ids = columns.to_numpy(hyps.column("seg_id"))
     hyp_seg = np.searchsorted(seg_keys, hyp_seg_ids).astype(np.int64)
     found = hyp_seg < len(seg_keys)
     found[found] = seg_keys[hyp_seg[found]] == hyp_seg_ids[found]
@@ -359,9 +371,6 @@ def chrf_statistics(
             f"{shown}. chrF needs at least one reference per hypothesis (an empty string is a "
             "reference; None is not); drop those hypotheses or add references."
         )
-
-    hyp_text = hyps.column("text").combine_chunks()
-
 
     def ordered_refs(table: pa.Table) -> pa.Array:
         text = table.column("text")
@@ -380,25 +389,117 @@ def chrf_statistics(
     r_data, r_off = string_buffers(ref_text)
 
     h_bytes = np.diff(h_off.astype(np.int64))
-    per_id = min(opts["char_order"], int(h_bytes.max())) + 1 + opts["word_order"]
-    too_long = np.flatnonzero(h_bytes * per_id + 2 > _k.MAX_IDS)
+    r_bytes = np.diff(r_off.astype(np.int64))
+    # the kernel indexes lines of either side (per segment the side with fewer lines): ids bound their length
+    longest = max(int(h_bytes.max(initial=0)), int(r_bytes.max(initial=0)))
+    per_id = min(opts["char_order"], longest) + 1 + opts["word_order"]
+    limit = (_k.MAX_IDS - 2) // per_id
+    too_long = np.flatnonzero(h_bytes > limit)
     if len(too_long):
         row = int(too_long[0])
         raise InputError(
             f"hypotheses: line {row} (seg_id {int(hyp_seg_ids[row])}) has {int(h_bytes[row])} bytes; "
             f"chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
-            f"lines of at most {(_k.MAX_IDS - 2) // per_id} bytes. Split the line or lower the orders."
+            f"lines of at most {limit} bytes. Split the line or lower the orders."
         )
-    r_bytes = np.diff(r_off.astype(np.int64))
-    seg_ref_bytes = np.add.reduceat(r_bytes, ref_ptr[:-1]) if len(r_bytes) else np.zeros(len(seg_keys), np.int64)
-    work = h_bytes + seg_ref_bytes[hyp_seg] + 1
+    too_long = np.flatnonzero(r_bytes > limit)
+    if len(too_long):
+        row = int(ref_order[too_long[0]])
+        raise InputError(
+            f"references: a reference of seg_id {int(ref_seg_ids[row])} has {int(r_bytes[too_long[0]])} bytes; "
+            f"chrF with char_order={opts['char_order']}, word_order={opts['word_order']} can index "
+            f"lines of at most {limit} bytes. Split the line or lower the orders."
+        )
+    # each segment's hypotheses together (stable: in row order), so its references are indexed once for all
+    hyp_rows = np.argsort(hyp_seg, kind="stable")
+    hyp_ptr = np.zeros(len(seg_keys) + 1, np.int64)
+    np.cumsum(np.bincount(hyp_seg, minlength=len(seg_keys)), out=hyp_ptr[1:])
 
     config = np.array([opts["char_order"], opts["word_order"], int(opts["whitespace"]),
                        int(opts["eps_smoothing"])], np.int64)
     factor = float(opts["beta"] ** 2)
-    args = (h_data, h_off, hyp_seg, r_data, r_off, ref_ptr, config, factor)
+    args = (h_data, h_off, hyp_rows, hyp_ptr, r_data, r_off, ref_ptr, config, factor)
     # the size first: asking numba for its thread count starts its thread pool, for nothing when serial
-    n_threads = 1 if n_hyp < 2 or int(work.sum()) < _PARALLEL_MIN_BYTES else numba.get_num_threads()
+    if len(hyp_seg) < 2 or int(h_bytes.sum() + r_bytes.sum()) < _PARALLEL_MIN_BYTES:
+        return _k.chrf_rows_serial(*args)
+    n_threads = numba.get_num_threads()
     if n_threads == 1:
         return _k.chrf_rows_serial(*args)
+    # a segment's work: indexing its references, then walking each hypothesis against each reference
+    seg_ref_bytes = np.add.reduceat(r_bytes, ref_ptr[:-1]) if len(r_bytes) else np.zeros(len(seg_keys), np.int64)
+    seg_hyp_bytes = np.bincount(hyp_seg, weights=h_bytes, minlength=len(seg_keys))
+    work = seg_ref_bytes + np.diff(ref_ptr) * seg_hyp_bytes + 1
     return _k.chrf_rows(*args, block_bounds(work, 8 * n_threads))
+
+
+def chrf_systems_statistics(
+    systems: Sequence[Sequence[str]],
+    references: Sequence[Sequence[Any]] | pa.Table | pd.DataFrame | ReferenceSet,
+    *,
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: float = 2,
+    lowercase: bool = False,
+    whitespace: bool = False,
+    eps_smoothing: bool = False,
+    references_layout: str = "auto",
+) -> list[NDArray[np.int64]]:
+    r""":func:`chrf_statistics` of several systems over the same references, in one kernel call.
+
+    System :math:`k`'s matrix equals ``chrf_statistics(systems[k], references,
+    ...)`` row for row; computed together, each segment's references are
+    decoded and indexed once for all systems instead of once per system.
+
+    Parameters
+    ----------
+    systems : list of lists of str
+        Each system's hypotheses, one per segment; every system as long as
+        the others.
+    references
+        As :func:`chrf_statistics` takes them for list hypotheses (streams,
+        per-segment lists, a table, a :class:`~bleustats.engine.references.ReferenceSet`).
+    char_order, word_order, beta, lowercase, whitespace, eps_smoothing, references_layout
+        As in :func:`chrf_statistics`.
+
+    Returns
+    -------
+    list of numpy.ndarray of int64
+        One ``(n_segments, 3 * (char_order + word_order))`` matrix per system.
+
+    Raises
+    ------
+    ValueError
+        As :func:`chrf_statistics`; also systems of different lengths
+        (:class:`bleustats.InputError`).
+
+    Examples
+    --------
+    >>> a, b = chrf_systems_statistics([["ab", "c"], ["b", "c"]], [["ab", "c"]], char_order=1)
+    >>> a.tolist(), b.tolist()
+    ([[2, 2, 2], [1, 1, 1]], [[1, 2, 1], [1, 1, 1]])
+    """
+    opts = chrf_options(char_order=char_order, word_order=word_order, beta=beta,
+                        lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
+    if isinstance(systems, (str, bytes)) or not all(isinstance(s, (list, tuple)) for s in systems):
+        raise InputError(f"systems must be a list of systems, each a list of str (one per segment); got "
+                         f"{type(systems).__name__} {systems!r:.60}.")
+    systems = list(systems)
+    lengths = sorted({len(s) for s in systems})
+    if len(lengths) > 1:
+        raise InputError(f"systems: the systems have different numbers of hypotheses {lengths}; every system "
+                         "needs one hypothesis per segment.")
+    n = lengths[0] if lengths else 0
+    for k, system in enumerate(systems):
+        if set(map(type, system)) <= {str}:  # the common case, checked at C speed
+            continue
+        bad = next((i for i, h in enumerate(system) if not isinstance(h, str)), None)
+        if bad is not None:
+            raise InputError(f"systems[{k}][{bad}] must be a str; got {type(system[bad]).__name__} "
+                             f"{system[bad]!r:.60}.")
+    refs = _references_table(references, n, references_layout)
+    n_cols = 3 * (opts["char_order"] + opts["word_order"])
+    if n == 0:
+        return [np.zeros((0, n_cols), np.int64) for _ in systems]
+    text = columns.strings([h for system in systems for h in system], where="systems")
+    rows = _rows(np.tile(np.arange(n, dtype=np.int64), len(systems)), text, references, refs, opts)
+    return [rows[k * n:(k + 1) * n] for k in range(len(systems))]

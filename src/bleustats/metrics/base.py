@@ -582,6 +582,11 @@ class Metric:
         """The (n_hypotheses, k) statistics matrix (sacreBLEU: one list per segment)."""
         return self._statistics(list(hypotheses), self._references(references, len(hypotheses)))
 
+    def _systems_statistics(self, systems: Sequence[Sequence[str]]) -> list[NDArray[Any]] | None:
+        """Every system's statistics matrix against the cached references, computed together; ``None`` where
+        the metric has no such route (then each system is scored on its own, :meth:`corpus_score`)."""
+        return None
+
     def _aggregate_and_compute(self, stats: ArrayLike) -> Score:
         """The score of the column sums of per-segment statistics (one row: the row + 0, what the sum makes of it)."""
         stats = np.asarray(stats)

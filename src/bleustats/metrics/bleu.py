@@ -199,16 +199,58 @@ class BLEU(Metric):
         return self._aggregate_and_compute(mat)
 
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> np.ndarray:
+        return self._matrix(list(hypotheses), refs)
+
+    def _matrix(self, hypotheses: Any, refs: ReferenceSet, k_best: bool = False) -> np.ndarray:
+        """The statistics matrix of ``hypotheses`` (a list, or a hypotheses table) with this object's options."""
         from ..engine.stats import compute_stats
 
-        stats = compute_stats(list(hypotheses), refs, tokenize=self.tokenize, lowercase=self.lowercase,
+        stats = compute_stats(hypotheses, refs, tokenize=self.tokenize, lowercase=self.lowercase,
                               max_ngram_order=self.max_ngram_order, ref_view=self.ref_view,
-                              weight_threshold=self.weight_threshold, delta_definition=self.delta_definition)
+                              weight_threshold=self.weight_threshold, delta_definition=self.delta_definition,
+                              k_best=k_best)
         if self.metric == "delta_bleu":
             check_delta_defined(stats)
         self._weights = stats.weights
         correct, total, hyp_len, ref_len = statistics_matrix(stats, metric=self.metric, ref_length=self.ref_length)
         return np.column_stack([hyp_len, ref_len, correct, total])
+
+    def _systems_statistics(self, systems: Sequence[Sequence[str]]) -> list[NDArray[Any]] | None:
+        """Every system's statistics matrix from one :func:`~bleustats.engine.stats.compute_stats` call over a
+        hypotheses table of all systems (the rows each system alone gives, the references encoded once).
+
+        ``None`` (each system is then scored on its own) where a system is not a list of str as long as the
+        others (so that its own call refuses it), and where the plain-Python path would count the systems
+        (:mod:`bleustats.engine._small`: a small job never loads numba).
+        """
+        if self._ref_cache is None or len(systems) < 2:
+            return None
+        systems = [list(system) for system in systems]
+        n = len(systems[0])
+        if n == 0 or any(len(system) != n or not set(map(type, system)) <= {str} for system in systems):
+            return None
+        # only where the kernels serve the systems anyway: a job the plain path counts (no numba at all) stays so
+        ref_chars = text_bytes(self._ref_cache)
+        sys_chars = [sum(map(len, system)) for system in systems]
+        if small.kernels_loaded():
+            if min(sys_chars) + ref_chars <= small.WARM_MAX_CHARS:
+                return None
+        elif sum(sys_chars) + len(systems) * ref_chars <= small.plain_budget_left():
+            return None
+        import pyarrow as pa
+
+        from ..engine import _columns as columns
+
+        refs = self._references(None, n)
+        n_sys = len(systems)
+        # segment by segment (every system's hypothesis of segment 0, then of segment 1, ...): the order the
+        # engine groups rows in, so it slices the texts instead of taking rows (which imports pyarrow.compute)
+        hyps = pa.table({"seg_id": columns.numeric(np.repeat(np.arange(n, dtype=np.int64), n_sys)),
+                         "text": columns.strings([h for seg in zip(*systems) for h in seg], where="systems")})
+        # the rows share seg_ids under one (default) system name: k_best lets them, unchecked (the key check
+        # would import pyarrow.compute too); each row is computed as it is for its system alone
+        rows = self._matrix(hyps, refs, k_best=True)
+        return [np.ascontiguousarray(rows[k::n_sys]) for k in range(n_sys)]
 
     def _split(self, sums: np.ndarray) -> tuple[np.ndarray, ...]:
         n = self.max_ngram_order

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..engine.chrf_stats import (CHRF_DEFAULTS, chrf_column_names, chrf_list_rows, chrf_options, chrf_segment_rows,
-                                 chrf_statistics)
+                                 chrf_statistics, chrf_systems_statistics)
 from ..engine.references import ReferenceSet, shared_reference_set
 from ..engine._small import WARM_MAX_CHARS
 from .base import Metric, Score, Signature
@@ -395,6 +395,15 @@ class CHRF(Metric):
 
     def _statistics(self, hypotheses: Sequence[str], refs: ReferenceSet) -> NDArray[np.int64]:
         return chrf_statistics(list(hypotheses), refs, **self._options)
+
+    def _systems_statistics(self, systems: Sequence[Sequence[str]]) -> list[NDArray[Any]] | None:
+        """Every system's rows in one kernel call: each segment's references are indexed once for all systems
+        (:func:`~bleustats.engine.chrf_stats.chrf_systems_statistics`; the same rows as one call per system)."""
+        if self._ref_cache is None or len(systems) < 2:
+            return None
+        systems = [list(system) for system in systems]
+        refs = self._references(None, len(systems[0]))
+        return chrf_systems_statistics(systems, refs, **self._options)
 
     # -- a few segments: the kernel's rows without Arrow tables (chrf_segment_rows) --
 
