@@ -132,6 +132,8 @@ RESAMPLING = ("segments", "pairs", "systems", "within", "both")
 _BLOCK = 1 << 20
 # replicates of weights at M = 1 scored per call: whole lanes of the rank kernel on each thread
 _LANES_BATCH = 64
+# units scored per call at M > 1 (their temporaries, some MB, stay in cache)
+_UNITS_SLICE = 1 << 15
 
 
 def _rngs(seed: SeedLike) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
@@ -258,7 +260,7 @@ def protocol_bootstrap(
     else:
         block = max(1, _BLOCK // max(1, int((sizes // unit_size).sum()) * 2))
     n_blocks = -(-n_bootstrap // block)
-    scratch = [np.empty(0)]  # the unit sums' buffer at M > 1
+    scratch = [np.empty(0), np.empty(0, np.int64)]  # the unit sums' and the items' buffers at M > 1
     for i_block, b0 in enumerate(range(0, n_bootstrap, block)):
         halt()
         blk = min(block, n_bootstrap - b0)
@@ -331,8 +333,9 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
     """One block of replicates at M > 1: every copy of every pair is its own random assignment of its items.
 
     Each replicate's data (drawn segments, pair copies, within-pair draws) is partitioned
-    ``n_partitions`` times independently (column k of the outputs). ``scratch[0]`` is the
-    buffer of the unit sums, kept from block to block (a fresh one per block costs page faults).
+    ``n_partitions`` times independently (column k of the outputs). ``scratch`` holds the
+    buffers of the unit sums and of the items, kept from block to block (fresh arrays this
+    large cost page faults).
     """
     blk = copies.shape[0]
     copy_rows = []  # (pair, the replicates that hold this copy of the pair)
@@ -345,7 +348,9 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
     width = [seg_draw.shape[1] if drawn_segments else sizes[p] for p, _ in copy_rows]
     lengths = np.repeat(np.array(width, dtype=np.int64), [len(rows) for _, rows in copy_rows])
     starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    items = np.empty(int(starts[-1]), np.int64)
+    if scratch[1].size < starts[-1]:
+        scratch[1] = np.empty(int(starts[-1]), np.int64)
+    items = scratch[1][:starts[-1]]
     at = 0
     for (p, rows), n in zip(copy_rows, width):
         pos = items[at:at + len(rows) * n].reshape(len(rows), n)
@@ -376,17 +381,24 @@ def _resampled_units(cells: StudyCells, which: list[int], item_of: list, sizes: 
                                                     rng=order_rng, out=scratch[0])
         if not len(rr):
             return
-        diffs, hy = cells.differences_from_sums(sums, which, spans, unit_size, inverse)
         width = int(n_units_total.max())
+        at = rr * width + cc  # each unit's place in the (replicates, units) matrices, flat
         y = np.zeros((blk, width))
-        y[rr, cc] = hy
+        xs = [np.zeros((blk, width)) for _ in which]
+        # the unit scores a slice of units at a time: elementwise, so the same numbers, with temporaries
+        # that stay in cache (whole-block temporaries were most of the comparison's page faults)
+        for u0 in range(0, len(rr), _UNITS_SLICE):
+            u1 = min(u0 + _UNITS_SLICE, len(rr))
+            diffs, hy = cells.differences_from_sums(sums[u0:u1], which, spans, unit_size, inverse)
+            y.ravel()[at[u0:u1]] = hy
+            for x, d in zip(xs, diffs):
+                x.ravel()[at[u0:u1]] = d
         w = np.zeros((blk, width), dtype=np.int64)
-        w[rr, cc] = 1
+        w.ravel()[at] = 1
         y_ranks = dense_ranks(y)
-        for k, d in zip(which, diffs):
+        for k, x in zip(which, xs):
             halt()
-            x = np.zeros((blk, width))
-            x[rr, cc] = _finite(d, cells.metrics[k].label)
+            _finite(x, cells.metrics[k].label)
             stats = rank_rows(x, y, y_ranks=y_ranks).stats(w)
             out[k][0][b0:b0 + blk, part] = stats[:, 0]
             out[k][1][b0:b0 + blk, part] = tau_from_counts(stats, kendall_variant)
