@@ -623,7 +623,6 @@ def correlation_study(
     )
 
 
-
 class _SchemeRuns:
     """:func:`protocol_bootstrap` of each resampling scheme, on worker threads while the study goes on.
 
@@ -660,7 +659,7 @@ class _SchemeRuns:
             tick()
 
     def close(self) -> None:
-        """Stop the threads still running (after their current block) and wait for them."""
+        """Stop the threads still running (at their next check) and wait for them."""
         self._stop.set()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
