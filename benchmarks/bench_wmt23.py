@@ -15,7 +15,9 @@ Routes, each run in a fresh process per tool:
 * ``objects``: ``BLEU(references=...)`` / ``CHRF(references=...)`` built once per reference
   set, ``corpus_score(hyp, None)`` per system;
 * ``cli``: one command per pair and reference set (``sacrebleu REF... -i SYS... -m bleu chrf``
-  vs ``bleustats score`` with the same arguments), whole process, summed;
+  vs ``bleustats score`` with the same arguments), whole process, summed; the tools alternate
+  command by command (sacreBLEU's, then bleustats' same command), so a change of the host's
+  speed during the ~5 minutes touches both sums alike;
 * ``stats`` (bleustats only): one statistics table per pair and reference set for all systems
   (``compute_stats(..., metrics=("bleu", "chrf"))``), scored with ``corpus_scores`` by system;
   its peer is sacreBLEU's ``api`` route;
@@ -153,23 +155,24 @@ def command(tool: str) -> list[str]:
     return [os.path.join(bindir, "sacrebleu")] if tool == "sacrebleu" else [os.path.join(bindir, "bleustats"), "score"]
 
 
-def cli_route(tool: str, data: str) -> dict:
-    """One command per pair and reference set; whole-process seconds summed."""
+def cli_route(tools: tuple[str, ...], data: str) -> dict:
+    """One command per pair and reference set, each tool's in turn; per tool, whole-process seconds summed."""
     pairs = load(data)
-    scores, seconds = {}, 0.0
+    row = {tool: {"seconds": 0.0, "scores": {}} for tool in tools}
     for pair, p in pairs.items():
         names = list(p["systems"])
         hyps = [p["systems"][n][0] for n in names]
         for ref_set, paths in p["refs"].items():
-            args = [*command(tool), *paths, "-i", *hyps, "-m", "bleu", "chrf", "--tokenize", tokenizer(pair),
-                    "-f", "json", "-w", "10"]
-            t0 = time.perf_counter()
-            out = subprocess.run(args, check=True, capture_output=True, text=True)
-            seconds += time.perf_counter() - t0
-            for name, row in zip(names, json.loads(out.stdout)):
-                scores[f"{pair}|{name}|bleu-{ref_set}"] = float(row["BLEU"])
-                scores[f"{pair}|{name}|chrf-{ref_set}"] = float(row["chrF2"])
-    return {"seconds": seconds, "scores": scores}
+            for tool in tools:
+                args = [*command(tool), *paths, "-i", *hyps, "-m", "bleu", "chrf", "--tokenize", tokenizer(pair),
+                        "-f", "json", "-w", "10"]
+                t0 = time.perf_counter()
+                out = subprocess.run(args, check=True, capture_output=True, text=True)
+                row[tool]["seconds"] += time.perf_counter() - t0
+                for name, scored in zip(names, json.loads(out.stdout)):
+                    row[tool]["scores"][f"{pair}|{name}|bleu-{ref_set}"] = float(scored["BLEU"])
+                    row[tool]["scores"][f"{pair}|{name}|chrf-{ref_set}"] = float(scored["chrF2"])
+    return row
 
 
 def ende_route(data: str, repeats: int) -> dict:
@@ -235,10 +238,14 @@ def main() -> None:
         if route == "ende":
             row.update(ende_route(args.data, args.repeats))
             row["identical_output"] = row["sacrebleu"].pop("output") == row["bleustats"].pop("output")
+        elif route == "cli":
+            row.update(cli_route(("sacrebleu", "bleustats"), args.data))
+            for res in (row["sacrebleu"], row["bleustats"]):
+                res["reproduced"] = check(res.pop("scores"), truth, 1e-8)
         else:
             for tool in ("sacrebleu", "bleustats") if route != "stats" else ("bleustats",):
-                res = cli_route(tool, args.data) if route == "cli" else run_worker(route, tool, args.data)
-                res["reproduced"] = check(res.pop("scores"), truth, 1e-9 if route != "cli" else 1e-8)
+                res = run_worker(route, tool, args.data)
+                res["reproduced"] = check(res.pop("scores"), truth, 1e-9)
                 row[tool] = res
         row["load_after"] = os.getloadavg()
         peer = row.get("sacrebleu") or report["routes"].get("api", {}).get("sacrebleu")

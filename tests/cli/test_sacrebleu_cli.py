@@ -546,3 +546,16 @@ def test_a_command_writing_only_to_the_standard_streams_ends_without_the_teardow
         assert out.returncode == 0 and json.loads(out.stdout)[0]["system"] == "S1"
     else:
         assert out.returncode in (0, 2) and (out.stdout or out.stderr)
+
+
+def test_the_command_runs_with_a_higher_first_gc_threshold():
+    """The executable raises the collector's first threshold (start-up allocates ~10^5 objects, little garbage)."""
+    from bleustats._launch import GC_THRESHOLD
+
+    probe = ("import atexit, gc, sys; atexit.register(lambda: print(gc.get_threshold(), file=sys.stderr)); "
+             "sys.argv = ['bleustats', '--version']; from bleustats._launch import console; console()")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    import gc
+
+    assert out.stderr.strip().splitlines()[-1] == str((GC_THRESHOLD, *gc.get_threshold()[1:]))

@@ -54,7 +54,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-import regex
 
 from .._numba_cache import cache_dir
 from ..tokenizers.tokenizer_zh import CHINESE_RANGES
@@ -122,6 +121,8 @@ def _per_row(text: str, n_rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _class_flags(everything: str, flags: np.ndarray) -> None:
+    import regex  # only here: a process that reads the cached tables never imports it (~20 ms)
+
     for name, flag in (("N", FLAG_NUMBER), ("P", FLAG_PUNCT), ("S", FLAG_SYMBOL)):
         for m in regex.finditer(rf"\p{{{name}}}+", everything):
             flags[m.start() : m.end()] |= flag
@@ -258,10 +259,22 @@ def _cache_file() -> Path:
     """The cache file of this Python, ``regex``, ``zh`` ranges and tables source."""
     key = hashlib.sha256()
     for part in (Path(__file__).read_bytes(), repr(CHINESE_RANGES).encode(), sys.version.encode(),
-                 unicodedata.unidata_version.encode(), str(getattr(regex, "__version__", "")).encode()):
+                 unicodedata.unidata_version.encode(), _regex_version().encode()):
         key.update(part)
         key.update(b"\0")
     return Path(cache_dir()) / f"bleustats-tokenizer-tables-{key.hexdigest()[:32]}.npz"
+
+
+def _regex_version() -> str:
+    """The installed ``regex``'s version, from its metadata (no import), else from the module itself."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("regex")
+    except metadata.PackageNotFoundError:  # a copy without metadata (vendored, frozen): ask the module
+        import regex
+
+        return str(getattr(regex, "__version__", ""))
 
 
 def _valid(tables: CodePointTables) -> bool:

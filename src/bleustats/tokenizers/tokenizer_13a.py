@@ -13,7 +13,7 @@ Examples
 
 from __future__ import annotations
 
-import regex
+import functools
 
 from ._marks import SEPARATE_TEMPLATE
 from .tokenizer_base import BaseTokenizer
@@ -38,7 +38,7 @@ __all__ = ["Tokenizer13a", "tokenize_13a"]
 #    original line; b./c. only add spaces around '.'/',', so every digit-'-'
 #    adjacency d. sees was already in the original line (a digit can serve at
 #    most one '-', so consumption is irrelevant).  All four become one pass
-#    over the original (unescaped, padded) line: _13A_SEPARATE.
+#    over the original (unescaped, padded) line: _13A_PATTERN.
 #
 # Joining: each line is padded with a space on both sides before the lines
 # of a chunk are joined with '\n'.  Every lookaround looks one character
@@ -50,7 +50,8 @@ __all__ = ["Tokenizer13a", "tokenize_13a"]
 # chunk-safe as long as no line contains '\n'; chunks with such lines do
 # step 1 line by line.
 
-_13A_SEPARATE = regex.compile(
+#: the one-pass pattern, compiled on first use: the kernels' route never needs ``regex`` (~20 ms to import)
+_13A_PATTERN = (
     r"(?=[!-&(-/:-@\[-`{-~])"  # fast reject: every branch starts with one of these
     r"(?|([!-&(-+/:-@\[-`{-~])()()"  # a: ASCII punctuation except ' , - .
     r"|(?<=[0-9])(-)()()"  # d: a dash after a digit
@@ -58,6 +59,13 @@ _13A_SEPARATE = regex.compile(
     r"|([.,])(?<=[0-9][.,])(?![0-9])()()"  # b/c: after a digit, B-matched
     r")"
 )
+
+
+@functools.cache
+def _separate():
+    import regex
+
+    return regex.compile(_13A_PATTERN)
 
 
 def _13a_newlines(line: str) -> str:
@@ -81,7 +89,7 @@ def tokenize_13a(lines: list[str]) -> list[str]:
             .replace("&lt;", "<")
             .replace("&gt;", ">")
         )
-    text = _13A_SEPARATE.sub(SEPARATE_TEMPLATE, " " + text.replace("\n", " \n ") + " ")
+    text = _separate().sub(SEPARATE_TEMPLATE, " " + text.replace("\n", " \n ") + " ")
     return list(map(" ".join, map(str.split, text.split("\n"))))
 
 

@@ -8,7 +8,7 @@ Examples
 
 from __future__ import annotations
 
-import regex
+import functools
 
 from ._marks import SEPARATE_TEMPLATE
 from .tokenizer_base import BaseTokenizer
@@ -65,7 +65,8 @@ CHINESE_RANGES: tuple[tuple[int, int], ...] = (
 )
 
 _CHINESE_CLASS = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in CHINESE_RANGES)
-_ZH_SEPARATE = regex.compile(
+#: compiled on first use (:func:`_separate`), so importing the ranges costs no ``regex`` import
+_ZH_PATTERN = (
     r"(?|([!-&(-+/:-@\[-`{-~" + _CHINESE_CLASS + r"])()()"  # a. and step 2
     r"|(?<=[0-9])(-)()()"  # d: a dash after a digit
     r"|([.,])(?<=[^0-9][.,])(?|()([.,])(?![^0-9])|([.,])()|()())"  # b/c: A-matched
@@ -74,9 +75,17 @@ _ZH_SEPARATE = regex.compile(
 )
 
 
+@functools.cache
+def _separate():
+    import regex
+
+    return regex.compile(_ZH_PATTERN)
+
+
 def tokenize_zh(lines: list[str]) -> list[str]:
     """Tokenize lines as sacreBLEU's zh tokenizer does."""
-    return [" ".join(_ZH_SEPARATE.sub(SEPARATE_TEMPLATE, line.strip()).split()) for line in lines]
+    separate = _separate()
+    return [" ".join(separate.sub(SEPARATE_TEMPLATE, line.strip()).split()) for line in lines]
 
 
 class TokenizerZh(BaseTokenizer):
