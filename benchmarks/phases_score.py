@@ -211,9 +211,9 @@ def main() -> None:
     if opts.child:
         print(json.dumps(child(json.loads(opts.child))))
         from bleustats._launch import _exit_without_teardown
-        from bleustats.cli._finish import only_streams_written
+        from bleustats.cli._finish import outputs_complete
 
-        if only_streams_written():  # as the bleustats executable ends such a command
+        if outputs_complete():  # as the bleustats executable ends such a command
             _exit_without_teardown(0)
         return
     if not opts.data:

@@ -52,15 +52,15 @@ def console() -> None:
     status = main()
     for sig in _NAMES:  # the work is done and said: a late signal must not change the exit status
         signal.signal(sig, signal.SIG_IGN)
-    from .cli._finish import only_streams_written
+    from .cli._finish import outputs_complete
 
-    if only_streams_written():
+    if outputs_complete():
         _exit_without_teardown(status)
     sys.exit(status)
 
 
 def _exit_without_teardown(status: int) -> None:
-    """End a command that wrote only to the standard streams: flushed, ``atexit`` handlers run, no teardown.
+    """End a command whose outputs are complete: streams flushed, ``atexit`` handlers run, no teardown.
 
     The interpreter's shutdown frees every module and numba's and LLVM's
     objects (0.15 to 0.2 s of CPU after a scoring command); with nothing left

@@ -526,12 +526,12 @@ console()
 """
 
 
-@pytest.mark.parametrize("argv, mode_streams_only", [
+@pytest.mark.parametrize("argv, complete", [
     (["score", "R1", "-i", "S1", "S2", "-m", "bleu"], True),  # sacreBLEU's output mode: standard streams only
     (["score", "R1", "-i", "S1", "-m", "bleu", "--width", "-1"], False),  # a usage error: main() refuses it
     (["score", "R1", "-i", "S1", "--json"], False),  # bleustats' own output: Python's usual exit
 ])
-def test_a_command_writing_only_to_the_standard_streams_ends_without_the_teardown(argv, mode_streams_only, files):
+def test_a_command_writing_only_to_the_standard_streams_ends_without_the_teardown(argv, complete, files):
     """sacreBLEU's output mode flushes, runs the atexit handlers and ends (no interpreter teardown, ~0.2 s).
 
     Its output and exit status are those of the in-process command; every
@@ -541,8 +541,8 @@ def test_a_command_writing_only_to_the_standard_streams_ends_without_the_teardow
     out = subprocess.run([sys.executable, "-c", _EXIT_PROBE, *argv], cwd=files, env=env, capture_output=True,
                          text=True)
     assert "atexit ran" in out.stderr
-    assert ("teardown ran" not in out.stderr) == mode_streams_only, out.stderr
-    if mode_streams_only:
+    assert ("teardown ran" not in out.stderr) == complete, out.stderr
+    if complete:
         assert out.returncode == 0 and json.loads(out.stdout)[0]["system"] == "S1"
     else:
         assert out.returncode in (0, 2) and (out.stdout or out.stderr)
