@@ -559,3 +559,36 @@ def test_the_command_runs_with_a_higher_first_gc_threshold():
     import gc
 
     assert out.stderr.strip().splitlines()[-1] == str((GC_THRESHOLD, *gc.get_threshold()[1:]))
+
+
+def test_metrics_batched_side_by_side_compute_what_each_computes_alone(monkeypatch):
+    # every metric but the last runs on a thread of its own with serial kernels; the rows are those of one
+    # metric at a time (the kernels' route: 3 systems x 2,000 segments, past the plain path's budget)
+    import numpy as np
+
+    from bleustats.cli.sacrebleu_cli import _batched_statistics
+    from bleustats.engine import _threads
+    from bleustats.metrics import BLEU, CHRF
+
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(60)]
+    refs = [[" ".join(rng.choices(words, k=rng.randint(10, 60))) for _ in range(2000)]]
+    systems = [[" ".join(rng.choices(words, k=rng.randint(10, 60))) for _ in range(2000)] for _ in range(3)]
+    seen = {}
+    for cls in (BLEU, CHRF):
+        original = cls._systems_statistics
+
+        def spy(self, systems_, original=original, name=cls.__name__):
+            seen[name] = _threads.serial()
+            return original(self, systems_)
+
+        monkeypatch.setattr(cls, "_systems_statistics", spy)
+    metrics = [BLEU(references=refs), CHRF(references=refs)]
+    together = _batched_statistics(metrics, systems)
+    assert seen == {"BLEU": True, "CHRF": False}  # the first on a worker, serially; the last here
+    monkeypatch.undo()
+    alone = [m._systems_statistics(systems) for m in (BLEU(references=refs), CHRF(references=refs))]
+    assert len(together) == 2 and all(rows is not None for rows in alone)
+    for metric, rows in zip(metrics, alone):
+        assert all(np.array_equal(together[id(metric)][id(s)], r) for s, r in zip(systems, rows))
+    assert _batched_statistics([metrics[1]], systems).keys() == {id(metrics[1])}

@@ -64,3 +64,37 @@ def test_files_route_parallel_equals_serial(tmp_path_factory, monkeypatch, data,
     par, ser = both(lambda: compute_stats_files(paths[0], paths[1:], tokenize=tokenize, chunk_lines=7).table,
                     monkeypatch)
     assert par.equals(ser, check_metadata=True)
+
+
+def test_serial_kernels_keeps_every_kernel_on_the_calling_thread(monkeypatch):
+    # with the size limits at 0 every kernel would run in parallel; inside serial_kernels none does (numba's
+    # workqueue layer takes parallel launches from one thread at a time), with the same statistics
+    import numpy as np
+
+    from bleustats.engine import _chrf_kernels, _encode_kernels, _stats_kernels, _threads, _tokenize_kernels, chrf_stats
+    from bleustats.engine.references import ReferenceSet
+    from bleustats.engine.stats import compute_stats
+
+    hyps = ["the cat sat on the mat .", "a dog , 3.5 ft", "ein Haus"] * 40
+    refs = [["the cat is on the mat .", "a dog of 3.5 ft", "das Haus"] * 40]
+    want = compute_stats(hyps, refs)
+    want_chrf = chrf_stats.chrf_statistics(hyps, ReferenceSet(refs))
+    monkeypatch.setattr(encode, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(encode, "PARALLEL_MIN_TOKENS", 0)
+    monkeypatch.setattr(encode, "_TOKENIZE_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(encode, "_ENCODE_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(chrf_stats, "_PARALLEL_MIN_BYTES", 0)
+
+    def parallel(*args, **kwargs):
+        raise AssertionError("a parallel kernel ran inside serial_kernels()")
+
+    for module, name in ((_tokenize_kernels, "tokenize_blocks"), (_encode_kernels, "encode_lines"),
+                         (_stats_kernels, "compute_stats"), (_chrf_kernels, "chrf_rows")):
+        monkeypatch.setattr(module, name, parallel)
+    with _threads.serial_kernels():
+        assert _threads.kernel_threads() == 1
+        got = compute_stats(hyps, refs)
+        got_chrf = chrf_stats.chrf_statistics(hyps, ReferenceSet(refs))
+    assert got.table.equals(want.table) and np.array_equal(got_chrf, want_chrf)
+    with pytest.raises(AssertionError, match="a parallel kernel ran"):
+        compute_stats(hyps, refs)  # outside the block the limits above send it to the parallel kernels

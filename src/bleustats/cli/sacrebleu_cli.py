@@ -559,11 +559,7 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
     per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))] if args.sentence_level else []
     batched: dict[int, dict[int, Any]] = {}
     if len(systems) > 1 and not paired and not args.sentence_level:
-        # a metric that scores all systems together (chrF: each reference indexed once for all) does so here
-        for metric in metrics.values():
-            rows = metric._systems_statistics(systems)
-            if rows is not None:
-                batched[id(metric)] = dict(zip(map(id, systems), rows))
+        batched = _batched_statistics(list(metrics.values()), systems)
 
     def corpus_score(metric: Metric, system: list[str], n: int) -> Any:
         if id(metric) in batched:
@@ -571,6 +567,37 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
         return metric.corpus_score(system, given, n_bootstrap=n)
 
     return _score(args, fmt, out, names, systems, metrics, paired, per_segment, corpus_score)
+
+
+def _batched_statistics(metrics: list[Metric], systems: list[Any]) -> dict[int, dict[int, Any]]:
+    """Each metric's statistics of all systems at once, by metric and system id, where the metric has that route.
+
+    A metric that scores all systems together (BLEU: one statistics call; chrF: each
+    reference indexed once for all) does so here. With several metrics, every one but the
+    last runs on a thread of its own with serial kernels (:mod:`bleustats.engine._threads`:
+    only this thread launches numba's parallel regions), beside the last on this thread:
+    one metric's kernels run while the other's load and prepare, and a serial kernel
+    fills the CPU a parallel one leaves. Each metric computes what it computes alone.
+    """
+    def statistics(metric: Metric, serial: bool) -> Any:
+        if not serial:
+            return metric._systems_statistics(systems)
+        from ..engine._threads import serial_kernels
+
+        with serial_kernels():
+            return metric._systems_statistics(systems)
+
+    rows: list[Any] = []
+    if len(metrics) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(metrics) - 1) as pool:
+            jobs = [pool.submit(statistics, metric, True) for metric in metrics[:-1]]
+            last = statistics(metrics[-1], False)
+            rows = [job.result() for job in jobs] + [last]
+    elif metrics:
+        rows = [statistics(metrics[0], False)]
+    return {id(metric): dict(zip(map(id, systems), r)) for metric, r in zip(metrics, rows) if r is not None}
 
 
 def _check_systems(args: argparse.Namespace, systems: list[Any], paired: bool) -> None:

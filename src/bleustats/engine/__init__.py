@@ -30,6 +30,8 @@ Encoding and statistics:
   segment (numba kernels in ``_ter_kernels``).
 - :mod:`~bleustats.engine.references`: references validated and prepared once
   for many systems (:class:`~bleustats.engine.references.ReferenceSet`).
+- :mod:`~bleustats.engine._threads`: whether a kernel started on this thread may
+  run in parallel (1 thread on threads that are themselves the parallelism).
 
 Sums and partitioned tables:
 

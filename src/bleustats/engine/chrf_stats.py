@@ -29,11 +29,11 @@ from itertools import accumulate
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
+from ._threads import kernel_threads
 from ..errors import InputError
 from . import _chrf_kernels as _k
 from . import _columns as columns
@@ -422,7 +422,7 @@ def _rows(hyp_seg_ids: np.ndarray, hyp_text: pa.Array, references: Any, refs: pa
     # the size first: asking numba for its thread count starts its thread pool, for nothing when serial
     if len(hyp_seg) < 2 or int(h_bytes.sum() + r_bytes.sum()) < _PARALLEL_MIN_BYTES:
         return _k.chrf_rows_serial(*args)
-    n_threads = numba.get_num_threads()
+    n_threads = kernel_threads()
     if n_threads == 1:
         return _k.chrf_rows_serial(*args)
     # a segment's work: indexing its references, then walking each hypothesis against each reference

@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import time
 
-import numba
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from ._threads import kernel_threads
 from ..tokenizers import tokenize_lines
 from . import _encode_kernels, _tokenize_kernels, _columns as columns
 from ._tokenize_tables import code_point_tables
@@ -223,7 +223,7 @@ def tokenize_buffer(
     n_lines = len(offsets) - 1
     out_offsets = np.zeros(n_lines + 1, np.int64)
     # the size first: asking numba for its thread count starts its thread pool (~30 ms), for nothing when serial
-    n_threads = 1 if offsets[-1] - offsets[0] < _TOKENIZE_PARALLEL_MIN_BYTES else numba.get_num_threads()
+    n_threads = 1 if offsets[-1] - offsets[0] < _TOKENIZE_PARALLEL_MIN_BYTES else kernel_threads()
     if n_threads == 1:
         out, out_len = _tokenize_kernels.tokenize_serial(data, offsets, tok, lowercase, tables)
         np.cumsum(out_len, out=out_offsets[1:])
@@ -363,7 +363,7 @@ def segment_blocks(seg_bytes: np.ndarray) -> np.ndarray:
     total = int(seg_bytes.sum())
     n_blocks = 1
     if total >= _ENCODE_PARALLEL_MIN_BYTES:
-        per_thread = 2 * numba.get_num_threads() if total >= PARALLEL_MIN_BYTES else 1
+        per_thread = 2 * kernel_threads() if total >= PARALLEL_MIN_BYTES else 1
         n_blocks = max(per_thread, total // _ENCODE_BLOCK_BYTES + 1)
     return block_bounds(seg_bytes + 1, n_blocks)
 
@@ -389,7 +389,7 @@ def encode_line_blocks(data: np.ndarray, offsets: np.ndarray, block_ranges: np.n
         words = _padded_words(data)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     block_ranges = np.ascontiguousarray(block_ranges, dtype=np.int64)
-    small = len(offsets) < 2 or offsets[-1] - offsets[0] < PARALLEL_MIN_BYTES or numba.get_num_threads() == 1
+    small = len(offsets) < 2 or offsets[-1] - offsets[0] < PARALLEL_MIN_BYTES or kernel_threads() == 1
     kernel = _encode_kernels.encode_lines_serial if small else _encode_kernels.encode_lines
     tok_offsets, ids, n_vocab = kernel(data, words, offsets, block_ranges)
     return tok_offsets, ids, int(n_vocab)

@@ -555,16 +555,15 @@ def _statistics_kernel(ids: np.ndarray, hyp_offsets: np.ndarray, hyp_ptr: np.nda
     reference rows ``ref_order[ref_ptr[s]:ref_ptr[s+1]]`` (row ``r``'s ids:
     ``ids[ref_offsets[r]:ref_offsets[r + 1]]``); ``work`` is its number of tokens.
     """
-    import numba
-
     from . import _stats_kernels
+    from ._threads import kernel_threads
     from .encode import PARALLEL_MIN_TOKENS, block_bounds
 
     code = _stats_kernels.DEF_PAPER if definition == "paper" else _stats_kernels.DEF_GALLEY2019
     args = (ids, hyp_offsets, np.arange(len(hyp_offsets) - 1, dtype=np.int64), hyp_ptr, ids, ref_offsets, ref_order,
             ref_ptr, weights, n, code, n_vocab)
     # the size first: asking numba for its thread count starts its thread pool, for nothing when serial
-    n_threads = 1 if work.sum() < PARALLEL_MIN_TOKENS else numba.get_num_threads()
+    n_threads = 1 if work.sum() < PARALLEL_MIN_TOKENS else kernel_threads()
     if n_threads == 1:
         return _stats_kernels.compute_stats_serial(*args)
     return _stats_kernels.compute_stats(*args, block_bounds(work + 1, 8 * n_threads))

@@ -24,11 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
+from ._threads import kernel_threads
 from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
 from . import _columns as columns
@@ -270,7 +270,7 @@ def _statistics(hyps: list[str], ref_texts: list[str], seg_refs: np.ndarray, nor
     ref_off = columns.to_numpy(ref_lists.offsets)
     # hypothesis and reference lists view one flat id array with absolute offsets
     if (n < _PARALLEL_MIN_SEGMENTS or hyp_off[-1] - hyp_off[0] < _PARALLEL_MIN_TOKENS
-            or numba.get_num_threads() == 1):  # sizes first: the thread count starts numba's thread pool
+            or kernel_threads() == 1):  # sizes first: the thread count starts numba's thread pool
         out = _ter_kernels.ter_batch_serial(hyp_ids, hyp_off, ref_ids, ref_off, seg_refs)
     else:
         out = _ter_kernels.ter_batch(hyp_ids, hyp_off, ref_ids, ref_off, seg_refs)
@@ -343,7 +343,7 @@ def ter_statistics_table(hypotheses: pa.Table, references: pa.Table, *, normaliz
     # the kernel reads hypothesis offsets relative to hyp_ids[0]
     h_off = (hyp_off - hyp_off[0]).astype(np.int64)
     h_ids = np.ascontiguousarray(hyp_ids[hyp_off[0]:hyp_off[-1]])
-    if n < _PARALLEL_MIN_SEGMENTS or h_off[-1] < _PARALLEL_MIN_TOKENS or numba.get_num_threads() == 1:
+    if n < _PARALLEL_MIN_SEGMENTS or h_off[-1] < _PARALLEL_MIN_TOKENS or kernel_threads() == 1:
         out = _ter_kernels.ter_batch_serial(h_ids, h_off, dup_ids, dup_off, seg_refs)
     else:
         out = _ter_kernels.ter_batch(h_ids, h_off, dup_ids, dup_off, seg_refs)

@@ -47,14 +47,13 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..engine._threads import serial
 from ..errors import InputError
 from . import _rank_kernels
 from .correlation import as_scores
@@ -64,26 +63,6 @@ __all__ = ["RankedRows", "cut_unit_sums", "dense_ranks", "rank_rows", "sum_units
 _KENDALL = ("b", "c")
 # below this many entries a kernel runs on one thread: launching a parallel region costs more
 _PARALLEL_MIN = 1 << 15
-# set on threads that are themselves the parallelism (their kernels then run serially)
-_ON_WORKER = threading.local()
-
-
-@contextlib.contextmanager
-def serial_kernels():
-    """On this thread, run the rank kernels serially (for callers that spread work over their own threads).
-
-    numba's parallel regions are launched from one thread at a time: its
-    ``workqueue`` threading layer (used where neither OpenMP nor TBB is
-    available) aborts on concurrent launches.
-    """
-    before = getattr(_ON_WORKER, "serial", False)
-    _ON_WORKER.serial = True
-    try:
-        yield
-    finally:
-        _ON_WORKER.serial = before
-
-
 @functools.lru_cache(maxsize=1)
 def _placeholder_rng() -> np.random.Generator:
     """The Generator a kernel receives when it draws nothing (its type is part of the compiled signature)."""
@@ -91,7 +70,7 @@ def _placeholder_rng() -> np.random.Generator:
 
 
 def _parallel(entries: int) -> bool:
-    return entries >= _PARALLEL_MIN and not getattr(_ON_WORKER, "serial", False)
+    return entries >= _PARALLEL_MIN and not serial()
 
 
 def dense_ranks(values: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

@@ -121,10 +121,11 @@ from numpy.typing import NDArray
 
 from .._validate import check_count, renamed_keywords
 from .._version import __version__
+from ..engine._threads import serial_kernels
 from ..errors import InputError
 from ..metrics.results import Signature
 from .correlation import fisher_z_interval
-from .rank_stats import dense_ranks, rank_rows, serial_kernels, tau_from_counts
+from .rank_stats import dense_ranks, rank_rows, tau_from_counts
 from .report import INTERVALS, records, table2
 from .resample import unit_partitions
 from .study_compare import paired_difference, protocol_bootstrap

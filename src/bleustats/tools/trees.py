@@ -77,11 +77,11 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence, Union
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from . import _tree_kernels
+from ..engine._threads import kernel_threads
 from ..errors import InputError
 
 __all__ = [
@@ -352,7 +352,7 @@ def _pair_kernels(batch: TreeBatch, left: np.ndarray, right: np.ndarray, lam: fl
     work = int((sizes[left] * sizes[right]).sum()) if len(left) else 0
     args = (batch.prod, batch.child_ptr, batch.child_idx, batch.tree_ptr,
             np.ascontiguousarray(left, np.int64), np.ascontiguousarray(right, np.int64), lam)
-    if numba.get_num_threads() == 1 or work < _PARALLEL_MIN_WORK:
+    if work < _PARALLEL_MIN_WORK or kernel_threads() == 1:  # the size first: the count starts numba's pool
         return _tree_kernels.kernel_pairs_serial(*args)
     return _tree_kernels.kernel_pairs(*args)
 
