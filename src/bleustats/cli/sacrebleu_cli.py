@@ -559,7 +559,11 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
     per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))] if args.sentence_level else []
     batched: dict[int, dict[int, Any]] = {}
     if len(systems) > 1 and not paired and not args.sentence_level:
-        batched = _batched_statistics(list(metrics.values()), systems)
+        from ..metrics.base import Metric as _Metric
+
+        # the metrics with such a route (TER scores each system on its own, below)
+        batched = _batched_statistics([m for m in metrics.values()
+                                       if type(m)._systems_statistics is not _Metric._systems_statistics], systems)
 
     def corpus_score(metric: Metric, system: list[str], n: int) -> Any:
         if id(metric) in batched:
