@@ -33,12 +33,12 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from ._threads import kernel_threads
 from ..errors import InputError
 from . import _chrf_kernels as _k
 from . import _columns as columns
 from . import _small as small
 from . import io
+from ._threads import kernel_threads
 from .encode import block_bounds, string_buffers
 from ._options import CHRF_DEFAULTS
 from .references import ReferenceSet

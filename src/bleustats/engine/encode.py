@@ -38,9 +38,9 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ._threads import kernel_threads
 from ..tokenizers import tokenize_lines
 from . import _encode_kernels, _tokenize_kernels, _columns as columns
+from ._threads import kernel_threads
 from ._tokenize_tables import code_point_tables
 
 __all__ = ["encode_segments", "string_buffers", "token_lists", "tokenized"]

@@ -28,11 +28,11 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from ._threads import kernel_threads
 from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
 from . import _columns as columns
 from . import _ter_kernels, io
+from ._threads import kernel_threads
 from .encode import encode_segments
 from .references import ReferenceSet
 
