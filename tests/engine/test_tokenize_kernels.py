@@ -395,7 +395,7 @@ def test_wrapper_takes_the_parallel_path(monkeypatch: pytest.MonkeyPatch) -> Non
     lines = list(EXAMPLES) * 7
     monkeypatch.setattr(tb, "_TOKENIZE_PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(tb, "_TOKENIZE_BLOCK_BYTES", 16)
-    monkeypatch.setattr(tb.numba, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(tb, "kernel_threads", lambda: 2)
     calls = []
     real = K.tokenize_blocks
     monkeypatch.setattr(K, "tokenize_blocks", lambda *a: calls.append(len(a[2])) or real(*a))
@@ -410,7 +410,7 @@ def test_padded_output_is_the_same_lines_then_zeroed_words(monkeypatch: pytest.M
     if parallel:
         monkeypatch.setattr(tb, "_TOKENIZE_PARALLEL_MIN_BYTES", 0)
         monkeypatch.setattr(tb, "_TOKENIZE_BLOCK_BYTES", 16)
-        monkeypatch.setattr(tb.numba, "get_num_threads", lambda: 2)
+        monkeypatch.setattr(tb, "kernel_threads", lambda: 2)
     raw = pa.array(lines, pa.string())
     data, offsets = tb.string_buffers(raw)
     for tokenize in ("13a", "intl"):

@@ -581,7 +581,8 @@ def _batched_statistics(metrics: list[Metric], systems: list[Any]) -> dict[int, 
     last runs on a thread of its own with serial kernels (:mod:`bleustats.engine._threads`:
     only this thread launches numba's parallel regions), beside the last on this thread:
     one metric's kernels run while the other's load and prepare, and a serial kernel
-    fills the CPU a parallel one leaves. Each metric computes what it computes alone.
+    fills the CPU a parallel one leaves (their working memory is then held at once). Each
+    metric computes what it computes alone.
     """
     def statistics(metric: Metric, serial: bool) -> Any:
         if not serial:
@@ -595,10 +596,15 @@ def _batched_statistics(metrics: list[Metric], systems: list[Any]) -> dict[int, 
     if len(metrics) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=len(metrics) - 1) as pool:
+        pool = ThreadPoolExecutor(max_workers=len(metrics) - 1)
+        try:
             jobs = [pool.submit(statistics, metric, True) for metric in metrics[:-1]]
             last = statistics(metrics[-1], False)
             rows = [job.result() for job in jobs] + [last]
+        except BaseException:  # an error or Ctrl-C here: said at once, not after the other metric's kernels end
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     elif metrics:
         rows = [statistics(metrics[0], False)]
     return {id(metric): dict(zip(map(id, systems), r)) for metric, r in zip(metrics, rows) if r is not None}

@@ -6,7 +6,10 @@ concurrent launches. Code that spreads work over threads of its own (``bleustats
 study``'s resampling schemes, a command line's metrics computed side by side) runs
 each such thread inside :func:`serial_kernels`; every choice between a kernel's
 serial and parallel form asks :func:`kernel_threads` (statistics, tokenizer,
-encoder, chrF and TER kernels, and the rank kernels of :mod:`bleustats.meta`).
+encoder, chrF and TER kernels, the tree kernels of :mod:`bleustats.tools.trees`
+and the rank kernels of :mod:`bleustats.meta`). The all-pairs kernels of
+:mod:`bleustats.tools.pairwise` (MBR, k-best) have no serial form and are never
+run on such a thread.
 
 Examples
 --------
