@@ -23,7 +23,9 @@ Usage::
     python benchmarks/phases_score.py --data /path/to/wmt23-news-systems [--metrics bleu] [--repeats 5]
 
 Prints a Markdown table of medians (CPU and wall seconds). The kernels must be compiled already
-(run the command once).
+(run the command once). With two metrics (``--metrics bleu chrf``) the command computes them side
+by side on two threads (``sacrebleu_cli._batched_statistics``): their phases overlap, so the rows add
+up to more than the whole process and "other Python", the remainder, is understated.
 """
 from __future__ import annotations
 
