@@ -63,6 +63,8 @@ __all__ = ["RankedRows", "cut_unit_sums", "dense_ranks", "rank_rows", "sum_units
 _KENDALL = ("b", "c")
 # below this many entries a kernel runs on one thread: launching a parallel region costs more
 _PARALLEL_MIN = 1 << 15
+
+
 @functools.lru_cache(maxsize=1)
 def _placeholder_rng() -> np.random.Generator:
     """The Generator a kernel receives when it draws nothing (its type is part of the compiled signature)."""

@@ -2,8 +2,11 @@
 
 The argument below is why one left-to-right regex pass per tokenizer gives
 exactly what sacreBLEU's several substitutions give; both tokenizer modules
-build their pattern on it and substitute with :data:`SEPARATE_TEMPLATE`.
+build their pattern on it and substitute with :data:`SEPARATE_TEMPLATE`;
+:func:`separate_pass` compiles such a pattern once, on first use.
 """
+
+import functools
 
 # --------------------------------------------------------------------------
 # The period/comma rule, shared by 13a and intl
@@ -68,3 +71,12 @@ build their pattern on it and substitute with :data:`SEPARATE_TEMPLATE`.
 
 #: Replacement of every branch-reset pattern built on this rule: ``' \1 \2 \3'``.
 SEPARATE_TEMPLATE = r" \1 \2 \3"
+
+
+@functools.cache
+def separate_pass(pattern: str):
+    """``pattern`` compiled with ``regex``, once: imported on first use, as the kernels' route never needs it
+    (~20 ms to import)."""
+    import regex
+
+    return regex.compile(pattern)

@@ -13,9 +13,7 @@ Examples
 
 from __future__ import annotations
 
-import functools
-
-from ._marks import SEPARATE_TEMPLATE
+from ._marks import SEPARATE_TEMPLATE, separate_pass
 from .tokenizer_base import BaseTokenizer
 
 __all__ = ["Tokenizer13a", "tokenize_13a"]
@@ -50,7 +48,7 @@ __all__ = ["Tokenizer13a", "tokenize_13a"]
 # chunk-safe as long as no line contains '\n'; chunks with such lines do
 # step 1 line by line.
 
-#: the one-pass pattern, compiled on first use: the kernels' route never needs ``regex`` (~20 ms to import)
+#: the one-pass pattern (compiled on first use, :func:`~bleustats.tokenizers._marks.separate_pass`)
 _13A_PATTERN = (
     r"(?=[!-&(-/:-@\[-`{-~])"  # fast reject: every branch starts with one of these
     r"(?|([!-&(-+/:-@\[-`{-~])()()"  # a: ASCII punctuation except ' , - .
@@ -59,13 +57,6 @@ _13A_PATTERN = (
     r"|([.,])(?<=[0-9][.,])(?![0-9])()()"  # b/c: after a digit, B-matched
     r")"
 )
-
-
-@functools.cache
-def _separate():
-    import regex
-
-    return regex.compile(_13A_PATTERN)
 
 
 def _13a_newlines(line: str) -> str:
@@ -89,7 +80,7 @@ def tokenize_13a(lines: list[str]) -> list[str]:
             .replace("&lt;", "<")
             .replace("&gt;", ">")
         )
-    text = _separate().sub(SEPARATE_TEMPLATE, " " + text.replace("\n", " \n ") + " ")
+    text = separate_pass(_13A_PATTERN).sub(SEPARATE_TEMPLATE, " " + text.replace("\n", " \n ") + " ")
     return list(map(" ".join, map(str.split, text.split("\n"))))
 
 

@@ -8,9 +8,7 @@ Examples
 
 from __future__ import annotations
 
-import functools
-
-from ._marks import SEPARATE_TEMPLATE
+from ._marks import SEPARATE_TEMPLATE, separate_pass
 from .tokenizer_base import BaseTokenizer
 
 __all__ = ["CHINESE_RANGES", "TokenizerZh", "tokenize_zh"]
@@ -65,7 +63,7 @@ CHINESE_RANGES: tuple[tuple[int, int], ...] = (
 )
 
 _CHINESE_CLASS = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in CHINESE_RANGES)
-#: compiled on first use (:func:`_separate`), so importing the ranges costs no ``regex`` import
+#: compiled on first use (:func:`~bleustats.tokenizers._marks.separate_pass`): importing the ranges costs no ``regex``
 _ZH_PATTERN = (
     r"(?|([!-&(-+/:-@\[-`{-~" + _CHINESE_CLASS + r"])()()"  # a. and step 2
     r"|(?<=[0-9])(-)()()"  # d: a dash after a digit
@@ -75,16 +73,9 @@ _ZH_PATTERN = (
 )
 
 
-@functools.cache
-def _separate():
-    import regex
-
-    return regex.compile(_ZH_PATTERN)
-
-
 def tokenize_zh(lines: list[str]) -> list[str]:
     """Tokenize lines as sacreBLEU's zh tokenizer does."""
-    separate = _separate()
+    separate = separate_pass(_ZH_PATTERN)
     return [" ".join(separate.sub(SEPARATE_TEMPLATE, line.strip()).split()) for line in lines]
 
 
