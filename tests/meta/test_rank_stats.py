@@ -16,9 +16,12 @@ from bleustats.meta import _rank_kernels
 from bleustats.meta.correlation import kendall_tau, spearman
 from bleustats.meta.rank_stats import cut_unit_sums, dense_ranks, rank_rows, sum_units, tau_from_counts
 
-from ..twins.ranks import cut_unit_sums_twin, rank_stats_twin, sort_rows_twin, sum_units_twin
+from ..twins.ranks import (Sfc64Draws, cut_unit_sums_twin, rank_stats_twin, shuffle_twin, sort_rows_twin,
+                           sum_units_twin)
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# the shuffle's SFC64 arithmetic is modulo 2**64: run as Python (NUMBA_DISABLE_JIT=1), NumPy's scalars warn
+MODULAR = pytest.mark.filterwarnings("ignore:overflow encountered in scalar:RuntimeWarning")
 
 # few distinct values (ties everywhere), or continuous values, of one row length
 values = st.one_of(st.integers(-2, 2).map(float), st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False))
@@ -129,36 +132,72 @@ def test_cut_unit_sums_equals_twin(data):
     assert [a.tolist() for a in got[1:]] == list(want[1:])
 
 
+def _twin_shuffled(seqs, rng):
+    """The twin's orders for ``(row, base, positions)`` sequences: one SFC64 stream seeded from ``rng``."""
+    draws = Sfc64Draws(rng.integers(2**64, size=3, dtype=np.uint64))
+    return [(r, b, shuffle_twin(pos, draws)) for r, b, pos in seqs], draws
+
+
+@MODULAR
 @SETTINGS
 @given(data=unit_sequences(), seed=st.integers(0, 2**32 - 1))
-def test_cut_unit_sums_with_rng_draws_what_numpy_permuted_draws(data, seed):
-    # with rng every sequence, whole and in turn, takes the order Generator.permuted gives it (-1 entries
-    # included, sequences too short to cut included): the twin permutes with NumPy, then cuts
+def test_cut_unit_sums_with_rng_shuffles_as_the_twin(data, seed):
+    # with rng every sequence, whole and in turn, is shuffled from one stream (-1 entries included, sequences too
+    # short to cut included): the twin shuffles in Python, then cuts
     vals, k, seqs, n_rows, size, columns = data
     items = [i for _, _, pos in seqs for i in pos]
     starts = np.concatenate([[0], np.cumsum([len(pos) for _, _, pos in seqs])])
-    kernel_rng, numpy_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    kernel_rng, twin_rng = np.random.default_rng(seed), np.random.default_rng(seed)
     got = cut_unit_sums(np.array(vals, dtype=np.float64).reshape(len(vals), k), np.array(items, dtype=np.int64),
                         starts, [r for r, _, _ in seqs], [b for _, b, _ in seqs], n_rows, size,
                         columns=None if columns is None else np.array(columns, dtype=np.int64), rng=kernel_rng)
-    permuted = [(r, b, numpy_rng.permuted(np.array(pos, dtype=np.int64)).tolist()) for r, b, pos in seqs]
-    want = cut_unit_sums_twin(vals, permuted, n_rows, size, columns)
+    want = cut_unit_sums_twin(vals, _twin_shuffled(seqs, twin_rng)[0], n_rows, size, columns)
     assert got[0].tolist() == want[0]
     assert [a.tolist() for a in got[1:]] == list(want[1:])
-    assert kernel_rng.integers(0, 2**62) == numpy_rng.integers(0, 2**62)  # the same draws consumed
+    assert kernel_rng.integers(0, 2**62) == twin_rng.integers(0, 2**62)  # the same draws consumed from rng
 
 
+@MODULAR
+def test_shuffle_twin_is_sfc64_and_uniform():
+    # the twin's stream is NumPy's SFC64 from the same state, and its bounded draws are uniform
+    words = np.random.default_rng(1).integers(2**64, size=3, dtype=np.uint64)
+    bits = np.random.SFC64()
+    state = bits.state
+    state["state"]["state"] = np.array([*words, 1], dtype=np.uint64)
+    bits.state = state
+    bits.random_raw(12)
+    draws = Sfc64Draws(words)
+    assert bits.random_raw(6).tolist() == [draws.next64() for _ in range(6)]
+    counts = np.bincount([draws.below(5) for _ in range(20_000)], minlength=5)
+    assert scipy.stats.chisquare(counts).pvalue > 1e-6
+    # a sequence the kernel shuffles by every item's order: each item at each place equally often
+    places = np.zeros((4, 4))
+    rng = np.random.default_rng(2)
+    for _ in range(4000):
+        sums = cut_unit_sums(np.eye(4), [0, 1, 2, 3], [0, 4], [0], [0], 1, 1, rng=rng)[0]
+        places[np.arange(4), sums.argmax(axis=1)] += 1
+    assert scipy.stats.chisquare(places.ravel()).pvalue > 1e-6
+
+
+@MODULAR
 def test_cut_unit_sums_with_rng_on_long_sequences_and_bad_rng():
-    # long rows (NumPy's permuted on a 2-D block, row by row) and several draws per step
+    # long rows and several sequences per row, against the twin
     rng = np.random.default_rng(11)
     pos = np.where(rng.random((40, 700)) < 0.1, -1, rng.integers(0, 700, (40, 700)))
     vals = rng.normal(size=(700, 3))
-    a, b = np.random.default_rng(4), np.random.default_rng(4)
     starts = np.arange(0, 40 * 700 + 1, 700)
-    got = cut_unit_sums(vals, pos.ravel(), starts, np.arange(40) % 3, np.zeros(40, np.int64), 3, 7, rng=a)
-    want = cut_unit_sums(vals, b.permuted(pos, axis=1).ravel(), starts, np.arange(40) % 3, np.zeros(40, np.int64),
-                         3, 7)
-    assert all(np.array_equal(x, y) for x, y in zip(got, want))
+    got = cut_unit_sums(vals, pos.ravel(), starts, np.arange(40) % 3, np.zeros(40, np.int64), 3, 7,
+                        rng=np.random.default_rng(4))
+    seqs = [(j % 3, 0, pos[j].tolist()) for j in range(40)]
+    want = cut_unit_sums_twin(vals.tolist(), _twin_shuffled(seqs, np.random.default_rng(4))[0], 3, 7)
+    assert got[0].tolist() == want[0] and [a.tolist() for a in got[1:]] == list(want[1:])
+    # a stream whose bounded draws reject a low product (found with the twin; seed 69, 20,000 items): the
+    # kernel redraws there as the twin does
+    shuffled, draws = _twin_shuffled([(0, 0, list(range(20_000)))], np.random.default_rng(69))
+    assert draws.rejections > 0
+    order = cut_unit_sums(np.arange(20_000.0)[:, None], np.arange(20_000), [0, 20_000], [0], [0], 1, 1,
+                          rng=np.random.default_rng(69))[0][:, 0]
+    assert order.tolist() == [float(i) for i in shuffled[0][2]]
     with pytest.raises(InputError, match="rng must be a numpy.random.Generator or None; got int"):
         cut_unit_sums(vals, [1, 2], [0, 2], [0], [0], 1, 1, rng=3)
     # out: the sums written into its front when it has room (a view of it), else into a new array

@@ -11,6 +11,10 @@ pair is compared, so each statistic is its definition.
   of discordant pairs, and the number of distinct x and y values present.
 * ``sum_units_twin``: the unit sums, one item at a time.
 * ``cut_unit_sums_twin``: units cut from sequences of drawn items, summed one item at a time.
+* ``Sfc64Draws`` and ``shuffle_twin``: the kernel's shuffle, written from its
+  definitions: SFC64 in Python integers modulo 2**64, each output two 32-bit
+  draws (low half first), Lemire's multiply-shift with rejection for a draw
+  below ``s``, Fisher-Yates from the end.
 """
 
 from __future__ import annotations
@@ -105,3 +109,53 @@ def cut_unit_sums_twin(values, sequences, n_rows, unit_size, columns=None):
             unit_col.append(n_units[row])
             n_units[row] += 1
     return sums, unit_row, unit_col, n_units
+
+
+_MASK64 = (1 << 64) - 1
+_MASK32 = (1 << 32) - 1
+
+
+class Sfc64Draws:
+    """32-bit draws, and draws below a bound, from SFC64 seeded with three words (then ``w = 1``, 12 outputs dropped)."""
+
+    def __init__(self, seed):
+        self.a, self.b, self.c = (int(x) for x in seed)
+        self.w = 1
+        self.spare = None
+        self.rejections = 0
+        for _ in range(12):
+            self.next64()
+
+    def next64(self):
+        out = (self.a + self.b + self.w) & _MASK64
+        self.w = (self.w + 1) & _MASK64
+        self.a = self.b ^ (self.b >> 11)
+        self.b = (self.c + (self.c << 3)) & _MASK64
+        self.c = ((((self.c << 24) | (self.c >> 40)) & _MASK64) + out) & _MASK64
+        return out
+
+    def next32(self):
+        if self.spare is not None:
+            x, self.spare = self.spare, None
+            return x
+        x = self.next64()
+        self.spare = x >> 32
+        return x & _MASK32
+
+    def below(self, s):
+        """Uniform on ``0 .. s - 1`` (1 <= s <= 2**32): the high word of ``x * s``, low words under 2**32 mod s redrawn."""
+        m = self.next32() * s
+        floor = (1 << 32) % s
+        while m & _MASK32 < floor:
+            self.rejections += 1
+            m = self.next32() * s
+        return m >> 32
+
+
+def shuffle_twin(seq, draws):
+    """Fisher-Yates from the end: position t swaps with a draw below t + 1."""
+    seq = list(seq)
+    for t in range(len(seq) - 1, 0, -1):
+        o = draws.below(t + 1)
+        seq[o], seq[t] = seq[t], seq[o]
+    return seq

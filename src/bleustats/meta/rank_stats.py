@@ -47,7 +47,6 @@ Examples
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,12 +62,6 @@ __all__ = ["RankedRows", "cut_unit_sums", "dense_ranks", "rank_rows", "sum_units
 _KENDALL = ("b", "c")
 # below this many entries a kernel runs on one thread: launching a parallel region costs more
 _PARALLEL_MIN = 1 << 15
-
-
-@functools.lru_cache(maxsize=1)
-def _placeholder_rng() -> np.random.Generator:
-    """The Generator a kernel receives when it draws nothing (its type is part of the compiled signature)."""
-    return np.random.default_rng(0)
 
 
 def _parallel(entries: int) -> bool:
@@ -268,9 +261,12 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
 
     Sequence :math:`j` is ``items[starts[j]:starts[j + 1]]`` (positions; -1 means
     nothing drawn there). With ``rng``, each sequence is first put in a random
-    order: sequence by sequence, the draws and the order of
-    ``rng.permuted(sequence)`` (so a random assignment of the items to units,
-    with the numbers of permuting each sequence with NumPy first). ``out``, a
+    order (a random assignment of the items to units): ``rng`` gives the three
+    64-bit words that seed an SFC64 stream, and every sequence in turn is
+    shuffled by Fisher-Yates from the end with Lemire's unbiased bounded draws
+    from that stream's 32-bit halves (the algorithm is in the docstring of
+    ``bleustats.meta._rank_kernels``; ``tests/twins/ranks.py`` has it in plain
+    Python). ``out``, a
     1-D float64 array, holds the sums when it has room for them (then ``sums``
     is a view of it, overwritten by the next call given the same ``out``):
     callers cutting many blocks reuse one buffer. Its drawn
@@ -302,8 +298,8 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
     [[30.0, 3.0, 30.0]]
     >>> vals, items = [[1.0], [2.0], [4.0], [8.0]], [0, 1, 2, 3]
     >>> drawn = cut_unit_sums(vals, items, [0, 4], [0], [0], 1, 2, rng=np.random.default_rng(3))[0]
-    >>> permuted_first = cut_unit_sums(vals, np.random.default_rng(3).permuted(items), [0, 4], [0], [0], 1, 2)[0]
-    >>> bool((drawn == permuted_first).all()), sorted(drawn[:, 0].tolist()) in ([3.0, 12.0], [5.0, 10.0], [6.0, 9.0])
+    >>> again = cut_unit_sums(vals, items, [0, 4], [0], [0], 1, 2, rng=np.random.default_rng(3))[0]
+    >>> bool((drawn == again).all()), sorted(drawn[:, 0].tolist()) in ([3.0, 12.0], [5.0, 10.0], [6.0, 9.0])
     (True, True)
     """
     v = np.ascontiguousarray(values, dtype=np.float64)
@@ -331,10 +327,13 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
                             or not out.flags.c_contiguous or not out.flags.writeable):
         raise InputError(f"out must be a writeable contiguous 1-D float64 array or None; got {type(out).__name__}"
                          f"{'' if not isinstance(out, np.ndarray) else f' of dtype {out.dtype}, shape {out.shape}'}.")
-    gen = rng if rng is not None else _placeholder_rng()
+    if rng is not None and (np.diff(st) > 2**32).any():
+        raise InputError("with rng, every sequence must have at most 2**32 items (the shuffle's 32-bit draws); got "
+                         f"one of {int(np.diff(st).max())}.")
+    seed = rng.integers(2**64, size=3, dtype=np.uint64) if rng is not None else np.zeros(3, np.uint64)
     buf = out if out is not None else np.empty(0)
     sums, unit_row, unit_col, n_units, bad = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows), int(unit_size),
-                                                                          cols, gen, rng is not None, buf)
+                                                                          cols, seed, rng is not None, buf)
     if bad >= 0:  # checked inside the kernel's counting pass: a separate check would cost another pass
         j = int(np.searchsorted(st, bad, side="right")) - 1
         raise InputError(f"items + base must index the {v.shape[0]} rows of values (or items be -1); item {bad} "
