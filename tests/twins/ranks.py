@@ -116,7 +116,7 @@ _MASK32 = (1 << 32) - 1
 
 
 class Sfc64Draws:
-    """32-bit draws, and draws below a bound, from SFC64 seeded with three words (then ``w = 1``, 12 outputs dropped)."""
+    """32-bit draws, and draws below a bound, from SFC64 seeded with three words (``w = 1``, 12 outputs dropped)."""
 
     def __init__(self, seed):
         self.a, self.b, self.c = (int(x) for x in seed)
@@ -143,7 +143,7 @@ class Sfc64Draws:
         return x & _MASK32
 
     def below(self, s):
-        """Uniform on ``0 .. s - 1`` (1 <= s <= 2**32): the high word of ``x * s``, low words under 2**32 mod s redrawn."""
+        """Uniform on ``0 .. s - 1`` (1 <= s <= 2**32): the high word of ``x * s``; low words < 2**32 mod s redraw."""
         m = self.next32() * s
         floor = (1 << 32) % s
         while m & _MASK32 < floor:
