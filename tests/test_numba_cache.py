@@ -191,10 +191,12 @@ def test_the_scipy_refusal_applies_to_the_importing_thread_only():
     other.start()
     other.join()
     assert seen == [None] and not finder.refused  # another thread imports scipy.linalg as usual
-    assert finder.find_spec("scipy") is None and finder.find_spec("numpy.linalg") is None
+    assert finder.find_spec("numpy.linalg") is None and finder.find_spec("scipyx") is None
     with pytest.raises(ImportError, match="put off by bleustats"):
         finder.find_spec("scipy.linalg.cython_blas")
     assert finder.refused
+    with pytest.raises(ImportError, match="put off by bleustats"):
+        finder.find_spec("scipy")  # the package the probe's import starts with
 
 
 def test_the_probe_is_put_off_only_for_the_numba_source_it_was_written_for(tmp_path):

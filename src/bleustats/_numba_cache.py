@@ -135,9 +135,12 @@ class _LazyBlasProbe:
 
 
 class _DeferSciPy:
-    """A ``sys.meta_path`` finder refusing ``scipy.linalg`` to one thread while it imports numba's arraymath.
+    """A ``sys.meta_path`` finder refusing SciPy (``scipy`` and its submodules) to one thread while it imports
+    numba's arraymath.
 
-    Other threads importing ``scipy.linalg`` meanwhile are not refused.
+    The probe's ``import scipy.linalg.cython_blas`` would import the ``scipy``
+    package first (7-14 ms), so the package is refused too. Other threads
+    importing SciPy meanwhile are not refused.
     """
 
     def __init__(self) -> None:
@@ -145,7 +148,7 @@ class _DeferSciPy:
         self.refused = False
 
     def find_spec(self, name, path=None, target=None):
-        if threading.get_ident() == self.thread and (name == "scipy.linalg" or name.startswith("scipy.linalg.")):
+        if threading.get_ident() == self.thread and (name == "scipy" or name.startswith("scipy.")):
             self.refused = True
             raise ImportError(f"{name}: import put off by bleustats until numba needs BLAS")
         return None
@@ -169,13 +172,13 @@ def _probe_as_expected() -> bool:
 
 
 def defer_blas_probe() -> None:
-    """Import ``numba.np.arraymath`` without its import-time BLAS probe (which imports ``scipy.linalg``).
+    """Import ``numba.np.arraymath`` without its import-time BLAS probe (which imports SciPy's linear algebra).
 
     numba sets ``numba.np.arraymath._HAVE_BLAS = _check_blas()`` at import and
     reads it only when it types ``np.correlate`` / ``np.convolve`` (``if not
-    _HAVE_BLAS``). Here the module is imported while ``scipy.linalg`` cannot be
-    (by this thread), and the flag is replaced by an object whose truth value
-    runs ``_check_blas()`` (``scipy.linalg`` importable again) on first use: the
+    _HAVE_BLAS``). Here the module is imported while SciPy cannot be (by this
+    thread), and the flag is replaced by an object whose truth value runs
+    ``_check_blas()`` (SciPy importable again) on first use: the
     same answer, asked later (so a BLAS that numba cannot use is reported when
     ``np.correlate`` is first compiled rather than at import). Nothing is done
     when arraymath or ``scipy.linalg`` is already imported, under

@@ -573,6 +573,35 @@ def test_the_command_runs_with_a_higher_first_gc_threshold():
     assert f"thresholds {(GC_THRESHOLD, *gc.get_threshold()[1:])}" in out.stderr.splitlines(), out.stderr
 
 
+_NUMBA_CHECKS_PROBE = """
+import importlib.util, sys
+from bleustats._launch import _NumbaStartupChecks
+finder = _NumbaStartupChecks()
+sys.meta_path.insert(0, finder)
+import numba
+print("after_numba", "scipy" in sys.modules, "yaml" in sys.modules, finder in sys.meta_path,
+      importlib.util.find_spec("yaml") is not None)
+import scipy.special
+print("scipy_after", scipy.special.ndtr(0.0) == 0.5)
+"""
+
+
+@pytest.mark.parametrize("numba_config", [False, True])
+def test_numba_start_up_checks_do_not_import_scipy_or_yaml(tmp_path, numba_config):
+    """The executable refuses SciPy to numba's version check and PyYAML to its config reader (only without a
+    .numba_config.yaml to read); both import as usual afterwards, and the finder takes itself off."""
+    if numba_config:
+        (tmp_path / ".numba_config.yaml").write_text("disable_performance_warnings: 1\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    out = subprocess.run([sys.executable, "-c", _NUMBA_CHECKS_PROBE], cwd=tmp_path, env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()
+    _, scipy_in, yaml_in, finder_left, have_yaml = first.split()
+    assert (scipy_in, finder_left) == ("False", "False") and second == "scipy_after True", out.stdout
+    assert yaml_in == str(numba_config and have_yaml == "True"), out.stdout
+
+
 def test_metrics_batched_side_by_side_compute_what_each_computes_alone(monkeypatch):
     # every metric but the last runs on a thread of its own with serial kernels; the rows are those of one
     # metric at a time (the kernels' route: 3 systems x 2,000 segments, past the plain path's budget)
