@@ -361,6 +361,18 @@ def _sfc64_step(a, b, c, w):
     return out, a, b, c, w
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _draw32(a, b, c, w, spare, spare_left):
+    """The stream's next 32-bit draw: the high half kept from the last output, else a new output's low half.
+
+    Returns ``(x, a, b, c, w, spare, spare_left)``.
+    """
+    if spare_left:
+        return spare, a, b, c, w, spare, False
+    x, a, b, c, w = _sfc64_step(a, b, c, w)
+    return x & _LOW32, a, b, c, w, x >> np.uint64(32), True
+
+
 @njit(cache=True, nogil=True)
 def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, columns, seed, shuffle, buf):
     """Cut item sequences into units of ``unit_size`` and sum each unit's ``values`` rows.
@@ -426,26 +438,12 @@ def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, column
         if shuffle:  # Fisher-Yates from the end (every sequence draws, also one too short to cut)
             for t in range(n_j - 1, 0, -1):
                 s_ = np.uint64(t + 1)
-                if spare_left:
-                    x = spare
-                    spare_left = False
-                else:
-                    x, sa, sb, sc, sw = _sfc64_step(sa, sb, sc, sw)
-                    spare = x >> np.uint64(32)
-                    spare_left = True
-                    x = x & _LOW32
+                x, sa, sb, sc, sw, spare, spare_left = _draw32(sa, sb, sc, sw, spare, spare_left)
                 m = x * s_
                 if (m & _LOW32) < s_:  # Lemire: reject the low products that would bias the draw
                     floor = (_TWO32 - s_) % s_
                     while (m & _LOW32) < floor:
-                        if spare_left:
-                            x = spare
-                            spare_left = False
-                        else:
-                            x, sa, sb, sc, sw = _sfc64_step(sa, sb, sc, sw)
-                            spare = x >> np.uint64(32)
-                            spare_left = True
-                            x = x & _LOW32
+                        x, sa, sb, sc, sw, spare, spare_left = _draw32(sa, sb, sc, sw, spare, spare_left)
                         m = x * s_
                 o = np.int64(m >> np.uint64(32))
                 if o != t:
