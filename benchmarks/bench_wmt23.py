@@ -24,10 +24,15 @@ Routes, each run in a fresh process per tool:
 * ``ende``: en-de alone, ``-m bleu -f json``, one command (12 systems x 557 paragraphs), whole
   process, median of ``--repeats``, the two tools alternating (sacreBLEU, bleustats, sacreBLEU, ...).
 
-Before timing, bleustats' modules are byte-compiled (``compileall``), as ``pip install`` does for
-an installed package (sacreBLEU's are): an editable install run with ``PYTHONDONTWRITEBYTECODE=1``
-would otherwise compile ~45 modules from source in every process (~0.1 s). Where the remaining
-time of one command goes: ``benchmarks/phases_score.py``.
+Run it with the interpreter of an environment where bleustats is installed as users get it (``pip
+install`` of the wheel, beside sacreBLEU): an editable install puts setuptools' import finder into
+every process. The en-cs command ran 0.06 s slower from the development environment (editable, with
+the extras' packages) than from a fresh one with the wheel installed (median of 20 paired runs,
+2026-11-27). The report says which (``bleustats_install``). Before timing, bleustats'
+modules are byte-compiled (``compileall``), as ``pip install`` does for an installed package
+(sacreBLEU's are): an editable install run with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile
+~45 modules from source in every process (~0.1 s). Where the remaining time of one command goes:
+``benchmarks/phases_score.py``.
 
 Usage::
 
@@ -193,6 +198,14 @@ def ende_route(data: str, repeats: int) -> dict:
     return row
 
 
+def install_kind(dist: str) -> str:
+    """``'editable'`` or ``'installed'``: how ``dist`` is installed in this interpreter (PEP 610's direct_url.json)."""
+    from importlib.metadata import distribution
+
+    text = distribution(dist).read_text("direct_url.json")
+    return "editable" if text and json.loads(text).get("dir_info", {}).get("editable") else "installed"
+
+
 def compile_bleustats() -> None:
     """Byte-compile bleustats' modules once, as installing a package does (see the module docstring)."""
     import compileall
@@ -230,8 +243,8 @@ def main() -> None:
 
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
               "load_before": os.getloadavg(), "python": platform.python_version(),
-              "bleustats": bleustats.__version__, "sacrebleu": sacrebleu.__version__, "published": len(truth),
-              "routes": {}}
+              "bleustats": bleustats.__version__, "bleustats_install": install_kind("bleustats"),
+              "sacrebleu": sacrebleu.__version__, "published": len(truth), "routes": {}}
     for route in args.routes:
         row = {}
         row["load_before"] = os.getloadavg()
