@@ -26,9 +26,7 @@ Routes, each run in a fresh process per tool:
 
 Run it with the interpreter of an environment where bleustats is installed as users get it (``pip
 install`` of the wheel, beside sacreBLEU): an editable install puts setuptools' import finder into
-every process. The en-cs command ran 0.06 s slower from the development environment (editable, with
-the extras' packages) than from a fresh one with the wheel installed (median of 20 paired runs,
-2026-11-27). The report says which (``bleustats_install``). Before timing, bleustats'
+every process. The report says which (``bleustats_install``). Before timing, bleustats'
 modules are byte-compiled (``compileall``), as ``pip install`` does for an installed package
 (sacreBLEU's are): an editable install run with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile
 ~45 modules from source in every process (~0.1 s). Where the remaining time of one command goes:
@@ -199,10 +197,14 @@ def ende_route(data: str, repeats: int) -> dict:
 
 
 def install_kind(dist: str) -> str:
-    """``'editable'`` or ``'installed'``: how ``dist`` is installed in this interpreter (PEP 610's direct_url.json)."""
-    from importlib.metadata import distribution
+    """``'editable'``, ``'installed'`` or ``'not installed'`` (run from a source tree): how ``dist`` is installed
+    in this interpreter (PEP 610's direct_url.json)."""
+    from importlib.metadata import PackageNotFoundError, distribution
 
-    text = distribution(dist).read_text("direct_url.json")
+    try:
+        text = distribution(dist).read_text("direct_url.json")
+    except PackageNotFoundError:
+        return "not installed"
     return "editable" if text and json.loads(text).get("dir_info", {}).get("editable") else "installed"
 
 

@@ -14,8 +14,8 @@ Two imports that numba makes at its own start-up only to check something are
 refused there (:class:`_NumbaStartupChecks`): SciPy, imported to check that it is
 at least 1.0 (bleustats requires 1.10), and PyYAML, imported to read a
 ``.numba_config.yaml`` in the working directory (refused only when there is no
-such file). A command starts 7 ms sooner, 20 ms with PyYAML installed; both
-modules import as usual everywhere else.
+such file): each costs a command several milliseconds of imports
+(``benchmarks/results/wmt23.md``). Both modules import as usual everywhere else.
 
 The command runs with the cyclic garbage collector's first threshold at
 :data:`GC_THRESHOLD` allocations (Python's default is 700). Importing numpy,
@@ -47,7 +47,8 @@ class _NumbaStartupChecks:
     The importing frame decides: ``scipy`` from ``numba._ensure_critical_deps``
     (a version check), ``yaml`` from the body of ``numba.core.config`` while
     the working directory has no ``.numba_config.yaml`` (the file it would read).
-    It takes itself off ``sys.meta_path`` once both have been asked for.
+    It takes itself off ``sys.meta_path`` once numba's config reader has asked
+    for ``yaml`` (the later of the two checks) or both have been asked for.
     """
 
     _CHECKS = {"scipy": ("numba", "_ensure_critical_deps"), "yaml": ("numba.core.config", "<module>")}
@@ -65,8 +66,9 @@ class _NumbaStartupChecks:
         if frame is None or (frame.f_globals.get("__name__"), frame.f_code.co_name) != check:
             return None
         self.asked.add(name)
-        if self.asked == set(self._CHECKS) and self in sys.meta_path:
-            sys.meta_path.remove(self)  # the import machinery stops at the error below: nothing is skipped
+        if name == "yaml" or self.asked == set(self._CHECKS):
+            # a new list: the import machinery is iterating over the current one, which must not shift under it
+            sys.meta_path = [finder for finder in sys.meta_path if finder is not self]
         if name == "yaml" and os.path.isfile(".numba_config.yaml"):
             return None
         raise ModuleNotFoundError(f"{name} is not imported for numba's start-up check by bleustats", name=name)

@@ -139,7 +139,7 @@ class _DeferSciPy:
     numba's arraymath.
 
     The probe's ``import scipy.linalg.cython_blas`` would import the ``scipy``
-    package first (7-14 ms), so the package is refused too. Other threads
+    package first, so the package is refused too. Other threads
     importing SciPy meanwhile are not refused.
     """
 

@@ -554,6 +554,8 @@ class Finder:  # the collector's thresholds when the command line (and every hea
     def find_spec(self, name, path=None, target=None):
         if name == "bleustats.cli.main":
             print("thresholds", gc.get_threshold(), file=sys.stderr)
+            checks = [type(f).__name__ for f in sys.meta_path if type(f).__name__ == "_NumbaStartupChecks"]
+            print("numba start-up checks", checks, file=sys.stderr)
 sys.meta_path.insert(0, Finder())
 sys.argv = ["bleustats", "--version"]
 from bleustats._launch import console
@@ -563,7 +565,8 @@ console()
 
 def test_the_command_runs_with_a_higher_first_gc_threshold():
     """The executable raises the collector's first threshold before it imports the command line (start-up
-    allocates ~10^5 objects, little garbage); the other two stay as they were."""
+    allocates ~10^5 objects, little garbage); the other two stay as they were. It also puts the finder of
+    numba's start-up checks in place."""
     import gc
 
     from bleustats._launch import GC_THRESHOLD
@@ -571,6 +574,8 @@ def test_the_command_runs_with_a_higher_first_gc_threshold():
     out = subprocess.run([sys.executable, "-c", _GC_PROBE], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert f"thresholds {(GC_THRESHOLD, *gc.get_threshold()[1:])}" in out.stderr.splitlines(), out.stderr
+    # and numba's start-up checks are refused their imports (the finder below) before anything imports numba
+    assert "numba start-up checks ['_NumbaStartupChecks']" in out.stderr.splitlines(), out.stderr
 
 
 _NUMBA_CHECKS_PROBE = """

@@ -157,19 +157,33 @@ def test_cut_unit_sums_with_rng_shuffles_as_the_twin(data, seed):
     assert kernel_rng.integers(0, 2**62) == twin_rng.integers(0, 2**62)  # the same draws consumed from rng
 
 
-@MODULAR
-def test_shuffle_twin_is_sfc64_and_uniform():
-    # the twin's stream is NumPy's SFC64 from the same state, and its bounded draws are uniform
-    words = np.random.default_rng(1).integers(2**64, size=3, dtype=np.uint64)
+def _numpy_sfc64(words):
+    """NumPy's SFC64 at the twin's starting state: ``(a, b, c) = words``, ``w = 1``, 12 outputs dropped."""
     bits = np.random.SFC64()
     state = bits.state
     state["state"]["state"] = np.array([*words, 1], dtype=np.uint64)
     bits.state = state
     bits.random_raw(12)
+    return bits
+
+
+@MODULAR
+def test_shuffle_twin_is_sfc64_and_uniform():
+    # the twin's stream is NumPy's SFC64 from the same state, and its bounded draws are uniform
+    words = np.random.default_rng(1).integers(2**64, size=3, dtype=np.uint64)
     draws = Sfc64Draws(words)
-    assert bits.random_raw(6).tolist() == [draws.next64() for _ in range(6)]
+    assert _numpy_sfc64(words).random_raw(6).tolist() == [draws.next64() for _ in range(6)]
     counts = np.bincount([draws.below(5) for _ in range(20_000)], minlength=5)
     assert scipy.stats.chisquare(counts).pvalue > 1e-6
+    # NumPy's Generator draws a uint32 below s the same way (32-bit halves low first, Lemire with rejection):
+    # the twin's draws equal its draws one by one, up to s = 2**32 and around 2**31 where half are redrawn
+    for s in (2, 3, 7, 1000, 2**31 - 1, 2**31 + 1, 3 * 2**30 + 5, 2**32 - 1, 2**32):
+        words = np.random.default_rng(s).integers(2**64, size=3, dtype=np.uint64)
+        twin, numpy_gen = Sfc64Draws(words), np.random.Generator(_numpy_sfc64(words))
+        assert [twin.below(s) for _ in range(300)] == numpy_gen.integers(0, s, size=300, dtype=np.uint32).tolist()
+    many = Sfc64Draws(np.random.default_rng(8).integers(2**64, size=3, dtype=np.uint64))
+    [many.below(2**31 + 1) for _ in range(200)]
+    assert many.rejections > 50  # about half of the draws below 2**31 + 1 are redrawn
     # a sequence the kernel shuffles by every item's order: each item at each place equally often
     places = np.zeros((4, 4))
     rng = np.random.default_rng(2)
@@ -195,6 +209,13 @@ def test_cut_unit_sums_with_rng_on_long_sequences_and_bad_rng():
     # kernel redraws there as the twin does
     shuffled, draws = _twin_shuffled([(0, 0, list(range(20_000)))], np.random.default_rng(69))
     assert draws.rejections > 0
+    # and NumPy's own bounded draws from the same SFC64 state, one per step, give the kernel's order too
+    words = np.random.default_rng(69).integers(2**64, size=3, dtype=np.uint64)
+    numpy_gen, by_numpy = np.random.Generator(_numpy_sfc64(words)), list(range(20_000))
+    for t in range(len(by_numpy) - 1, 0, -1):
+        o = int(numpy_gen.integers(0, t + 1, dtype=np.uint32))
+        by_numpy[o], by_numpy[t] = by_numpy[t], by_numpy[o]
+    assert by_numpy == shuffled[0][2]
     order = cut_unit_sums(np.arange(20_000.0)[:, None], np.arange(20_000), [0, 20_000], [0], [0], 1, 1,
                           rng=np.random.default_rng(69))[0][:, 0]
     assert order.tolist() == [float(i) for i in shuffled[0][2]]

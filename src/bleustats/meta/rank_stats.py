@@ -310,7 +310,8 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
     if v.ndim != 2 or it.ndim != 1 or ro.ndim != 1 or bs.shape != ro.shape or st.shape != (len(ro) + 1,):
         raise InputError(f"values must have shape (n, k), items be 1-D, row_of and base (sequences,) and starts "
                          f"(sequences + 1,); got {v.shape}, {it.shape}, {ro.shape}, {bs.shape}, {st.shape}.")
-    if st[0] != 0 or st[-1] != len(it) or (np.diff(st) < 0).any():
+    lengths = np.diff(st)
+    if st[0] != 0 or st[-1] != len(it) or (lengths < 0).any():
         raise InputError(f"starts must rise from 0 to len(items) = {len(it)}; got {st.tolist()!r:.80}.")
     if isinstance(unit_size, bool) or int(unit_size) != unit_size or unit_size < 1:
         raise InputError(f"unit_size must be an integer >= 1; got {unit_size!r}.")
@@ -327,9 +328,9 @@ def cut_unit_sums(values: ArrayLike, items: ArrayLike, starts: ArrayLike, row_of
                             or not out.flags.c_contiguous or not out.flags.writeable):
         raise InputError(f"out must be a writeable contiguous 1-D float64 array or None; got {type(out).__name__}"
                          f"{'' if not isinstance(out, np.ndarray) else f' of dtype {out.dtype}, shape {out.shape}'}.")
-    if rng is not None and (np.diff(st) > 2**32).any():
+    if rng is not None and len(lengths) and lengths.max() > 2**32:
         raise InputError("with rng, every sequence must have at most 2**32 items (the shuffle's 32-bit draws); got "
-                         f"one of {int(np.diff(st).max())}.")
+                         f"one of {int(lengths.max())}.")
     seed = rng.integers(2**64, size=3, dtype=np.uint64) if rng is not None else np.zeros(3, np.uint64)
     buf = out if out is not None else np.empty(0)
     sums, unit_row, unit_col, n_units, bad = _rank_kernels.cut_unit_sums(v, it, st, ro, bs, int(n_rows), int(unit_size),
