@@ -182,7 +182,8 @@ def test_shuffle_twin_is_sfc64_and_uniform():
         twin, numpy_gen = Sfc64Draws(words), np.random.Generator(_numpy_sfc64(words))
         assert [twin.below(s) for _ in range(300)] == numpy_gen.integers(0, s, size=300, dtype=np.uint32).tolist()
     many = Sfc64Draws(np.random.default_rng(8).integers(2**64, size=3, dtype=np.uint64))
-    [many.below(2**31 + 1) for _ in range(200)]
+    for _ in range(200):
+        many.below(2**31 + 1)
     assert many.rejections > 50  # about half of the draws below 2**31 + 1 are redrawn
     # a sequence the kernel shuffles by every item's order: each item at each place equally often
     places = np.zeros((4, 4))
