@@ -10,13 +10,6 @@ signals while the command runs, and puts these recording handlers back when it
 returns; after that a signal is ignored, so one that arrives once the work is
 done and said (during interpreter shutdown) does not change the exit status.
 
-Two imports that numba makes at its own start-up only to check something are
-refused there (:class:`_NumbaStartupChecks`): SciPy, imported to check that it is
-at least 1.0 (bleustats requires 1.10), and PyYAML, imported to read a
-``.numba_config.yaml`` in the working directory (refused only when there is no
-such file): each costs a command several milliseconds of imports
-(``benchmarks/results/wmt23.md``). Both modules import as usual everywhere else.
-
 The command runs with the cyclic garbage collector's first threshold at
 :data:`GC_THRESHOLD` allocations (Python's default is 700). Importing numpy,
 numba and pyarrow and loading the kernels allocates a few hundred thousand
@@ -41,39 +34,6 @@ GC_THRESHOLD = 50_000
 _NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
 
-class _NumbaStartupChecks:
-    """A ``sys.meta_path`` finder refusing ``scipy`` and ``yaml`` to numba's start-up checks, and only to them.
-
-    The importing frame decides: ``scipy`` from ``numba._ensure_critical_deps``
-    (a version check), ``yaml`` from the body of ``numba.core.config`` while
-    the working directory has no ``.numba_config.yaml`` (the file it would read).
-    It takes itself off ``sys.meta_path`` once numba's config reader has asked
-    for ``yaml`` (the later of the two checks) or both have been asked for.
-    """
-
-    _CHECKS = {"scipy": ("numba", "_ensure_critical_deps"), "yaml": ("numba.core.config", "<module>")}
-
-    def __init__(self) -> None:
-        self.asked: set[str] = set()
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        check = self._CHECKS.get(name)
-        if check is None:
-            return None
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
-            frame = frame.f_back
-        if frame is None or (frame.f_globals.get("__name__"), frame.f_code.co_name) != check:
-            return None
-        self.asked.add(name)
-        if name == "yaml" or self.asked == set(self._CHECKS):
-            # a new list: the import machinery is iterating over the current one, which must not shift under it
-            sys.meta_path = [finder for finder in sys.meta_path if finder is not self]
-        if name == "yaml" and os.path.isfile(".numba_config.yaml"):
-            return None
-        raise ModuleNotFoundError(f"{name} is not imported for numba's start-up check by bleustats", name=name)
-
-
 def console() -> None:
     """Run the ``bleustats`` command line as a program (exits with its status)."""
     received: list[int] = []
@@ -84,7 +44,6 @@ def console() -> None:
     for sig in _NAMES:
         signal.signal(sig, record)
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
-    sys.meta_path.insert(0, _NumbaStartupChecks())
     from .cli.main import main
 
     if received:

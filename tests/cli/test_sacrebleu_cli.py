@@ -554,8 +554,6 @@ class Finder:  # the collector's thresholds when the command line (and every hea
     def find_spec(self, name, path=None, target=None):
         if name == "bleustats.cli.main":
             print("thresholds", gc.get_threshold(), file=sys.stderr)
-            checks = [type(f).__name__ for f in sys.meta_path if type(f).__name__ == "_NumbaStartupChecks"]
-            print("numba start-up checks", checks, file=sys.stderr)
 sys.meta_path.insert(0, Finder())
 sys.argv = ["bleustats", "--version"]
 from bleustats._launch import console
@@ -565,8 +563,7 @@ console()
 
 def test_the_command_runs_with_a_higher_first_gc_threshold():
     """The executable raises the collector's first threshold before it imports the command line (start-up
-    allocates ~10^5 objects, little garbage); the other two stay as they were. It also puts the finder of
-    numba's start-up checks in place."""
+    allocates ~10^5 objects, little garbage); the other two stay as they were."""
     import gc
 
     from bleustats._launch import GC_THRESHOLD
@@ -574,37 +571,6 @@ def test_the_command_runs_with_a_higher_first_gc_threshold():
     out = subprocess.run([sys.executable, "-c", _GC_PROBE], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert f"thresholds {(GC_THRESHOLD, *gc.get_threshold()[1:])}" in out.stderr.splitlines(), out.stderr
-    # and numba's start-up checks are refused their imports (the finder below) before anything imports numba
-    assert "numba start-up checks ['_NumbaStartupChecks']" in out.stderr.splitlines(), out.stderr
-
-
-_NUMBA_CHECKS_PROBE = """
-import importlib.util, sys
-from bleustats._launch import _NumbaStartupChecks
-finder = _NumbaStartupChecks()
-sys.meta_path.insert(0, finder)
-import numba
-print("after_numba", "scipy" in sys.modules, "yaml" in sys.modules, finder in sys.meta_path,
-      importlib.util.find_spec("yaml") is not None)
-import scipy.special
-print("scipy_after", scipy.special.ndtr(0.0) == 0.5)
-"""
-
-
-@pytest.mark.parametrize("numba_config", [False, True])
-def test_numba_start_up_checks_do_not_import_scipy_or_yaml(tmp_path, numba_config):
-    """The executable refuses SciPy to numba's version check and PyYAML to its config reader (only without a
-    .numba_config.yaml to read); both import as usual afterwards, and the finder takes itself off."""
-    if numba_config:
-        (tmp_path / ".numba_config.yaml").write_text("disable_performance_warnings: 1\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
-    out = subprocess.run([sys.executable, "-c", _NUMBA_CHECKS_PROBE], cwd=tmp_path, env=env, capture_output=True,
-                         text=True)
-    assert out.returncode == 0, out.stderr
-    first, second = out.stdout.splitlines()
-    _, scipy_in, yaml_in, finder_left, have_yaml = first.split()
-    assert (scipy_in, finder_left) == ("False", "False") and second == "scipy_after True", out.stdout
-    assert yaml_in == str(numba_config and have_yaml == "True"), out.stdout
 
 
 def test_metrics_batched_side_by_side_compute_what_each_computes_alone(monkeypatch):
