@@ -212,11 +212,6 @@ def main() -> None:
     opts = ap.parse_args()
     if opts.child:
         print(json.dumps(child(json.loads(opts.child))))
-        from bleustats._launch import _exit_without_teardown
-        from bleustats.cli._finish import outputs_complete
-
-        if outputs_complete():  # as the bleustats executable ends such a command
-            _exit_without_teardown(0)
         return
     if not opts.data:
         ap.error("--data is required")

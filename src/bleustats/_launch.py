@@ -22,7 +22,6 @@ is still collected, in larger batches.
 from __future__ import annotations
 
 import gc
-import os
 import signal
 import sys
 
@@ -52,34 +51,5 @@ def console() -> None:
     status = main()
     for sig in _NAMES:  # the work is done and said: a late signal must not change the exit status
         signal.signal(sig, signal.SIG_IGN)
-    from .cli._finish import outputs_complete
-
-    if outputs_complete():
-        _exit_without_teardown(status)
     sys.exit(status)
 
-
-def _exit_without_teardown(status: int) -> None:
-    """End a command whose outputs are complete: streams flushed, ``atexit`` handlers run, no teardown.
-
-    The interpreter's shutdown frees every module and numba's and LLVM's
-    objects (0.15 to 0.2 s of CPU after a scoring command); with nothing left
-    to write (:mod:`bleustats.cli._finish`) the process ends once the streams
-    are flushed and the handlers registered with ``atexit`` have run. Returns
-    (the caller then exits as Python does) when a stream cannot be flushed, so
-    that the usual exit reports it.
-    """
-    import atexit
-
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        return
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-    os._exit(int(status))

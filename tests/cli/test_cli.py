@@ -719,9 +719,9 @@ def test_a_subcommand_loads_only_its_own_module(tmp_path):
             "print(rc, sorted(m for m in sys.modules if m.startswith('bleustats.cli.') or m.split('.')[0] in "
             "('pandas', 'scipy', 'matplotlib') or m.startswith('bleustats.meta')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    # _progress: main's interrupt message; _finish: whether the command's outputs are complete when it returns;
-    # sacrebleu_cli and _dask: score's sacreBLEU and --dask flags (their metric objects and Dask load on use)
-    want = ["bleustats.cli._dask", "bleustats.cli._finish", "bleustats.cli._progress", "bleustats.cli.main",
+    # _progress: main's interrupt message; sacrebleu_cli and _dask: score's sacreBLEU and --dask flags (their
+    # metric objects and Dask load on use)
+    want = ["bleustats.cli._dask", "bleustats.cli._progress", "bleustats.cli.main",
             "bleustats.cli.sacrebleu_cli", "bleustats.cli.score"]
     assert out.strip().splitlines()[-1] == f"0 {want}", out
 

@@ -511,43 +511,6 @@ def test_saved_statistics_refuse_what_they_cannot_answer(argv, message, saved, c
     assert not (saved / "x.parquet").exists()
 
 
-#: runs the bleustats executable's entry point with an atexit handler and an object whose finalizer
-#: reports the interpreter's teardown
-_EXIT_PROBE = """
-import atexit, sys
-atexit.register(lambda: print("atexit ran", file=sys.stderr, flush=True))
-class Teardown:
-    def __del__(self):
-        print("teardown ran", file=sys.stderr, flush=True)
-KEEP = Teardown()
-sys.argv = ["bleustats", *sys.argv[1:]]
-from bleustats._launch import console
-console()
-"""
-
-
-@pytest.mark.parametrize("argv, complete", [
-    (["score", "R1", "-i", "S1", "S2", "-m", "bleu"], True),  # sacreBLEU's output mode: standard streams only
-    (["score", "R1", "-i", "S1", "-m", "bleu", "--width", "-1"], False),  # a usage error: main() refuses it
-    (["score", "R1", "-i", "S1", "--json"], False),  # bleustats' own output: Python's usual exit
-])
-def test_a_command_writing_only_to_the_standard_streams_ends_without_the_teardown(argv, complete, files):
-    """sacreBLEU's output mode flushes, runs the atexit handlers and ends (no interpreter teardown, ~0.2 s).
-
-    Its output and exit status are those of the in-process command; every
-    other command ends as Python ends (the teardown runs).
-    """
-    env = {k: v for k, v in os.environ.items() if k != "SACREBLEU_FORMAT"}
-    out = subprocess.run([sys.executable, "-c", _EXIT_PROBE, *argv], cwd=files, env=env, capture_output=True,
-                         text=True)
-    assert "atexit ran" in out.stderr
-    assert ("teardown ran" not in out.stderr) == complete, out.stderr
-    if complete:
-        assert out.returncode == 0 and json.loads(out.stdout)[0]["system"] == "S1"
-    else:
-        assert out.returncode in (0, 2) and (out.stdout or out.stderr)
-
-
 _GC_PROBE = """
 import gc, sys
 class Finder:  # the collector's thresholds when the command line (and every heavy import after it) starts

@@ -240,22 +240,3 @@ def test_compare_names(tables, tmp_path, capsys):
     assert main(_args(tables, tmp_path / "c", "--compare", "BLEU [all],ΔBLEU [all]", "--bootstrap", "20")) == 0
 
 
-def test_the_study_command_ends_without_the_teardown_once_its_folder_is_in_place(tables, tmp_path):
-    # its folder is written whole before it returns: the executable then skips the interpreter's teardown
-    # (an atexit handler still runs); a refused command ends as Python ends
-    import subprocess
-    import sys
-
-    from .test_sacrebleu_cli import _EXIT_PROBE
-
-    out = tmp_path / "res"
-    done = subprocess.run([sys.executable, "-c", _EXIT_PROBE, *_args(tables, out), "--no-plot"], capture_output=True,
-                          text=True)
-    assert done.returncode == 0, done.stderr
-    assert "atexit ran" in done.stderr and "teardown ran" not in done.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["assignments.parquet", "pairs.csv", "study.json", "table2.csv",
-                                                     "table2.json", "table2.md"]
-    refused = subprocess.run([sys.executable, "-c", _EXIT_PROBE, *_args(tables, out), "--no-plot"],
-                             capture_output=True, text=True)
-    assert refused.returncode == 1 and "exists; pass --overwrite" in refused.stderr
-    assert "teardown ran" in refused.stderr

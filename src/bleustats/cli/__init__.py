@@ -7,8 +7,7 @@
   :mod:`~bleustats.cli.analyze`, :mod:`~bleustats.cli.study`, :mod:`~bleustats.cli.correlate`.
 - Shared parts: ``_study_inputs`` (the tables of ``study`` / ``correlate``, read and
   checked once), ``_progress`` (stderr progress and one-line errors), ``_dask``
-  (the ``--dask ADDRESS`` option), ``_finish`` (whether a command's outputs are complete
-  when it returns, so that the process may end without the interpreter's teardown).
+  (the ``--dask ADDRESS`` option).
 """
 
 from .main import main

@@ -35,7 +35,7 @@ from typing import Any, Sequence
 from .._interrupts import deferring
 from .._version import __version__
 from ..errors import MissingExtraError, UsageError
-from . import _finish, _progress
+from . import _progress
 from ._progress import one_line
 
 __all__ = ["OUTPUT_OPTIONS", "check_outputs", "main"]
@@ -255,7 +255,6 @@ def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 error, 2 usage, 130 / 143 interrupted)."""
-    _finish.reset()
     words = list(sys.argv[1:] if argv is None else argv)
     command = next((w for w in words if not w.startswith("-")), None)  # the top level has no valued options
     parser = _parser(command if command in _SUBCOMMANDS else None)

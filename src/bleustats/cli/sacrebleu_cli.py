@@ -514,10 +514,6 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
 
     ``saved(args)`` loads the ``--from-stats`` table (given by ``cli.score``).
     """
-    if out is None:  # this mode writes no file: the process may end without the interpreter's teardown
-        from ._finish import mark_outputs_complete
-
-        mark_outputs_complete()
     out = out if out is not None else sys.stdout
     _check(args)
     if args.from_stats and saved is None:

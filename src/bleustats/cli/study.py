@@ -344,10 +344,6 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
           f"{notes.get('undefined_segments', 0)} segment(s) where ΔBLEU is undefined, "
           f"{notes['human_reference_rows']} rating(s) of references; wrote {args.output} "
           f"({', '.join(sorted(files))})", file=err)
-    if stdout is None:  # the folder is in place, every file closed: the process may end without its teardown
-        from ._finish import mark_outputs_complete
-
-        mark_outputs_complete()
     return 0
 
 
