@@ -49,11 +49,6 @@ floor"), for the sake of ``np.correlate`` / ``np.convolve`` in jitted code,
 which bleustats' kernels never call. The question is put off to the moment
 numba types such a call; the answer stays the same.
 
-:meth:`UserCache.restore` also gives each kernel of the module numba's cache
-with a leaner load (:func:`kernel_cache_class`, :func:`lean_loading`): a cached
-kernel loads without first installing every one of numba's implementation
-registries, which only compiling needs.
-
 Examples
 --------
 >>> import os
@@ -72,7 +67,7 @@ import threading
 from pathlib import Path
 
 __all__ = ["UserCache", "announce_compiles", "cache_dir", "defer_blas_probe",
-           "kernel_cache_class", "kernel_cache_folder", "kernel_digest", "lean_loading", "use_user_cache"]
+           "kernel_cache_folder", "kernel_digest", "use_user_cache"]
 
 _PACKAGE = Path(__file__).resolve().parent
 #: the compiled kernels that a wheel ships, one ``kernels-<digest>`` folder (see the module docstring)
@@ -365,99 +360,10 @@ class UserCache:
             config.CACHE_LOCATOR_CLASSES = _LOCATORS
 
     def restore(self) -> None:
-        """Put numba's settings back as they were (other packages keep their own cache folders).
-
-        Called by the kernel module at the end of its kernels: each kernel of
-        that module (the calling frame's globals) then loads from the cache
-        with :func:`kernel_cache_class` (no refresh of numba's whole
-        compiler target before loading).
-        """
+        """Put numba's settings back as they were (other packages keep their own cache folders)."""
         self._config.CACHE_DIR = self._previous
         if self._previous_locators is not None:
             self._config.CACHE_LOCATOR_CLASSES = self._previous_locators
-        lean_loading(sys._getframe(1).f_globals)
-
-
-def lean_loading(namespace: dict) -> int:
-    """Give the cached kernels defined in ``namespace`` (a kernel module's globals) :func:`kernel_cache_class`.
-
-    Only dispatchers with numba's own ``FunctionCache`` whose function was
-    defined in that module change, and nothing changes when this numba's cache
-    internals differ from what that class relies on. Returns how many changed.
-    """
-    from numba.core.caching import FunctionCache
-    from numba.core.config import DISABLE_JIT
-
-    kernel_cache = kernel_cache_class()
-    if DISABLE_JIT or kernel_cache is None:
-        return 0
-    changed = 0
-    for value in list(namespace.values()):
-        cache = getattr(value, "_cache", None)
-        if type(cache) is FunctionCache and getattr(value, "__module__", None) == namespace.get("__name__"):
-            cache.__class__ = kernel_cache  # a subclass adding no state: only load_overload differs
-            changed += 1
-    return changed
-
-
-_KERNEL_CACHE: list = []
-
-
-def kernel_cache_class() -> type | None:
-    """``KernelCache``: numba's ``FunctionCache`` loading a compiled kernel without refreshing numba's whole target.
-
-    ``FunctionCache.load_overload`` calls ``target_context.refresh()`` before
-    reading the cache: it imports and installs every implementation and typing
-    registry numba has (the ``numba.np`` / ``numba.cpython`` / typed-container
-    modules; about 0.2-0.3 s of CPU, a fifth of a WMT-sized ``bleustats score``
-    process, ``benchmarks/results/wmt23.md``). Rebuilding a cached nopython
-    kernel needs none of them: it unpickles the kernel's types and
-    environments (each importing the module it names), links the saved object
-    code and wraps its entry point; only numba's runtime (NRT, which the
-    kernels allocate with) must be started. So this loader starts the runtime
-    and reads the cache. Anything that compiles afterwards (a cache miss,
-    another signature, a kernel of another package) goes through numba's
-    compiler, which refreshes the target itself before typing anything.
-
-    What the skipped refresh also does is register a few runtime symbols with
-    LLVM (e.g. ``numba.cpython.hashing``'s hash secret); none of bleustats'
-    kernels uses what needs them (strings, dicts, ``hash``, ``np.random``,
-    BLAS), and a kernel that did could fail to link when loaded this way, so
-    such a kernel must live in a module that does not call
-    :meth:`UserCache.restore`'s lean loading.
-
-    Returns ``None`` when this numba's ``FunctionCache`` lacks the internals
-    the class relies on (then kernels keep numba's own loading); a lean load
-    that raises is done again by numba's own ``load_overload``.
-
-    Examples
-    --------
-    >>> cls = kernel_cache_class()
-    >>> cls is None or cls.__name__ == "KernelCache"
-    True
-    """
-    if not _KERNEL_CACHE:
-        from numba.core import caching
-        from numba.core.runtime import rtsys
-
-        supported = (caching.FunctionCache.load_overload is caching.Cache.load_overload
-                     and callable(getattr(caching.Cache, "_load_overload", None))
-                     and callable(getattr(caching.Cache, "_guard_against_spurious_io_errors", None))
-                     and callable(getattr(rtsys, "initialize", None)))
-
-        class KernelCache(caching.FunctionCache):
-            """numba's FunctionCache; a cached kernel loads with only numba's runtime started (see above)."""
-
-            def load_overload(self, sig, target_context):
-                try:
-                    rtsys.initialize(target_context)
-                    with self._guard_against_spurious_io_errors():
-                        return self._load_overload(sig, target_context)
-                except Exception:  # a numba whose cached objects need more than this: its own loading
-                    return super().load_overload(sig, target_context)
-
-        _KERNEL_CACHE.append(KernelCache if supported else None)
-    return _KERNEL_CACHE[0]
 
 
 def use_user_cache() -> UserCache:
