@@ -22,9 +22,8 @@ Tasks, every one on the corpora of ``benchmarks/generate.py`` (``hyp.10000.txt``
                 by the API (read the files, call corpus BLEU; bleustats: ``corpus_bleu_files``).
 
   numba floor   beside the 10k rows: a fresh process that imports numpy and numba and calls one cached
-                ``@njit`` kernel (``x.sum()``) and nothing else, as is and with numba's import-time BLAS
-                probe put off as bleustats does (``bleustats._numba_cache.defer_blas_probe``): what any
-                tool built on numba kernels pays before its first byte of work (timing only).
+                ``@njit`` kernel (``x.sum()``) and nothing else: what any tool built on numba kernels pays
+                before its first byte of work (timing only).
 
 bleustats runs *warm* (a fresh process whose numba cache is populated: ``NUMBA_CACHE_DIR`` points at a
 folder filled by one unmeasured run before the measured ones) and, for the 10k task, also *cold* (a
@@ -162,12 +161,8 @@ OTHER_PER_CALL = {
 #: the per-call targets: bleustats' time per call at most this share of sacreBLEU's (same run)
 PER_CALL_LIMIT = 0.7
 TIMING_ONLY = {"bleuscore": "bleuscore smooths sentence BLEU add-one (a different definition): timing only"}
-#: the numba floor: a file (numba caches only functions defined in files), run as ``python FILE [--defer]``
-NUMBA_FLOOR = """import sys
-if "--defer" in sys.argv:
-    from bleustats._numba_cache import defer_blas_probe
-    defer_blas_probe()
-import numpy as np
+#: the numba floor: a file (numba caches only functions defined in files), run as ``python FILE``
+NUMBA_FLOOR = """import numpy as np
 from numba import njit
 
 
@@ -178,7 +173,7 @@ def total(x):
 
 total(np.arange(10))
 """
-FLOOR_TOOLS = {"numba floor": [], "numba floor, BLAS probe put off": ["--defer"]}
+FLOOR_TOOLS = {"numba floor": []}
 
 
 def _python(tool: str, mojo_py: str) -> str:

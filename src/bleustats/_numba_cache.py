@@ -40,15 +40,6 @@ first run after installing loads instead of compiling. Whatever still compiles
 at run time (another CPU, another numba, a kernel the default paths do not
 reach) says so on stderr once, when it starts (:func:`announce_compiles`).
 
-:func:`use_user_cache` also keeps numba's start-up from importing SciPy's
-linear algebra (:func:`defer_blas_probe`): when numba first loads a kernel it
-imports ``numba.np.arraymath``, which asks at import whether BLAS is there by
-importing ``scipy.linalg`` (0.1 to 0.4 s of CPU, a tenth to a quarter of a
-10,000-segment job's whole process: ``benchmarks/results/latency.md``, "numba
-floor"), for the sake of ``np.correlate`` / ``np.convolve`` in jitted code,
-which bleustats' kernels never call. The question is put off to the moment
-numba types such a call; the answer stays the same.
-
 Examples
 --------
 >>> import os
@@ -63,11 +54,9 @@ import hashlib
 import os
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
-__all__ = ["UserCache", "announce_compiles", "cache_dir", "defer_blas_probe",
-           "kernel_cache_folder", "kernel_digest", "use_user_cache"]
+__all__ = ["UserCache", "announce_compiles", "cache_dir", "kernel_cache_folder", "kernel_digest", "use_user_cache"]
 
 _PACKAGE = Path(__file__).resolve().parent
 #: the compiled kernels that a wheel ships, one ``kernels-<digest>`` folder (see the module docstring)
@@ -111,94 +100,6 @@ def cache_dir() -> str:
     except Exception:  # noqa: BLE001 - getuser raises several types when no name is known
         user = str(os.getuid()) if hasattr(os, "getuid") else "user"
     return str(Path(tempfile.gettempdir()) / f"bleustats-{user}" / "numba")
-
-
-class _LazyBlasProbe:
-    """Stands for ``numba.np.arraymath._HAVE_BLAS``: runs numba's own probe the first time it is asked."""
-
-    def __init__(self, probe) -> None:
-        self._probe = probe
-        self._answer: bool | None = None
-
-    def __bool__(self) -> bool:
-        if self._answer is None:
-            self._answer = bool(self._probe())
-        return self._answer
-
-    def __repr__(self) -> str:
-        return f"<BLAS probe put off by bleustats: {'not run yet' if self._answer is None else self._answer}>"
-
-
-class _DeferSciPy:
-    """A ``sys.meta_path`` finder refusing SciPy (``scipy`` and its submodules) to one thread while it imports
-    numba's arraymath.
-
-    The probe's ``import scipy.linalg.cython_blas`` would import the ``scipy``
-    package first, so the package is refused too. Other threads
-    importing SciPy meanwhile are not refused.
-    """
-
-    def __init__(self) -> None:
-        self.thread = threading.get_ident()
-        self.refused = False
-
-    def find_spec(self, name, path=None, target=None):
-        if threading.get_ident() == self.thread and (name == "scipy" or name.startswith("scipy.")):
-            self.refused = True
-            raise ImportError(f"{name}: import put off by bleustats until numba needs BLAS")
-        return None
-
-
-#: the import-time probe of numba.np.arraymath that :func:`defer_blas_probe` puts off, as its source spells it
-_PROBE_LINES = ("def _check_blas():", "_HAVE_BLAS = _check_blas()")
-
-
-def _probe_as_expected() -> bool:
-    """Whether this numba's arraymath source sets ``_HAVE_BLAS`` from ``_check_blas()`` at import, as expected."""
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("numba.np.arraymath")
-        source = Path(spec.origin).read_text(encoding="utf-8") if spec and spec.origin else ""
-    except (ImportError, OSError, ValueError):
-        return False
-    lines = {line.strip() for line in source.splitlines()}
-    return all(line in lines for line in _PROBE_LINES) and source.count("_HAVE_BLAS") == 2
-
-
-def defer_blas_probe() -> None:
-    """Import ``numba.np.arraymath`` without its import-time BLAS probe (which imports SciPy's linear algebra).
-
-    numba sets ``numba.np.arraymath._HAVE_BLAS = _check_blas()`` at import and
-    reads it only when it types ``np.correlate`` / ``np.convolve`` (``if not
-    _HAVE_BLAS``). Here the module is imported while SciPy cannot be (by this
-    thread), and the flag is replaced by an object whose truth value runs
-    ``_check_blas()`` (SciPy importable again) on first use: the
-    same answer, asked later (so a BLAS that numba cannot use is reported when
-    ``np.correlate`` is first compiled rather than at import). Nothing is done
-    when arraymath or ``scipy.linalg`` is already imported, under
-    ``NUMBA_DISABLE_JIT``, or unless this numba's arraymath source has exactly
-    the expected probe (a one-time read of its text, ~1 ms), so that another
-    numba never keeps an answer computed while SciPy was refused.
-    """
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
-        return
-    from numba.core import config
-
-    if config.DISABLE_JIT or not _probe_as_expected():
-        return
-    finder = _DeferSciPy()
-    sys.meta_path.insert(0, finder)
-    try:
-        import numba.np.arraymath as arraymath
-    finally:
-        sys.meta_path.remove(finder)
-    if finder.refused:
-        probe = arraymath.__dict__.get("_check_blas")
-        if arraymath.__dict__.get("_HAVE_BLAS") is False and callable(probe):
-            arraymath._HAVE_BLAS = _LazyBlasProbe(probe)
-        else:  # pragma: no cover - the source check above rules this out
-            raise RuntimeError("bleustats could not restore numba's BLAS probe; please report this numba version")
 
 
 _DIGEST: str | None = None
@@ -349,7 +250,6 @@ class UserCache:
     def __init__(self) -> None:
         from numba.core import config
 
-        defer_blas_probe()
         announce_compiles()
         self._config = config
         self._previous = config.CACHE_DIR
