@@ -1,10 +1,10 @@
 """Compile the kernels of the everyday command lines once, into numba's cache (``python -m bleustats._warm``).
 
-The wheel build runs this (``setup.py``'s ``build_py``) with ``NUMBA_CACHE_DIR``
-pointing at a scratch folder, then ships the compiled kernels inside the
-package (``bleustats/_kernel_cache/kernels-<digest>/``, see
-:mod:`bleustats._numba_cache`), so that the first run after ``pip install .``
-loads them instead of compiling. What it runs is what a new user runs first:
+The wheel build runs this (``setup.py``'s ``build_py``) on the built package,
+where numba's cache puts the compiled kernels in the ``__pycache__`` folder
+beside each kernel module; the wheel ships those files, and after installing
+numba's own cache lookup finds them there (:mod:`bleustats._kernel_cache`), so
+that the first run after ``pip install .`` loads them instead of compiling. What it runs is what a new user runs first:
 ``bleustats demo`` and the README's command lines on the bundled sample, with
 every built-in tokenizer and metric. A kernel is cached per signature, so
 these must be the real command lines, not calls made up for the purpose.

@@ -19,11 +19,19 @@ import pytest
 from bleustats.engine import _tokenize_tables as T
 
 
+def _use_cache_root(monkeypatch, root) -> None:
+    """bleustats' user cache folder under ``root`` (``$XDG_CACHE_HOME``, as on Linux)."""
+    from bleustats import _kernel_cache
+
+    monkeypatch.setattr(_kernel_cache.sys, "platform", "linux")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root))
+
+
 @pytest.fixture
 def cache_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    _use_cache_root(monkeypatch, tmp_path)
     T.code_point_tables.cache_clear()
-    yield tmp_path
+    yield tmp_path / "bleustats"
     T.code_point_tables.cache_clear()
 
 
@@ -48,7 +56,7 @@ def test_first_use_builds_and_saves_then_reads_the_same_tables(cache_folder, bui
         os.umask(umask)
     assert _same(first, built)
     (saved,) = _files(cache_folder)
-    assert saved.startswith("bleustats-tokenizer-tables-") and saved.endswith(".npz")
+    assert saved.startswith("tokenizer-tables-") and saved.endswith(".npz")
     assert (cache_folder / saved).stat().st_mode & 0o777 == 0o644  # other users of a shared cache can read it
     T.code_point_tables.cache_clear()
     read = T._read(cache_folder / saved)
@@ -62,7 +70,7 @@ def test_the_file_is_named_by_python_unicode_regex_and_source(cache_folder, monk
     monkeypatch.setattr(T.sys, "version", sys.version + " (another build)")
     assert T._cache_file().name != name
     monkeypatch.undo()
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache_folder))
+    _use_cache_root(monkeypatch, cache_folder.parent)
     monkeypatch.setattr(T.unicodedata, "unidata_version", "0.0.0")
     assert T._cache_file().name != name
 
@@ -112,7 +120,10 @@ def test_a_damaged_cache_file_is_rebuilt_and_replaced(cache_folder, built, damag
 def test_an_unwritable_cache_folder_costs_only_the_build(tmp_path, monkeypatch, built) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "cache"))
+    from bleustats import _kernel_cache
+
+    _use_cache_root(monkeypatch, blocker / "cache")
+    monkeypatch.setattr(_kernel_cache.tempfile, "tempdir", str(blocker / "tmp"))  # the fallback folder too
     T.code_point_tables.cache_clear()
     try:
         assert _same(T.code_point_tables(), built)

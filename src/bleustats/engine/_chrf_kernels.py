@@ -61,10 +61,12 @@ import numpy as np
 from numba import njit, prange
 
 from ._encode_kernels import table_bits
-from .._numba_cache import use_user_cache
 
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
+#: The other sources these kernels compile in (constants and called kernels), each with the first 16 hex
+#: digits of its SHA-256: numba stamps a kernel's cache with this file alone, so a change there must change
+#: this file too (tests/test_kernel_cache.py checks the digests; bleustats._kernel_cache).
+COMPILED_IN = {"engine/_encode_kernels.py": "9828dd963010c255"}
+
 
 #: Added to a word id in a word n-gram key; above every code point (U+10FFFF).
 WORD_TAG = 1 << 21
@@ -585,6 +587,3 @@ def chrf_rows_serial(hyp_data, hyp_offsets, hyp_rows, hyp_ptr, ref_data, ref_off
     _chrf_block(0, hyp_ptr.shape[0] - 1, hyp_data, hyp_offsets, hyp_rows, hyp_ptr,
                 ref_data, ref_offsets, ref_ptr, config, factor, out)
     return out
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

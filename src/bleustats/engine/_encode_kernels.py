@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
-from .._numba_cache import use_user_cache
 
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
 
 #: Fibonacci-hashing multiplier (2**64 / golden ratio), shared with the statistics kernels.
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -316,7 +313,6 @@ def encode_lines(data, words, offsets, block_ranges):
     return tok_offsets, ids, vocab.max()
 
 
-
 @njit(cache=True, nogil=True)
 def encode_lines_serial(data, words, offsets, block_ranges):
     """:func:`encode_lines` on the calling thread: for text too small to share out, no thread pool is started."""
@@ -379,6 +375,3 @@ def newline_ends(data, words, lo, hi):
     out = np.empty(n, np.int64)
     _newline_pass(data, words, lo, hi, out, True)
     return out
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

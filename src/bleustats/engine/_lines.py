@@ -57,8 +57,10 @@ class _LineFile:
         self.eof = False
 
     def _read(self) -> None:
-        from . import _encode_kernels
+        from .._kernel_cache import guarded
+        from . import _encode_kernels as module
 
+        _encode_kernels = guarded(module)
         if self.hi + self.block > self.capacity:  # move the unread bytes to the front, or grow
             keep = self.hi - self.lo
             if keep + self.block > self.capacity:

@@ -24,10 +24,12 @@ import numpy as np
 from numba import njit, prange
 
 from ._encode_kernels import GOLDEN, table_bits
-from .._numba_cache import use_user_cache
 
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
+#: The other sources these kernels compile in (constants and called kernels), each with the first 16 hex
+#: digits of its SHA-256: numba stamps a kernel's cache with this file alone, so a change there must change
+#: this file too (tests/test_kernel_cache.py checks the digests; bleustats._kernel_cache).
+COMPILED_IN = {"engine/_encode_kernels.py": "9828dd963010c255"}
+
 
 _EMPTY = -1
 
@@ -485,6 +487,3 @@ def compute_stats_serial(
         lens, ref_avg, n_refs, wmax, counts, wcounts,
     )
     return out
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

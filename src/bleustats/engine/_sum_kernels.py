@@ -33,14 +33,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._numba_cache import use_user_cache
 
 #: Most partials a group can need: non-overlapping doubles span at most 2098 bits, 53 each (plus slack).
 MAX_PARTIALS = 64
-
-
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
 
 
 @njit(cache=True, nogil=True)
@@ -127,6 +122,3 @@ def round_partials(flat, ptr, special):
                     hi = x
         out[k] = hi
     return out
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

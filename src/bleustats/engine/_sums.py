@@ -47,9 +47,10 @@ __all__ = ["PartialSums", "column_sums", "group_sums", "merge_partial_sums", "pa
 
 def _kernels():  # noqa: ANN202 - the module
     """The exact-sum kernels (numba), loaded on the first float sum: integer sums need none."""
+    from .._kernel_cache import guarded
     from . import _sum_kernels
 
-    return _sum_kernels
+    return guarded(_sum_kernels)
 
 
 def _kind(x: np.ndarray, name: str) -> str:

@@ -68,7 +68,6 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .._numba_cache import use_user_cache
 
 #: Longest phrase tercom shifts.
 MAX_SHIFT_SIZE = 10
@@ -88,10 +87,6 @@ _OP_SUB = np.uint8(1)
 _OP_INS = np.uint8(2)  # a reference word inserted (move right in the row)
 _OP_DEL = np.uint8(3)  # a hypothesis word deleted (move down a row)
 _OP_NONE = np.uint8(4)  # outside the beam
-
-
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
 
 
 @njit(cache=True, nogil=True)
@@ -465,6 +460,3 @@ def ter_batch_serial(hyp_ids, hyp_off, ref_ids, ref_off, seg_refs):
     for s in range(n):
         _ter_segment(s, hyp_ids, hyp_off, ref_ids, ref_off, seg_refs, out)
     return out
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

@@ -63,7 +63,11 @@ from ._tokenize_tables import (
     FLAG_SPACE,
     FLAG_SYMBOL,
 )
-from .._numba_cache import use_user_cache
+
+#: The other sources these kernels compile in (constants and called kernels), each with the first 16 hex
+#: digits of its SHA-256: numba stamps a kernel's cache with this file alone, so a change there must change
+#: this file too (tests/test_kernel_cache.py checks the digests; bleustats._kernel_cache).
+COMPILED_IN = {"engine/_tokenize_tables.py": "ca2a13ec59856554"}
 
 #: Tokenizer codes (:data:`TOKENIZER_CODES` maps sacreBLEU's names to them).
 TOK_NONE = 0
@@ -135,10 +139,6 @@ _PAT_GT = np.array([ord(c) for c in "&gt;"], np.int32)
 
 
 # --------------------------------------------------------------------------- code points
-
-
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
 
 
 @njit(cache=True, nogil=True)
@@ -590,6 +590,3 @@ def gather_blocks(tmp, offsets, bounds, out_offsets, out):
         dst = out_offsets[l0]
         size = out_offsets[bounds[b + 1]] - dst
         out[dst:dst + size] = tmp[src:src + size]
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

@@ -20,8 +20,8 @@ vectorized call over a string holding every code point (the case properties:
 every code point of the planes that have case): about 0.06 s on one core
 (:func:`build_code_point_tables`), which would be a tenth of a small job's
 whole process.  :func:`code_point_tables` therefore keeps the result in a file
-of the per-user cache folder (:func:`bleustats._numba_cache.cache_dir`, beside
-the compiled kernels) whose name is a hash of everything the tables depend on:
+of bleustats' per-user cache folder (:func:`bleustats._kernel_cache.user_cache_dir`)
+whose name is a hash of everything the tables depend on:
 this module's source, the ``zh`` ranges, the Python version and its Unicode
 database, and ``regex``'s version.  Another Python, ``regex`` or bleustats
 therefore never reads them; a file that does not read back as valid tables is
@@ -55,7 +55,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._numba_cache import cache_dir
+from .._kernel_cache import user_cache_dir
 from ..tokenizers.tokenizer_zh import CHINESE_RANGES
 
 __all__ = [
@@ -262,7 +262,7 @@ def _cache_file() -> Path:
                  unicodedata.unidata_version.encode(), _regex_version().encode()):
         key.update(part)
         key.update(b"\0")
-    return Path(cache_dir()) / f"bleustats-tokenizer-tables-{key.hexdigest()[:32]}.npz"
+    return Path(user_cache_dir()) / f"tokenizer-tables-{key.hexdigest()[:32]}.npz"
 
 
 def _regex_version() -> str:
@@ -317,8 +317,8 @@ def _read(path: Path) -> CodePointTables | None:
 def _write(path: Path, tables: CodePointTables) -> None:
     """Save ``tables`` under ``path`` whole or not at all (:func:`bleustats.engine.io.write_atomic`).
 
-    The file gets the permissions the umask gives, so the users of a shared
-    ``NUMBA_CACHE_DIR`` read one another's; a cache that cannot be written is skipped.
+    The file gets the permissions the umask gives; a cache that cannot be
+    written is skipped.
     """
     from . import io  # here: only a cache miss writes
 

@@ -34,7 +34,8 @@ import pyarrow as pa
 from numpy.typing import NDArray
 
 from ..errors import InputError
-from . import _chrf_kernels as _k
+from .._kernel_cache import guarded
+from . import _chrf_kernels
 from . import _columns as columns
 from . import _small as small
 from . import io
@@ -45,6 +46,8 @@ from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
+
+_k = guarded(_chrf_kernels)
 
 __all__ = [
     "CHRF_DEFAULTS",

@@ -38,12 +38,16 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from .._kernel_cache import guarded
 from ..tokenizers import tokenize_lines
-from . import _encode_kernels, _tokenize_kernels, _columns as columns
+from . import _encode_kernels as _encode_module, _tokenize_kernels as _tokenize_module, _columns as columns
 from ._threads import kernel_threads
 from ._tokenize_tables import code_point_tables
 
 __all__ = ["encode_segments", "string_buffers", "token_lists", "tokenized"]
+
+_encode_kernels = guarded(_encode_module)
+_tokenize_kernels = guarded(_tokenize_module)
 
 #: Below this many tokens the statistics kernel runs on the calling thread: starting the
 #: thread pool (and its threads' spinning after each parallel region) costs more than

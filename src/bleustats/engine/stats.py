@@ -555,9 +555,12 @@ def _statistics_kernel(ids: np.ndarray, hyp_offsets: np.ndarray, hyp_ptr: np.nda
     reference rows ``ref_order[ref_ptr[s]:ref_ptr[s+1]]`` (row ``r``'s ids:
     ``ids[ref_offsets[r]:ref_offsets[r + 1]]``); ``work`` is its number of tokens.
     """
-    from . import _stats_kernels
+    from .._kernel_cache import guarded
+    from . import _stats_kernels as module
     from ._threads import kernel_threads
     from .encode import PARALLEL_MIN_TOKENS, block_bounds
+
+    _stats_kernels = guarded(module)
 
     code = _stats_kernels.DEF_PAPER if definition == "paper" else _stats_kernels.DEF_GALLEY2019
     args = (ids, hyp_offsets, np.arange(len(hyp_offsets) - 1, dtype=np.int64), hyp_ptr, ids, ref_offsets, ref_order,

@@ -28,16 +28,19 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
+from .._kernel_cache import guarded
 from ..errors import InputError
 from ..tokenizers.tokenizer_ter import TercomTokenizer
 from . import _columns as columns
-from . import _ter_kernels, io
+from . import _ter_kernels as _ter_module, io
 from ._threads import kernel_threads
 from .encode import encode_segments
 from .references import ReferenceSet
 
 if TYPE_CHECKING:
     import pandas as pd
+
+_ter_kernels = guarded(_ter_module)
 
 __all__ = ["TER_COLUMNS", "ter_statistics", "ter_statistics_table"]
 

@@ -43,14 +43,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._numba_cache import use_user_cache
 
 #: Columns of a row of :func:`weighted_rank_stats`.
 STAT_COLUMNS = ("rho", "weight", "pairs", "x_tied", "y_tied", "xy_tied", "discordant", "x_classes", "y_classes")
-
-
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
 
 
 @njit(cache=True, nogil=True)
@@ -474,6 +469,3 @@ def cut_unit_sums(values, items, starts, row_of, base, n_rows, unit_size, column
                 if nu == 0:
                     break
     return sums, unit_row, unit_col, n_units, -1
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

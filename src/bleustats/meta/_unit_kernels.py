@@ -30,11 +30,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._numba_cache import use_user_cache
-
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
-
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def bleu_precisions(cols, idx, clamp):
@@ -116,6 +111,3 @@ def combine(geo, bp_exp, bp_case, ok):
         bp = 1.0 if case == 0 else (bp_exp[u] if case == 1 else 0.0)
         out[u] = bp * geo[u] if ok[u] else 0.0
     return out
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

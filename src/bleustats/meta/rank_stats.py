@@ -52,12 +52,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._kernel_cache import guarded
 from ..engine._threads import serial
 from ..errors import InputError
-from . import _rank_kernels
+from . import _rank_kernels as _rank_module
 from .correlation import as_scores
 
 __all__ = ["RankedRows", "cut_unit_sums", "dense_ranks", "rank_rows", "sum_units", "tau_from_counts"]
+
+_rank_kernels = guarded(_rank_module)
 
 _KENDALL = ("b", "c")
 # below this many entries a kernel runs on one thread: launching a parallel region costs more

@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
+from .._kernel_cache import guarded
 from .._validate import describe_ids, renamed_keywords
 from ..engine.stats import StatsTable
 from ..errors import InputError
@@ -44,7 +45,7 @@ from ..metrics.tables import OTHER_METRICS, score_signature, table_metric
 from ..metrics.formula import bleu_scores, check_scoring_options, count_columns
 from ..metrics.results import BLEUSignature, Signature
 from ..metrics.sentence import score_variant
-from . import _unit_kernels
+from . import _unit_kernels as _unit_module
 from .rank_stats import sum_units
 from ._options import UNMATCHED
 
@@ -64,6 +65,8 @@ __all__ = [
     "sentence_mean_metric",
     "study_cells",
 ]
+
+_unit_kernels = guarded(_unit_module)
 
 #: Columns of the human scores table (one row per rating; extra columns are ignored).
 HUMAN_COLUMNS = ("system", "seg_id", "score")

@@ -37,11 +37,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._numba_cache import use_user_cache
 from ..engine._chrf_kernels import f_score
 
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
+#: The other sources these kernels compile in (constants and called kernels), each with the first 16 hex
+#: digits of its SHA-256: numba stamps a kernel's cache with this file alone, so a change there must change
+#: this file too (tests/test_kernel_cache.py checks the digests; bleustats._kernel_cache).
+COMPILED_IN = {"engine/_chrf_kernels.py": "e1cdf54866092117"}
+
 
 _EMPTY = -1
 
@@ -346,6 +348,3 @@ def aggregate_matches(tokens, tok_off, hyp_ptr, ref_ptr, max_order, exclude_self
         _source_aggregate(tokens, tok_off, hyp_ptr[s], hyp_ptr[s + 1], ref_ptr[s], ref_ptr[s + 1],
                           max_order, exclude_self, out)
     return out
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

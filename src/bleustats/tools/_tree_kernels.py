@@ -36,10 +36,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
-from .._numba_cache import use_user_cache
-
-# numba caches the kernels below per user, never inside the installed package (bleustats._numba_cache)
-_USER_CACHE = use_user_cache()
 
 
 @njit(cache=True, nogil=True)
@@ -85,6 +81,3 @@ def kernel_pairs(prod, child_ptr, child_idx, tree_ptr, left, right, lam):
         out[p] = _kernel_pair(prod, child_ptr, child_idx, tree_ptr[a], tree_ptr[a + 1],
                               tree_ptr[b], tree_ptr[b + 1], lam)
     return out
-
-
-_USER_CACHE.restore()  # other packages' kernels keep numba's own cache setting

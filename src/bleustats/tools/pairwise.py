@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._kernel_cache import guarded
 from ..engine import _columns as columns
 from ..engine.chrf_stats import chrf_options
 from ..engine.encode import encode_segment_ids
@@ -69,10 +70,12 @@ from ..metrics.chrf import chrf_from_sums
 from ..metrics.sentence import SentenceStats, get_variant
 from ..metrics.ter import ter_from_sums
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
-from . import _mbr_kernels as _k
+from . import _mbr_kernels
 from ._options import PAIRWISE_METRICS
 
 __all__ = ["PAIRWISE_METRICS", "Utility", "pairwise_scores", "pairwise_scores_batched", "utility"]
+
+_k = guarded(_mbr_kernels)
 
 #: Metrics whose pooled statistics ``aggregate=True`` scores.
 AGGREGATE_FAMILIES = ("chrf", "bleu")

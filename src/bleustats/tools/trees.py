@@ -80,7 +80,8 @@ from typing import Iterable, NamedTuple, Sequence, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from . import _tree_kernels
+from .._kernel_cache import guarded
+from . import _tree_kernels as _tree_module
 from ..engine._threads import kernel_threads
 from ..errors import InputError
 
@@ -99,6 +100,8 @@ __all__ = [
     "tree_kernel",
     "tree_kernels",
 ]
+
+_tree_kernels = guarded(_tree_module)
 
 #: Decay λ of the subset-tree kernel by default: SVM-light-TK's default, not a value
 #: taken from the DiscoTK papers (the λ they used was not verified).
