@@ -536,6 +536,28 @@ def test_the_command_runs_with_a_higher_first_gc_threshold():
     assert f"thresholds {(GC_THRESHOLD, *gc.get_threshold()[1:])}" in out.stderr.splitlines(), out.stderr
 
 
+_EXIT_PROBE = """
+import atexit, gc, sys
+atexit.register(lambda: print("frozen at exit", gc.get_freeze_count() > 0, file=sys.stderr, flush=True))
+sys.argv = ["bleustats", *sys.argv[1:]]
+from bleustats._launch import console
+console()
+"""
+
+
+def test_the_command_freezes_what_it_made_and_exits_as_python_does(files):
+    """After the command, the executable freezes the objects left (the shutdown's collections skip them); the
+    output, the exit status and atexit handlers are Python's usual ones."""
+    env = {k: v for k, v in os.environ.items() if k != "SACREBLEU_FORMAT"}
+    out = subprocess.run([sys.executable, "-c", _EXIT_PROBE, "score", "R1", "-i", "S1", "S2", "-m", "bleu"],
+                         cwd=files, env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and json.loads(out.stdout)[0]["system"] == "S1", out.stderr
+    assert "frozen at exit True" in out.stderr.splitlines(), out.stderr
+    refused = subprocess.run([sys.executable, "-c", _EXIT_PROBE, "score", "R1", "-i", "S1", "--width", "-1"],
+                             cwd=files, env=env, capture_output=True, text=True)
+    assert refused.returncode == 2 and "frozen at exit True" in refused.stderr
+
+
 def test_metrics_batched_side_by_side_compute_what_each_computes_alone(monkeypatch):
     # every metric but the last runs on a thread of its own with serial kernels; the rows are those of one
     # metric at a time (the kernels' route: 3 systems x 2,000 segments, past the plain path's budget)
