@@ -285,17 +285,24 @@ class _GuardedKernel:
 
 
 class _GuardedModule:
-    """A kernel module as its callers see it: each numba kernel wrapped once, everything else as it is."""
+    """A kernel module as its callers see it: its numba kernels guarded, everything else as it is.
+
+    Attributes are looked up in the module at each access (so that what a
+    test patches there is what callers get); each kernel's guard is made once.
+    """
 
     def __init__(self, module: ModuleType) -> None:
         self._module = module
+        self._guards: dict[int, _GuardedKernel] = {}
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._module, name)
-        if callable(value) and hasattr(value, "py_func") and hasattr(value, "overloads"):  # a numba dispatcher
-            value = _GuardedKernel(value)
-        setattr(self, name, value)  # looked up once: later calls find it in the instance
-        return value
+        if not (hasattr(value, "py_func") and hasattr(value, "overloads")):  # not a numba dispatcher
+            return value
+        guard = self._guards.get(id(value))
+        if guard is None or guard.kernel is not value:
+            guard = self._guards[id(value)] = _GuardedKernel(value)
+        return guard
 
     def __repr__(self) -> str:
         return f"<kernels of {self._module.__name__}>"
@@ -307,8 +314,8 @@ _GUARDED: dict[str, _GuardedModule] = {}
 def guarded(module: ModuleType) -> Any:
     """The kernel module ``module`` as callers use it (one object per module, made once).
 
-    Each numba kernel of the module becomes a callable that runs the kernel
-    and, when numba's cache code raises (a cache file cut short, unreadable
+    Each numba kernel of the module is reached through a callable that runs
+    the kernel and, when numba's cache code raises (a cache file cut short, unreadable
     or foreign), moves the folder's unreadable files aside (one line on
     stderr naming the folder) and calls it again, so that it compiles. Any
     other exception passes through. Other attributes are the module's own.
