@@ -79,6 +79,16 @@ def test_safe_casts_only():
         schemas.validate(lossy, "hypotheses")
 
 
+def test_string_columns_of_other_string_types_relabel_and_others_are_named():
+    # string_view (what Polars or DuckDB may hand over) casts to string from pyarrow 18.0, the declared floor
+    view = pa.table({"seg_id": [1, 2], "text": pa.array(["x", "ü"], pa.string_view())})
+    out = schemas.validate(view, "hypotheses")
+    assert out.schema.field("text").type == pa.string() and out.column("text").to_pylist() == ["x", "ü"]
+    numbers = pa.table({"seg_id": [1], "text": [3]})
+    with pytest.raises(schemas.SchemaError, match="text: want string, got int64"):
+        schemas.validate(numbers, "hypotheses")
+
+
 # --------------------------------------------------------------------------- nothing is guessed
 
 

@@ -86,7 +86,7 @@ def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.Da
         raise InputError(f"{path}: missing column(s) {', '.join(missing)}; a human scores table has system, seg_id "
                          f"and a score column (one row per rating).{hint}")
     out = frame.rename(columns={score_column: "score"}) if score_column != "score" else frame.copy()
-    seg = pd.to_numeric(out["seg_id"].replace("", float("nan")), errors="coerce")
+    seg = pd.to_numeric(out["seg_id"], errors="coerce")  # "" too becomes NaN
     bad = seg.isna() | (seg != seg.round())
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -94,7 +94,7 @@ def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.Da
                          f"row {row + 1} has {out['seg_id'].iloc[row]!r}.")
     out["seg_id"] = seg.astype(np.int64)
     if not pd.api.types.is_numeric_dtype(out["score"]):
-        out["score"] = pd.to_numeric(out["score"].replace("", float("nan")), errors="coerce")
+        out["score"] = pd.to_numeric(out["score"], errors="coerce")
     return out
 
 

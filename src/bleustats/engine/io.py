@@ -984,5 +984,8 @@ def file_sha256(path: str | os.PathLike[Any]) -> str:
     >>> file_sha256(p)
     'sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
     """
+    digest = hashlib.sha256()  # not hashlib.file_digest: that is Python 3.11+, and 3.10 is supported
     with open(path, "rb") as fh:
-        return _PREFIX + hashlib.file_digest(fh, "sha256").hexdigest()
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return _PREFIX + digest.hexdigest()
