@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import stat
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -51,14 +50,6 @@ from .._interrupts import deferred
 from ..errors import InputError, UsageError
 
 __all__ = ["check", "folder_in_place", "write_folder"]
-
-
-def _paths(value: Any) -> list[str]:
-    if isinstance(value, (str, os.PathLike)):
-        return [os.fspath(value)]
-    if isinstance(value, (list, tuple)):
-        return [p for v in value for p in _paths(v)]
-    return []
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -88,7 +79,7 @@ def check(args: argparse.Namespace, command: Any) -> None:
     ``command`` is the subcommand's :class:`~bleustats.cli._options.Command`
     (its roles, flags and output kinds).
     """
-    inputs = [(command.flags[d], p) for d in command.inputs for p in _paths(getattr(args, d, None)) if p != "-"]
+    inputs = command.input_paths(args)
     for flag, path in inputs:
         if not os.path.exists(path):
             shown = path if not flag.startswith("-") else f"{flag} {path}"
@@ -197,6 +188,8 @@ def folder_in_place(target: str | os.PathLike, *, replace: bool, flag: str) -> I
     ``target`` is left as it was; an existing ``target`` is replaced only with
     ``replace=True``, and then only after the new folder is complete.
     """
+    import shutil
+
     from ..engine import io
 
     target = Path(target)

@@ -29,7 +29,6 @@ downloads. The other test-set flags (``--list``, ``--origlang``, ``--subset``,
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections import defaultdict
@@ -481,6 +480,8 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
                 value = scores[key][i]
                 row[key] = value if isinstance(value, str) else dict(value.__dict__)
             rows.append(row)
+        import json  # here: -b and the text formats need no JSON encoder (its import is ~2 ms of a command)
+
         print(json.dumps(rows, indent=4), file=out)
         return
     tablefmt = "latex_booktabs" if fmt == "latex" else "fancy_grid"  # sacreBLEU's booktabs for latex
