@@ -21,6 +21,7 @@ import time
 
 __all__ = ["COMMAND_LINES", "warm"]
 
+
 def _command_lines() -> tuple[tuple[str, ...], ...]:
     """Every subcommand's everyday command lines: the ``EXAMPLES`` its module declares (its ``--help`` and the
     README show the same lines), in the order of :data:`bleustats.cli.main.COMMANDS`."""

@@ -43,6 +43,7 @@ __all__ = ["EXAMPLES", "add_parser", "run"]
 #: Everyday command lines (its ``--help``, the README, the kernels compiled into the wheel: bleustats._warm).
 EXAMPLES = (
     "bleustats analyze ref0.txt -i hyp.txt --permutations 20 --plot perms.png",
+    "bleustats analyze ref0.txt ref1.txt -i hyp.txt -lc --json   # without matplotlib too",
 )
 
 
