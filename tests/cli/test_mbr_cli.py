@@ -30,6 +30,8 @@ def nbest(tmp_path):
     (["-m", "bleu", "-tok", "none", "--exclude-self"], "bleu", {"tokenize": "none"}),
     (["-m", "bleu+1", "--aggregate"], "bleu+1", {}),
     (["-m", "ter", "--ter-normalized"], "ter", {"normalized": True}),
+    # a value equal to chrF's default still counts as given: chrF++ with word order 0 is what was asked for
+    (["-m", "chrf++", "-cw", "0"], "chrf++", {"word_order": 0}),
 ])
 def test_outputs_equal_the_library(nbest, tmp_path, capsys, argv, metric, options):
     out, best = tmp_path / "o.parquet", tmp_path / "best.txt"

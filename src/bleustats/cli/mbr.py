@@ -69,8 +69,14 @@ def add_parser(subparsers: Any) -> Command:
     cmd.own("--aggregate", action="store_true", group="metrics",
             help="utility against the pooled n-gram statistics of all pseudo-references (Vamvas & Sennrich 2024; "
                  "chrF, chrF++, BLEU): linear in their number")
-    cmd.add("max_ngram_order", "smooth_method", "chrf_char_order", "chrf_word_order", "chrf_beta",
-            "chrf_whitespace", "chrf_lowercase", "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support",
+    # valued options default to None here, so that a value given equal to the metric's default still counts as
+    # given (a flag of another metric family is refused; -m chrf++ -cw 0 is chrF++ with word order 0)
+    cmd.add("max_ngram_order", default=None, shown=4)
+    cmd.add("smooth_method", default=None, shown="exp")
+    cmd.add("chrf_char_order", default=None, shown=CHRF_DEFAULTS["char_order"])
+    cmd.add("chrf_word_order", default=None, shown=f"{CHRF_DEFAULTS['word_order']}; 2 for chrf++")
+    cmd.add("chrf_beta", default=None, shown=CHRF_DEFAULTS["beta"])
+    cmd.add("chrf_whitespace", "chrf_lowercase", "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support",
             "ter_no_punct", "ter_normalized")
     cmd.add("output", what="per-candidate expected utilities (Parquet; data_schemas/mbr.json)")
     cmd.own("--best", metavar="FILE", role="output", group="outputs",
@@ -85,15 +91,14 @@ def add_parser(subparsers: Any) -> Command:
     return cmd
 
 
-#: The options of each metric family, with their defaults: (dest, option of the metric, default).
+#: The options of each metric family: (dest, option of the metric). A valued option left alone is None, a flag
+#: False; anything else was given.
 _FAMILIES = {
-    "chrf": (("chrf_char_order", "char_order", CHRF_DEFAULTS["char_order"]),
-             ("chrf_word_order", "word_order", CHRF_DEFAULTS["word_order"]),
-             ("chrf_beta", "beta", CHRF_DEFAULTS["beta"]), ("chrf_whitespace", "whitespace", False),
-             ("chrf_eps_smoothing", "eps_smoothing", False), ("chrf_lowercase", "lowercase", False)),
-    "bleu": (("tokenize", "tokenize", None), ("max_ngram_order", "max_ngram_order", 4),
-             ("smooth_method", "smooth_method", "exp")),
-    "ter": tuple((f"ter_{k}", k, False) for k in ("normalized", "no_punct", "asian_support", "case_sensitive")),
+    "chrf": (("chrf_char_order", "char_order"), ("chrf_word_order", "word_order"), ("chrf_beta", "beta"),
+             ("chrf_whitespace", "whitespace"), ("chrf_eps_smoothing", "eps_smoothing"),
+             ("chrf_lowercase", "lowercase")),
+    "bleu": (("tokenize", "tokenize"), ("max_ngram_order", "max_ngram_order"), ("smooth_method", "smooth_method")),
+    "ter": tuple((f"ter_{k}", k) for k in ("normalized", "no_punct", "asian_support", "case_sensitive")),
 }
 
 
@@ -109,7 +114,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The metric's options from the flags given; a flag of another metric family is a usage error."""
     metric = _metric(args)
     family = "chrf" if metric in ("chrf", "chrf++") else "ter" if metric == "ter" else "bleu"
-    given = {name: {key: getattr(args, dest) for dest, key, default in opts if getattr(args, dest) != default}
+    given = {name: {key: value for dest, key in opts
+                    if (value := getattr(args, dest)) is not None and value is not False}
              for name, opts in _FAMILIES.items()}
     for name, options in given.items():
         if name != family and options:
