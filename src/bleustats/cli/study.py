@@ -41,19 +41,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import shutil
 import sys
 import time
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .._interrupts import deferred
 from .._version import __version__
 from .main import COMMANDS
 from ..engine._options import MAX_ORDER_LIMIT, SENTENCE_VARIANT_NAMES, SMOOTH_METHODS
-from ..errors import InputError
 from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from ._dask import add_dask_option, executor_for
 from ._progress import one_line, progress_bar
@@ -209,35 +205,10 @@ def _usage(err: TextIO, message: str) -> int:
 
 
 def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
-    """Write every file into a new folder beside ``target``, then rename it into place."""
+    """Write every file into a new folder beside ``target``, then rename it into place (:func:`io.write_folder`)."""
     from ..engine import io
 
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"--output: the parent folder {parent} does not exist; create it first.")
-    target = io.output_target(target, folder_output=True)  # a link: its folder; a file, device or FIFO: refused
-    if target.exists() and not overwrite:
-        raise InputError(f"--output: {target} exists; pass --overwrite to replace it or choose another folder.")
-    tmp = old = None
-    try:
-        with deferred():  # made and named before an interrupt can land
-            tmp = io.make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
-        for name, write in files.items():
-            write(tmp / name)
-        if target.exists():
-            with deferred():
-                old = io.make_temp_dir(target, ".old")
-            os.replace(target, old / target.name)
-        os.replace(tmp, target)
-    except BaseException:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None and not target.exists():
-            os.replace(old / target.name, target)
-        raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+    io.write_folder(target, files, overwrite=overwrite, option="--output", overwrite_hint="--overwrite")
 
 
 #: θ values of ``--sweep threshold`` without ``--thresholds``.

@@ -741,6 +741,60 @@ def make_temp_dir(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
         return _new_temp(folder, target.name, suffix, directory=True)
 
 
+def write_folder(target: str | os.PathLike, files: dict[str, Callable[[Path], None]], *, overwrite: bool,
+                 option: str = "output", overwrite_hint: str = "overwrite=True") -> Path:
+    """Write a folder of results whole or not at all: every file into a new folder, then renamed into place.
+
+    ``files`` maps each file name to a function that writes that file at the
+    path it is given. The folder is filled beside ``target`` (a hidden
+    temporary folder, :func:`make_temp_dir`) and renamed to ``target`` once
+    every file is written; on any error or interrupt the temporary folder is
+    removed and ``target`` is left as it was. A ``target`` that exists is
+    refused unless ``overwrite`` (then it is replaced in one rename, the old
+    folder removed after); a link is followed to its folder, and a path that
+    is a file, a device or a FIFO is refused (:func:`output_target`).
+
+    Errors name ``option`` and suggest ``overwrite_hint`` (the command line's flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = os.path.join(tempfile.mkdtemp(), "report")
+    >>> write_folder(d, {"a.txt": lambda p: p.write_text("x")}, overwrite=False).name, os.listdir(d)
+    ('report', ['a.txt'])
+    """
+    import shutil
+
+    target = Path(target)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"{option}: the parent folder {parent} does not exist; create it first.")
+    target = output_target(target, folder_output=True)  # a link: its folder; a file, device or FIFO: refused
+    if target.exists() and not overwrite:
+        raise InputError(f"{option}: {target} exists; pass {overwrite_hint} to replace it or choose another folder.")
+    tmp = old = None
+    try:
+        with deferred():  # made and named before an interrupt can land
+            tmp = make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
+        for name, write in files.items():
+            write(tmp / name)
+        if target.exists():
+            with deferred():
+                old = make_temp_dir(target, ".old")
+            os.replace(target, old / target.name)
+        os.replace(tmp, target)
+    except BaseException:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and not target.exists():
+            os.replace(old / target.name, target)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
 def _write_through(path: Path, write: Callable[[str], None]) -> None:
     """Write a non-regular file (a device, a FIFO) in place: the whole content, made first in a temporary file.
 
