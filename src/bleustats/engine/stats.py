@@ -425,8 +425,10 @@ def apply_ref_view(refs: pa.Table, ref_view: str, weight_threshold: float | None
     Examples
     --------
     >>> t = pa.table({"seg_id": [0, 0, 1], "weight": [1.0, -0.5, 0.2]})
-    >>> apply_ref_view(t, "threshold", 0.0)["seg_id"].to_pylist(), apply_ref_view(t, "first", None)["weight"].to_pylist()
-    ([0, 1], [1.0, 0.2])
+    >>> apply_ref_view(t, "threshold", 0.0)["seg_id"].to_pylist()
+    [0, 1]
+    >>> apply_ref_view(t, "first", None)["weight"].to_pylist()
+    [1.0, 0.2]
     """
     if ref_view == "threshold":
         keep = columns_.to_numpy(refs.column("weight")) >= weight_threshold
