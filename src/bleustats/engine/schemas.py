@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 #: Names of the declared tables (one JSON file each in ``data_schemas/``).
-TABLES = ("hypotheses", "references", "statistics", "mbr")
+TABLES = ("hypotheses", "references", "statistics", "mbr", "compare")
 
 _TYPES = {
     "int64": pa.int64(),
