@@ -46,6 +46,7 @@ COMMAND_LINES: tuple[tuple[str, ...], ...] = (
      "--assignments", "20", "--bootstrap", "20", "--compare-bootstrap", "20", "--no-plot"),
     ("correlate", "--human", "mqm.tsv", "--human-column", "mqm", "--hypotheses", "hyps.tsv", "--references",
      "refs.tsv", "--undefined", "exclude", "--level", "segment"),
+    ("compare", "ref0.txt", "-i", "hyp.txt", "sys2.txt", "-o", "report/"),
 )
 
 

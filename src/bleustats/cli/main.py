@@ -1,6 +1,6 @@
 """The ``bleustats`` command: one parser, one module per subcommand, one error policy.
 
-Subcommands: ``score``, ``stats``, ``kbest``, ``tune``, ``analyze``, ``study``, ``correlate``, ``demo``
+Subcommands: ``score``, ``stats``, ``kbest``, ``tune``, ``analyze``, ``study``, ``correlate``, ``compare``, ``demo``
 (``bleustats <command> -h``). Results go to stdout, errors to stderr as one
 line; exit code 0 ok, 1 error, 2 usage (argparse's, and
 :class:`bleustats.errors.UsageError`: options that cannot go together).
@@ -54,6 +54,7 @@ COMMANDS = {
     "analyze": "BLEU's blind spots: same-scoring chunk permutations per sentence (Callison-Burch et al. 2006)",
     "study": "the ΔBLEU paper's correlation study (Table 2, Figure 2, metric comparisons) into a folder",
     "correlate": "system- and segment-level correlations of metrics with human scores, and comparisons",
+    "compare": "compare systems as compare-mt does (buckets, n-grams, examples), with intervals and p-values",
     "demo": "score the bundled WMT21 en-de sample (BLEU and ΔBLEU per system)",
 }
 _SUBCOMMANDS = tuple(COMMANDS)
@@ -181,6 +182,7 @@ def _handle_signals() -> tuple[dict, _SignalState]:
 OUTPUT_OPTIONS = {
     "score": ("save_stats",), "stats": ("output",), "kbest": ("output", "scores_txt", "features_txt"),
     "tune": ("output", "best"), "analyze": ("plot",), "study": ("output",), "correlate": ("output",),
+    "compare": ("output",),
 }
 
 

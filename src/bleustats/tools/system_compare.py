@@ -496,6 +496,7 @@ def compare(
     freq_corpus: Sequence[str] | None = None,
     tokenize: str = "13a",
     lowercase: bool = False,
+    max_ngram_order: int = 4,
     metrics: Sequence[str] | None = None,
     bleu_definition: str = "compare-mt",
     n_samples: int = 1000,
@@ -546,8 +547,8 @@ def compare(
     freq_corpus : sequence of str, optional
         Lines whose word counts bucket the words (compare-mt's
         ``freq_corpus_file``; default: the references).
-    tokenize, lowercase, ref_view, weight_threshold, delta_definition, chrf_options, ter_options
-        As :func:`bleustats.compute_stats`. ``tokenize='none'`` with
+    tokenize, lowercase, max_ngram_order, ref_view, weight_threshold, delta_definition, chrf_options, ter_options
+        As :func:`bleustats.compute_stats` (BLEU's order; compare-mt's is 4). ``tokenize='none'`` with
         compare-mt's definition splits as compare-mt does
         (``line.strip().split(' ')``; :mod:`bleustats.tools._compare_tokens`).
     metrics : sequence of {'bleu', 'chrf', 'ter', 'delta_bleu'}, optional
@@ -643,8 +644,8 @@ def compare(
     compare_mt_split = tokenize == "none" and opts["bleu_definition"] == "compare-mt"
     if refs is not None:
         groups = ["bleu"] + [m for m in ("chrf", "ter") if m in metrics]
-        options = {"tokenize": tokenize, "lowercase": lowercase, "ref_view": ref_view,
-                   "weight_threshold": weight_threshold, "delta_definition": delta_definition}
+        options = {"tokenize": tokenize, "lowercase": lowercase, "max_ngram_order": max_ngram_order,
+                   "ref_view": ref_view, "weight_threshold": weight_threshold, "delta_definition": delta_definition}
         if "chrf" in metrics:
             options["chrf_options"] = chrf_options
         if "ter" in metrics:
