@@ -365,9 +365,10 @@ def test_word_and_ngram_counts_equal_their_twins(case):
     tok = texts.tokens
     index = _compare_tokens.ngram_index(tok, 3)
     for order in (1, 2, 3):
-        bag = _compare_tokens.ngram_reference_bag(index, tok, order, texts.ref_starts, n)
-        got = _compare_tokens.ngram_totals(index, tok, order, texts.system_start("A"), bag, n)
+        bags = _compare_tokens.segment_bags(index.grams[order - 1], tok, texts.sources, n, index.sizes[order - 1])
+        got = _compare_tokens.ngram_totals(bags, len(streams), 0)
         twin = _twin_ngrams(hyps, [[s[i] for s in streams] for i in range(n)], order)
         for kind in ("match", "over", "under"):
-            have = {tuple(index.text(tok, order, g).split()): int(c) for g, c in enumerate(got[kind]) if c}
+            names = index.texts(tok, order, np.flatnonzero(got[kind]).tolist())
+            have = {tuple(names[g].split()): int(c) for g, c in enumerate(got[kind]) if c}
             assert have == {g: c for g, c in twin[kind].items() if c}, (order, kind)

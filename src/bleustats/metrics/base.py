@@ -60,8 +60,10 @@ __all__ = [
     "Score",
     "Signature",
     "bootstrap_counts",
+    "bootstrap_draws",
     "bootstrap_interval",
     "bootstrap_sums",
+    "draw_counts",
     "estimate_ci",
     "sacrebleu_seed",
 ]
@@ -99,15 +101,66 @@ def chunk_rows(n_cols: int) -> int:
     return max(32, (_CHUNK // max(1, n_cols)) // 32 * 32)
 
 
+def bootstrap_draws(rng: np.random.Generator, n_samples: int, n: int) -> Iterator[NDArray[np.int64]]:
+    r"""sacreBLEU's bootstrap draws, ``rng.choice(n, size=(n_samples, n))``, a chunk of resamples at a time.
+
+    The chunks have :func:`chunk_rows` rows (drawn so, they consume the
+    generator as one big draw does); the next chunk is drawn on a helper
+    thread while the caller uses this one.
+
+    Examples
+    --------
+    >>> [c.shape for c in bootstrap_draws(np.random.default_rng(0), 3, 4)]
+    [(3, 4)]
+    """
+    step = chunk_rows(n)
+    sizes = [min(step, n_samples - start) for start in range(0, n_samples, step)]
+    if not sizes:
+        return
+
+    def draw(c: int) -> NDArray[np.int64]:
+        return rng.choice(n, size=(c, n), replace=True)
+
+    from concurrent.futures import ThreadPoolExecutor  # here: it loads logging and threading (ms per process)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(draw, sizes[0])
+        for i in range(len(sizes)):
+            idx = pending.result()
+            if i + 1 < len(sizes):
+                pending = pool.submit(draw, sizes[i + 1])
+            yield idx
+
+
+def draw_counts(draws: NDArray[np.int64], n: int, *, relabel: NDArray[np.int64] | None = None,
+                dtype: Any = np.float64) -> NDArray[Any]:
+    r"""How often each of the ``n`` rows was drawn in each resample: the count matrix :math:`K` of ``draws``.
+
+    ``relabel`` renames row ``i`` to ``relabel[i]`` first (the columns of
+    :math:`K` then follow that order: rows sorted by group make each group's
+    columns one slice).
+
+    Examples
+    --------
+    >>> draws = np.array([[0, 0, 2]])
+    >>> draw_counts(draws, 3).tolist(), draw_counts(draws, 3, relabel=np.array([2, 1, 0])).tolist()
+    ([[2.0, 0.0, 1.0]], [[1.0, 0.0, 2.0]])
+    """
+    if relabel is not None:
+        draws = relabel[draws]
+    counts = np.empty((draws.shape[0], n), dtype=dtype)
+    for r in range(draws.shape[0]):  # row by row: each row's n counters stay in cache
+        counts[r] = np.bincount(draws[r], minlength=n)
+    return counts
+
+
 def bootstrap_counts(rng: np.random.Generator, n_samples: int, n: int) -> Iterator[NDArray[np.float64]]:
     r"""sacreBLEU's bootstrap draws as count matrices, a chunk of resamples at a time.
 
-    The draws are sacreBLEU's ``rng.choice(n, size=(n_samples, n))``, made in
-    chunks of :func:`chunk_rows` rows (which consume the generator as one big
-    draw does); resample :math:`b` becomes the count vector :math:`k_b` (how
-    often each of the ``n`` rows was drawn), so the sums of any per-segment
-    statistics matrix :math:`S` over the chunk's resamples are :math:`K S`.
-    The next chunk is drawn on a helper thread while the caller uses this one.
+    Resample :math:`b` of :func:`bootstrap_draws` becomes the count vector
+    :math:`k_b` (how often each of the ``n`` rows was drawn,
+    :func:`draw_counts`), so the sums of any per-segment statistics matrix
+    :math:`S` over the chunk's resamples are :math:`K S`.
 
     Parameters
     ----------
@@ -127,26 +180,8 @@ def bootstrap_counts(rng: np.random.Generator, n_samples: int, n: int) -> Iterat
     >>> [c.shape for c in chunks], chunks[0].sum(axis=1).tolist()
     ([(3, 4)], [4.0, 4.0, 4.0])
     """
-    step = chunk_rows(n)
-    sizes = [min(step, n_samples - start) for start in range(0, n_samples, step)]
-    if not sizes:
-        return
-
-    def draw(c: int) -> NDArray[np.int64]:
-        return rng.choice(n, size=(c, n), replace=True)
-
-    from concurrent.futures import ThreadPoolExecutor  # here: it loads logging and threading (ms per process)
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(draw, sizes[0])
-        for i, c in enumerate(sizes):
-            idx = pending.result()
-            if i + 1 < len(sizes):
-                pending = pool.submit(draw, sizes[i + 1])
-            counts = np.empty((c, n))
-            for r in range(c):  # row by row: each row's n counters stay in cache
-                counts[r] = np.bincount(idx[r], minlength=n)
-            yield counts
+    for idx in bootstrap_draws(rng, n_samples, n):
+        yield draw_counts(idx, n)
 
 
 def bootstrap_sums(rng: np.random.Generator, n_samples: int, mats: Sequence[NDArray[np.float64]]

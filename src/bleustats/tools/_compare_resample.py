@@ -5,11 +5,12 @@ of per-segment statistics over groups of segments (buckets): the corpus is one
 group, a length bucket another. A *block* is one per-segment matrix
 :math:`M` (n × k: every system's columns side by side) with a group id per
 segment (or one group). For the data the sums are :math:`\sum_{i \in g} M_i`;
-for the :math:`B` resamples of :func:`bleustats.metrics.base.bootstrap_counts`
+for the :math:`B` resamples of :func:`bleustats.metrics.base.bootstrap_draws`
 (sacreBLEU's paired-bootstrap draws, shared by every block, bucket and system,
 so that differences between systems are paired) they are
-:math:`K_{:, g} M_{g, :}`: the segments are ordered by group once, and each
-group's columns of the count matrix :math:`K` multiply its rows only. A
+:math:`K_{:, g} M_{g, :}`: the segments are ordered by group once, the draws
+are counted in that order (:func:`bleustats.metrics.base.draw_counts`), and
+each group's columns of the count matrix :math:`K` multiply its rows only. A
 partition into groups costs one product of the size of the corpus's, whatever
 the number of buckets.
 
@@ -27,13 +28,14 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..meta.paired import bootstrap_p_value
 from ..meta.resample import generator_and_label
-from ..metrics.base import bootstrap_counts, bootstrap_interval
+from ..metrics.base import bootstrap_draws, bootstrap_interval, draw_counts
 
 __all__ = ["Block", "block_sums", "summarize"]
 
@@ -57,30 +59,41 @@ class Block:
     n_groups: int = 1
 
 
-def _order(block: Block) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Segments ordered by group, and each group's bounds in that order."""
-    n = block.matrix.shape[0]
-    if block.groups is None:
-        return np.arange(n), np.array([0, n])
-    order = np.argsort(block.groups, kind="stable")
-    bounds = np.searchsorted(block.groups[order], np.arange(block.n_groups + 1))
-    return order, bounds
+def _exact_dtype(matrix: NDArray[np.float64]) -> Any:
+    """float32 where every resampled sum is an integer below 2**24 (exact in float32), else float64."""
+    if not len(matrix):
+        return np.float64
+    whole = bool(np.array_equal(matrix, np.rint(matrix)))
+    bound = matrix.shape[0] * float(np.abs(matrix).max(initial=0.0))  # counts of a resample add up to n
+    return np.float32 if whole and bound < 2 ** 24 else np.float64
 
 
-def block_sums(blocks: list[Block], *, n_samples: int, seed: int | None
+def block_sums(blocks: list[Block], *, n_samples: int, seed: Any
                ) -> dict[str, tuple[NDArray[np.float64], NDArray[np.float64] | None]]:
     """Each block's sums per group: ``{name: (data (G, k), resamples (B, G, k) or None)}``.
 
     The resamples are drawn once (``numpy.random.default_rng(seed)``,
-    :func:`bleustats.metrics.base.bootstrap_counts`) and shared by every block.
+    :func:`bleustats.metrics.base.bootstrap_draws`) and shared by every block.
+    A block whose resampled sums are integers below :math:`2^{24}` is summed
+    in float32, exactly, twice as fast; the others in float64.
     """
     plans = {}
     out: dict[str, tuple[NDArray[np.float64], NDArray[np.float64] | None]] = {}
     for block in blocks:
-        order, bounds = _order(block)
+        n = block.matrix.shape[0]
+        if block.groups is None:
+            order, bounds = np.arange(n), np.array([0, n])
+        else:
+            order = np.argsort(block.groups, kind="stable")
+            bounds = np.searchsorted(block.groups[order], np.arange(block.n_groups + 1))
         ordered = np.ascontiguousarray(block.matrix[order], dtype=np.float64)
         full = np.stack([ordered[a:b].sum(axis=0) for a, b in zip(bounds[:-1], bounds[1:])])
-        plans[block.name] = (order, bounds, ordered)
+        dtype = _exact_dtype(ordered)
+        rank = None
+        if block.groups is not None:  # a segment's column in the group-sorted counts
+            rank = np.empty(n, np.int64)
+            rank[order] = np.arange(n)
+        plans[block.name] = (rank, bounds, ordered.astype(dtype), dtype)
         out[block.name] = (full, None)
     if n_samples <= 0 or not blocks:
         return out
@@ -88,11 +101,15 @@ def block_sums(blocks: list[Block], *, n_samples: int, seed: int | None
     boot = {b.name: np.zeros((n_samples, b.n_groups, b.matrix.shape[1])) for b in blocks}
     rng, _ = generator_and_label(seed)
     start = 0
-    for counts in bootstrap_counts(rng, n_samples, n):
-        c = counts.shape[0]
+    for draws in bootstrap_draws(rng, n_samples, n):
+        c = draws.shape[0]
+        counts: dict[Any, NDArray[Any]] = {}  # by (grouping, dtype): each count matrix made once per chunk
         for block in blocks:
-            order, bounds, ordered = plans[block.name]
-            k = counts[:, order] if block.groups is not None else counts
+            rank, bounds, ordered, dtype = plans[block.name]
+            key = (id(block.groups), dtype)
+            if key not in counts:
+                counts[key] = draw_counts(draws, n, relabel=rank, dtype=dtype)
+            k = counts[key]
             for g, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
                 if b > a:
                     boot[block.name][start:start + c, g] = k[:, a:b] @ ordered[a:b]

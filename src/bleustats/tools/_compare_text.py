@@ -28,8 +28,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._compare_resample import Block
-from ._compare_tokens import (TokenArrays, compare_mt_line, encode_lines, ngram_index, ngram_reference_bag,
-                              ngram_totals, reference_bag, reference_bucket_sums, shown, word_bucket_sums)
+from ._compare_tokens import (TokenArrays, compare_mt_line, encode_lines, ngram_index, ngram_totals, segment_bags,
+                              shown, word_bucket_sums)
 
 __all__ = ["Texts", "example_records", "ngram_records", "word_block", "word_scores"]
 
@@ -64,9 +64,13 @@ class Texts:
 
     @classmethod
     def build(cls, systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str | None]], *,
-              tokenize: str, lowercase: bool, compare_mt_split: bool,
-              freq_corpus: Sequence[str] | None = None) -> Texts:
-        """Tokenize everything once (``compare_mt_split``: compare-mt's whitespace split, :func:`compare_mt_line`)."""
+              tokenize: str, lowercase: bool, compare_mt_split: bool, freq_corpus: Sequence[str] | None = None,
+              split: tuple[Mapping[str, Sequence[str]], Sequence[Sequence[str | None]]] | None = None) -> Texts:
+        """Tokenize everything once (``compare_mt_split``: compare-mt's whitespace split, :func:`compare_mt_line`).
+
+        ``split`` gives the systems' and references' lines already rewritten by
+        :func:`compare_mt_line` (they are not rewritten again).
+        """
         def key(line: str | None) -> str:
             if line is None:
                 return ""  # a missing reference: no tokens
@@ -74,8 +78,12 @@ class Texts:
 
         sys_lines = {name: list(lines) for name, lines in systems.items()}
         n = len(next(iter(sys_lines.values())))
-        keys = {name: [key(t) for t in lines] for name, lines in sys_lines.items()}
-        ref_keys = [[key(t) for t in stream] for stream in references]
+        if split is not None:
+            keys = {name: list(lines) for name, lines in split[0].items()}
+            ref_keys = [["" if t is None else t for t in stream] for stream in split[1]]
+        else:
+            keys = {name: [key(t) for t in lines] for name, lines in sys_lines.items()}
+            ref_keys = [[key(t) for t in stream] for stream in references]
         freq = [key(t) for t in freq_corpus] if freq_corpus is not None else []
         lines = [t for stream in ref_keys for t in stream] + [t for k in keys.values() for t in k] + freq
         tokens = encode_lines(lines, tokenize, lowercase, canonical=compare_mt_split)
@@ -85,8 +93,13 @@ class Texts:
     def ref_starts(self) -> list[int]:
         return [k * self.n for k in range(len(self.references))]
 
-    def system_start(self, name: str) -> int:
-        return (len(self.references) + list(self.systems).index(name)) * self.n
+    @property
+    def sources(self) -> list[int]:
+        """The first line of every reference stream, then of every system."""
+        return [k * self.n for k in range(len(self.references) + len(self.systems))]
+
+    def system_index(self, name: str) -> int:
+        return list(self.systems).index(name)
 
 
 # --------------------------------------------------------------------------- words by frequency
@@ -108,12 +121,11 @@ def word_block(texts: Texts, cutoffs: Sequence[float]) -> tuple[Block, NDArray[n
     freq = np.bincount(ids, minlength=tok.n_vocab)
     bucket_of_id = np.searchsorted(np.asarray(cutoffs, np.float64), freq, side="right").astype(np.int64)
     n_buckets = len(cutoffs) + 1
-    bag = reference_bag(tok, texts.ref_starts, n)
-    ref = reference_bucket_sums(tok, bag, n, bucket_of_id, n_buckets)
+    bags = segment_bags(tok.ids, tok, texts.sources, n, tok.n_vocab)
     parts = []
-    for name in texts.systems:
-        match, total = word_bucket_sums(tok, texts.system_start(name), bag, n, bucket_of_id, n_buckets)
-        parts += [match, total, ref]
+    for j in range(len(texts.systems)):
+        parts += list(word_bucket_sums(bags, len(texts.references), j, n, bucket_of_id, n_buckets))
+    ref = parts[2]
     return Block("words", np.hstack(parts).astype(np.float64), None, 1), ref.sum(axis=0)
 
 
@@ -164,9 +176,9 @@ def ngram_records(texts: Texts, baseline: str, *, orders: tuple[int, int], alpha
     index = ngram_index(tok, hi)
     per_order = []
     for order in range(lo, hi + 1):
-        bag = ngram_reference_bag(index, tok, order, texts.ref_starts, n)
-        per_order.append({name: ngram_totals(index, tok, order, texts.system_start(name), bag, n)
-                          for name in texts.systems})
+        bags = segment_bags(index.grams[order - 1], tok, texts.sources, n, index.sizes[order - 1])
+        per_order.append({name: ngram_totals(bags, len(texts.references), j)
+                          for j, name in enumerate(texts.systems)})
     records: list[dict[str, Any]] = []
     for kind in compare_types:
         base = np.concatenate([counts[baseline][kind] for counts in per_order])
@@ -185,9 +197,12 @@ def ngram_records(texts: Texts, baseline: str, *, orders: tuple[int, int], alpha
             keys = (-score, -(b + s) * side, order_of[cand] * side, gram_of[cand] * side)
             chosen = _first_k(*keys, report_length)
             chosen += [i for i in _first_k(*(-k for k in keys), report_length) if i not in chosen]
+            picked = cand[chosen]
+            names = {o: index.texts(tok, o, gram_of[picked][order_of[picked] == o].tolist())
+                     for o in np.unique(order_of[picked]).tolist()}
             for i in chosen:
                 g = cand[i]
-                text = shown(index.text(tok, int(order_of[g]), int(gram_of[g])))
+                text = shown(names[int(order_of[g])][int(gram_of[g])])
                 records.append({"analysis": f"ngram_{kind}", "bucket": text, "system": name,
                                 "value": float(score[i]), "count": int(s[i]), "baseline_count": int(b[i]),
                                 "baseline": baseline, "signature": signature[f"ngram_{kind}"]})

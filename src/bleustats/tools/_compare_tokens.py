@@ -5,8 +5,8 @@ analyses of compare-mt (word F-measure by frequency, n-gram differences) need
 the tokens themselves. This module turns the texts into one flat array of
 integer token ids with line offsets (:class:`TokenArrays`, a single
 vocabulary for references, every system and a frequency corpus), and counts
-bags of words and n-grams per segment with sorts and searches over integer
-keys: no Python loop over tokens.
+words and n-grams per segment and source with one sort of integer keys
+(:func:`segment_bags`): no Python loop over tokens.
 
 compare-mt splits a line with ``line.strip().split(' ')``: two spaces make an
 empty token, an empty line is one empty token, and a no-break space (or any
@@ -34,14 +34,15 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["EMPTY_TOKEN", "NgramIndex", "TokenArrays", "bag_of", "compare_mt_line", "encode_lines", "ngram_index",
-           "ngram_totals", "reference_bag", "shown", "word_bucket_sums"]
+__all__ = ["EMPTY_TOKEN", "Bags", "NgramIndex", "TokenArrays", "compare_mt_line", "encode_lines", "ngram_index",
+           "ngram_totals", "segment_bags", "shown", "word_bucket_sums"]
 
 #: compare-mt's empty token ('' from two spaces or an empty line), as one character of plane 15.
 EMPTY_TOKEN = "\U000f0000"
@@ -50,6 +51,8 @@ _PUA = 0xF0000
 _HIDE = {c: _PUA + c for c in range(0x3001) if chr(c).isspace() and c != 0x20}
 _SHOW: dict[int, int | None] = {v: k for k, v in _HIDE.items()}
 _SHOW[_PUA] = None
+#: whitespace other than one space between tokens (re's \s is str.isspace's set)
+_ODD_SPACE = re.compile(r"[^\S ]|  ")
 #: tokenizers whose output is its tokens joined by single spaces (others are joined again here)
 _CANONICAL = ("13a", "intl", "zh")
 
@@ -62,7 +65,12 @@ def compare_mt_line(line: str) -> str:
     >>> compare_mt_line(" the cat ") == "the cat", compare_mt_line("") == EMPTY_TOKEN
     (True, True)
     """
-    return " ".join(t.translate(_HIDE) if t else EMPTY_TOKEN for t in line.strip().split(" "))
+    stripped = line.strip()
+    if not stripped:
+        return EMPTY_TOKEN
+    if _ODD_SPACE.search(stripped) is None:  # single spaces only (most lines): the tokens are str.split()'s
+        return stripped
+    return " ".join(t or EMPTY_TOKEN for t in stripped.translate(_HIDE).split(" "))
 
 
 def shown(text: str) -> str:
@@ -134,7 +142,7 @@ def encode_lines(lines: Sequence[str], tokenize: str, lowercase: bool, *, canoni
     return TokenArrays(np.asarray(encoded.indices, dtype=np.int64), offsets, encoded.dictionary.to_pylist())
 
 
-# --------------------------------------------------------------------------- bags of words
+# --------------------------------------------------------------------------- bags
 
 
 def _line_of_tokens(offsets: NDArray[np.int64], first: int, n: int) -> NDArray[np.int64]:
@@ -142,77 +150,91 @@ def _line_of_tokens(offsets: NDArray[np.int64], first: int, n: int) -> NDArray[n
     return np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets[first:first + n + 1]))
 
 
-def bag_of(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Distinct ``keys`` (sorted) and how often each occurs."""
-    return np.unique(keys, return_counts=True)
+@dataclass(frozen=True)
+class Bags:
+    """How often each item (a word, an n-gram) occurs in each segment of several sources, from one sort.
+
+    Attributes
+    ----------
+    keys : numpy.ndarray of int64
+        The distinct ``segment * size + item`` found in any source, sorted.
+    counts : numpy.ndarray of int64, shape (len(keys), n_sources)
+        Occurrences of each key in each source (a source is one line per segment: a reference
+        stream or a system).
+    size : int
+        Items are 0 .. size - 1.
+    """
+
+    keys: NDArray[np.int64]
+    counts: NDArray[np.int64]
+    size: int
+
+    @property
+    def items(self) -> NDArray[np.int64]:
+        return self.keys % self.size
+
+    @property
+    def segments(self) -> NDArray[np.int64]:
+        return self.keys // self.size
+
+    def largest(self, sources: slice) -> NDArray[np.int64]:
+        """Each key's largest count over ``sources`` (0 without any): a segment's clipping bag over its references."""
+        part = self.counts[:, sources]
+        return part.max(axis=1) if part.shape[1] else np.zeros(len(self.keys), np.int64)
 
 
-def _max_merge(bags: Sequence[tuple[NDArray[np.int64], NDArray[np.int64]]]
-               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """The bags merged, each key with its largest count."""
-    if len(bags) == 1:
-        return bags[0]
-    keys = np.concatenate([k for k, _ in bags])
-    counts = np.concatenate([c for _, c in bags])
-    if len(keys) == 0:
-        return keys, counts
-    order = np.lexsort((counts, keys))  # by key, the largest count last
-    keys, counts = keys[order], counts[order]
-    last = np.flatnonzero(np.append(keys[1:] != keys[:-1], True))
-    return keys[last], counts[last]
+def segment_bags(items: NDArray[np.int64], tok: TokenArrays, starts: Sequence[int], n: int, size: int) -> Bags:
+    """The :class:`Bags` of ``items`` (one per flat token position, -1 for none) over the sources' lines.
 
-
-def reference_bag(tok: TokenArrays, stream_starts: Sequence[int], n: int
-                  ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Each segment's reference words, ``seg * n_vocab + id``, with their largest count over the references."""
-    bags = []
-    for first in stream_starts:
+    Source ``s`` is lines ``starts[s] .. starts[s] + n - 1`` (line ``i`` is segment ``i``). Every
+    occurrence becomes the integer ``(segment * size + item) * n_sources + s``; one sort of them all
+    gives each (segment, item, source)'s count as the length of its run.
+    """
+    n_sources = len(starts)
+    parts = []
+    for s, first in enumerate(starts):
+        lo, hi = tok.offsets[first], tok.offsets[first + n]
+        it = items[lo:hi]
         seg = _line_of_tokens(tok.offsets, first, n)
-        ids = tok.ids[tok.offsets[first]:tok.offsets[first + n]]
-        bags.append(bag_of(seg * tok.n_vocab + ids))
-    return _max_merge(bags)
+        keep = it >= 0
+        parts.append((seg[keep] * size + it[keep]) * n_sources + s)
+    flat = np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+    if len(flat) == 0:
+        return Bags(np.zeros(0, np.int64), np.zeros((0, n_sources), np.int64), size)
+    run = np.flatnonzero(np.concatenate(([True], flat[1:] != flat[:-1])))
+    run_keys = flat[run]
+    run_counts = np.diff(np.append(run, len(flat)))
+    block = run_keys // n_sources
+    new = np.concatenate(([True], block[1:] != block[:-1]))
+    counts = np.zeros((int(new.sum()), n_sources), np.int64)
+    counts[np.cumsum(new) - 1, run_keys % n_sources] = run_counts
+    return Bags(block[new], counts, size)
 
 
-def _lookup(keys: NDArray[np.int64], bag: tuple[NDArray[np.int64], NDArray[np.int64]]) -> NDArray[np.int64]:
-    """The count of each key in ``bag`` (0 where it is absent)."""
-    bag_keys, bag_counts = bag
-    if len(bag_keys) == 0:
-        return np.zeros(len(keys), np.int64)
-    at = np.minimum(np.searchsorted(bag_keys, keys), len(bag_keys) - 1)
-    return np.where(bag_keys[at] == keys, bag_counts[at], 0)
+def word_bucket_sums(bags: Bags, n_refs: int, system: int, n: int, bucket_of_id: NDArray[np.int64],
+                     n_buckets: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    r"""Per segment and word bucket: the system's matched words, its words, and the reference words.
 
-
-def word_bucket_sums(tok: TokenArrays, hyp_first: int, ref_bag: tuple[NDArray[np.int64], NDArray[np.int64]], n: int,
-                     bucket_of_id: NDArray[np.int64], n_buckets: int
-                     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    r"""Per segment and word bucket: the system's matched words and its words.
-
-    A word :math:`w` of segment :math:`s` matches :math:`\min(\#w(h), \#w(r))`
-    times (compare-mt's greedy alignment of equal words gives the same count);
-    its bucket is ``bucket_of_id[w]``.
+    ``bags`` are words (:func:`segment_bags` of the token ids) over the ``n_refs``
+    reference streams, then the systems; ``system`` counts from 0. A word
+    :math:`w` of segment :math:`s` matches :math:`\min(\#w(h), \#w(r))` times
+    (compare-mt's greedy alignment of equal words gives the same count), with
+    :math:`\#w(r)` its largest count over the references; its bucket is
+    ``bucket_of_id[w]``.
 
     Returns
     -------
     tuple of numpy.ndarray of int64, shape (n, n_buckets)
-        Matches and hypothesis words.
     """
-    seg = _line_of_tokens(tok.offsets, hyp_first, n)
-    ids = tok.ids[tok.offsets[hyp_first]:tok.offsets[hyp_first + n]]
-    keys, counts = bag_of(seg * tok.n_vocab + ids)
-    matched = np.minimum(counts, _lookup(keys, ref_bag))
-    cell = (keys // tok.n_vocab) * n_buckets + bucket_of_id[keys % tok.n_vocab]
+    ref = bags.largest(slice(0, n_refs))
+    hyp = bags.counts[:, n_refs + system]
+    cell = bags.segments * n_buckets + bucket_of_id[bags.items]
     size = n * n_buckets
-    match = np.bincount(cell, weights=matched, minlength=size).astype(np.int64).reshape(n, n_buckets)
-    total = np.bincount(cell, weights=counts, minlength=size).astype(np.int64).reshape(n, n_buckets)
-    return match, total
 
+    def per_cell(values: NDArray[np.int64]) -> NDArray[np.int64]:
+        return np.bincount(cell, weights=values, minlength=size).astype(np.int64).reshape(n, n_buckets)
 
-def reference_bucket_sums(tok: TokenArrays, ref_bag: tuple[NDArray[np.int64], NDArray[np.int64]], n: int,
-                          bucket_of_id: NDArray[np.int64], n_buckets: int) -> NDArray[np.int64]:
-    """Per segment and word bucket: the reference words (the bag's counts)."""
-    keys, counts = ref_bag
-    cell = (keys // tok.n_vocab) * n_buckets + bucket_of_id[keys % tok.n_vocab]
-    return np.bincount(cell, weights=counts, minlength=n * n_buckets).astype(np.int64).reshape(n, n_buckets)
+    return per_cell(np.minimum(hyp, ref)), per_cell(hyp), per_cell(ref)
 
 
 # --------------------------------------------------------------------------- n-grams
@@ -229,17 +251,17 @@ class NgramIndex:
         flat position ``p`` (-1 where the line ends before it).
     sizes : list of int
         Distinct n-grams of each order.
-    first : list of numpy.ndarray of int64
-        A flat position where each n-gram of each order occurs.
     """
 
     grams: list[NDArray[np.int64]]
     sizes: list[int]
-    first: list[NDArray[np.int64]]
 
-    def text(self, tok: TokenArrays, order: int, gram: int) -> str:
-        """The n-gram ``gram`` of ``order``, tokens joined by spaces."""
-        return tok.text(int(self.first[order - 1][gram]), order)
+    def texts(self, tok: TokenArrays, order: int, grams: Sequence[int]) -> dict[int, str]:
+        """The n-grams ``grams`` of ``order``, each as its tokens joined by spaces."""
+        wanted = np.asarray(sorted(set(grams)), dtype=np.int64)
+        where = np.flatnonzero(np.isin(self.grams[order - 1], wanted))
+        found, first = np.unique(self.grams[order - 1][where], return_index=True)
+        return {int(g): tok.text(int(where[i]), order) for g, i in zip(found, first)}
 
 
 def ngram_index(tok: TokenArrays, max_order: int) -> NgramIndex:
@@ -248,57 +270,37 @@ def ngram_index(tok: TokenArrays, max_order: int) -> NgramIndex:
     positions = np.arange(len(tok.ids), dtype=np.int64)
     grams = [tok.ids.copy()]
     sizes = [tok.n_vocab]
-    firsts = [np.unique(tok.ids, return_index=True)[1].astype(np.int64)]  # ids are 0..n_vocab-1, all used
     for order in range(2, max_order + 1):
         valid = np.flatnonzero(line_end - positions >= order)
         keys = grams[-1][valid] * tok.n_vocab + tok.ids[valid + order - 1]
-        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        distinct, inverse = np.unique(keys, return_inverse=True)
         out = np.full(len(tok.ids), -1, np.int64)
         out[valid] = inverse
         grams.append(out)
         sizes.append(len(distinct))
-        firsts.append(valid[first])
-    return NgramIndex(grams, sizes, firsts)
+    return NgramIndex(grams, sizes)
 
 
-def _gram_bag(index: NgramIndex, tok: TokenArrays, order: int, first_line: int, n: int
-              ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Bag of ``seg * size + gram`` of order ``order`` over lines ``first_line .. first_line + n - 1``."""
-    lo, hi = tok.offsets[first_line], tok.offsets[first_line + n]
-    grams = index.grams[order - 1][lo:hi]
-    seg = _line_of_tokens(tok.offsets, first_line, n)
-    keep = grams >= 0
-    return bag_of(seg[keep] * index.sizes[order - 1] + grams[keep])
-
-
-def ngram_totals(index: NgramIndex, tok: TokenArrays, order: int, hyp_first: int,
-                 ref_bag: tuple[NDArray[np.int64], NDArray[np.int64]], n: int
-                 ) -> dict[str, NDArray[np.int64]]:
-    r"""compare-mt's n-gram counts of one system, summed over segments, for every n-gram of ``order``.
+def ngram_totals(bags: Bags, n_refs: int, system: int) -> dict[str, NDArray[np.int64]]:
+    r"""compare-mt's n-gram counts of one system, summed over segments, for every n-gram of the bags' order.
 
     Per segment, an n-gram occurring :math:`h` times in the hypothesis and
-    :math:`r` times in the reference bag adds :math:`\min(h, r)` to
-    ``match``, :math:`h - \min(h, r)` to ``over`` and :math:`r - \min(h, r)`
-    to ``under`` (compare-mt's ``compare_ngrams``).
+    :math:`r` times in the reference bag (its largest count over the
+    references) adds :math:`\min(h, r)` to ``match``, :math:`h - \min(h, r)`
+    to ``over`` and :math:`r - \min(h, r)` to ``under`` (compare-mt's
+    ``compare_ngrams``).
 
     Returns
     -------
-    dict of str to numpy.ndarray of int64, shape (sizes[order - 1],)
+    dict of str to numpy.ndarray of int64, shape (bags.size,)
         ``match``, ``over`` and ``under``, indexed by n-gram id.
     """
-    size = index.sizes[order - 1]
-    keys, counts = _gram_bag(index, tok, order, hyp_first, n)
-    matched = np.minimum(counts, _lookup(keys, ref_bag))
-    gram = keys % size
-    match = np.bincount(gram, weights=matched, minlength=size)
-    over = np.bincount(gram, weights=counts - matched, minlength=size)
-    ref_keys, ref_counts = ref_bag
-    ref_matched = _lookup(ref_keys, (keys, matched))
-    under = np.bincount(ref_keys % size, weights=ref_counts - ref_matched, minlength=size)
-    return {"match": match.astype(np.int64), "over": over.astype(np.int64), "under": under.astype(np.int64)}
+    ref = bags.largest(slice(0, n_refs))
+    hyp = bags.counts[:, n_refs + system]
+    matched = np.minimum(hyp, ref)
+    items = bags.items
 
+    def per_gram(values: NDArray[np.int64]) -> NDArray[np.int64]:
+        return np.bincount(items, weights=values, minlength=bags.size).astype(np.int64)
 
-def ngram_reference_bag(index: NgramIndex, tok: TokenArrays, order: int, stream_starts: Sequence[int], n: int
-                        ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Each segment's reference n-grams of ``order`` with their largest count over the references."""
-    return _max_merge([_gram_bag(index, tok, order, first, n) for first in stream_starts])
+    return {"match": per_gram(matched), "over": per_gram(hyp - matched), "under": per_gram(ref - matched)}

@@ -362,28 +362,30 @@ def sentence_bleu(stats: StatsTable, rows: NDArray[np.int64], definition: str) -
 # --------------------------------------------------------------------------- the comparison
 
 
+def _split_table(table: pa.Table) -> pa.Table:
+    """The table with each text rewritten by compare-mt's split (:func:`_compare_tokens.compare_mt_line`)."""
+    from ._compare_tokens import compare_mt_line
+
+    split = [compare_mt_line(t) for t in table.column("text").to_pylist()]
+    return table.set_column(table.schema.get_field_index("text"), "text", pa_strings(split))
+
+
 def _statistics(hyps: pa.Table, refs: pa.Table, groups: list[str], options: dict[str, Any],
-                compare_mt_split: bool) -> StatsTable:
-    """The statistics table; with compare-mt's split, its BLEU columns are counted on compare-mt's tokens.
+                split: tuple[pa.Table, pa.Table] | None) -> StatsTable:
+    """The statistics table; with compare-mt's split (``split``: the tables rewritten by it), its BLEU columns
+    are counted on compare-mt's tokens.
 
     chrF and TER never read BLEU's tokens: theirs come from the texts as given.
     """
-    from ._compare_tokens import compare_mt_line
-
     stats = compute_stats(hyps, refs, metrics=groups, **options)
-    if not compare_mt_split:
+    if split is None:
         return stats
-    tables = []
-    changed = False
-    for table in (hyps, refs):
-        texts = table.column("text").to_pylist()
-        split = [compare_mt_line(t) for t in texts]
-        changed = changed or any(s != " ".join(t.split()) for s, t in zip(split, texts))
-        tables.append(table.set_column(table.schema.get_field_index("text"), "text", pa_strings(split)))
+    changed = any(s != " ".join(t.split()) for table, other in zip((hyps, refs), split)
+                  for s, t in zip(other.column("text").to_pylist(), table.column("text").to_pylist()))
     if not changed:
         return stats
-    bleu = compute_stats(tables[0], tables[1], metrics=("bleu",), **{k: v for k, v in options.items()
-                                                                     if not k.endswith("_options")})
+    bleu = compute_stats(split[0], split[1], metrics=("bleu",), **{k: v for k, v in options.items()
+                                                                   if not k.endswith("_options")})
     table = stats.table
     for name in bleu.table.column_names:
         if name not in ("seg_id", "system"):
@@ -650,7 +652,9 @@ def compare(
             options["chrf_options"] = chrf_options
         if "ter" in metrics:
             options["ter_options"] = ter_options
-        stats = _statistics(hyps, refs, groups, options, compare_mt_split)
+        if compare_mt_split:
+            opts["split"] = (_split_table(hyps), _split_table(refs))
+        stats = _statistics(hyps, refs, groups, options, opts.get("split"))
     missing = [m for m in ("chrf", "ter") if m in metrics and m not in stats.metrics]
     if missing:
         raise InputError(f"metrics: the statistics table has no {missing[0]} columns (it holds "
@@ -707,8 +711,15 @@ def _run(stats: StatsTable, names: list[str], rows: dict[str, NDArray[np.int64]]
     texts = ref_words = None
     if refs is not None:
         view = apply_ref_view(refs, ref_view, weight_threshold)
+        split = None
+        if "split" in opts:
+            split_hyps, split_refs = opts["split"]
+            text = split_hyps.column("text")
+            split = ({name: text.take(rows[name]).to_pylist() for name in names},
+                     _reference_streams(apply_ref_view(split_refs, ref_view, weight_threshold), segments))
         texts = Texts.build(opts["system_texts"], _reference_streams(view, segments), tokenize=tokenize,
-                            lowercase=lowercase, compare_mt_split=compare_mt_split, freq_corpus=opts["freq_corpus"])
+                            lowercase=lowercase, compare_mt_split=compare_mt_split, freq_corpus=opts["freq_corpus"],
+                            split=split)
         word, ref_words = word_block(texts, opts["frequency_buckets"])
         blocks.append(word)
     rng, label = generator_and_label(seed)
