@@ -179,11 +179,11 @@ def ngram_records(texts: Texts, baseline: str, *, orders: tuple[int, int], alpha
         bags = segment_bags(index.grams[order - 1], tok, texts.sources, n, index.sizes[order - 1])
         per_order.append({name: ngram_totals(bags, len(texts.references), j)
                           for j, name in enumerate(texts.systems)})
-    records: list[dict[str, Any]] = []
+    order_of = np.concatenate([np.full(index.sizes[o - 1], o) for o in range(lo, hi + 1)])
+    gram_of = np.concatenate([np.arange(index.sizes[o - 1]) for o in range(lo, hi + 1)])
+    found: list[tuple[str, str, NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = []
     for kind in compare_types:
         base = np.concatenate([counts[baseline][kind] for counts in per_order])
-        order_of = np.concatenate([np.full(index.sizes[o - 1], o) for o in range(lo, hi + 1)])
-        gram_of = np.concatenate([np.arange(index.sizes[o - 1]) for o in range(lo, hi + 1)])
         for name in texts.systems:
             if name == baseline:
                 continue
@@ -197,15 +197,16 @@ def ngram_records(texts: Texts, baseline: str, *, orders: tuple[int, int], alpha
             keys = (-score, -(b + s) * side, order_of[cand] * side, gram_of[cand] * side)
             chosen = _first_k(*keys, report_length)
             chosen += [i for i in _first_k(*(-k for k in keys), report_length) if i not in chosen]
-            picked = cand[chosen]
-            names = {o: index.texts(tok, o, gram_of[picked][order_of[picked] == o].tolist())
-                     for o in np.unique(order_of[picked]).tolist()}
-            for i in chosen:
-                g = cand[i]
-                text = shown(names[int(order_of[g])][int(gram_of[g])])
-                records.append({"analysis": f"ngram_{kind}", "bucket": text, "system": name,
-                                "value": float(score[i]), "count": int(s[i]), "baseline_count": int(b[i]),
-                                "baseline": baseline, "signature": signature[f"ngram_{kind}"]})
+            found.append((kind, name, cand[chosen], score[chosen], b[chosen], s[chosen]))
+    picked = np.concatenate([f[2] for f in found]) if found else np.zeros(0, np.int64)
+    names = {o: index.texts(tok, o, gram_of[picked][order_of[picked] == o].tolist())  # one search per order
+             for o in np.unique(order_of[picked]).tolist()}
+    records: list[dict[str, Any]] = []
+    for kind, name, grams, scores, b, s in found:
+        for g, value, c_b, c_s in zip(grams.tolist(), scores.tolist(), b.tolist(), s.tolist()):
+            records.append({"analysis": f"ngram_{kind}", "bucket": shown(names[int(order_of[g])][int(gram_of[g])]),
+                            "system": name, "value": value, "count": int(c_s), "baseline_count": int(c_b),
+                            "baseline": baseline, "signature": signature[f"ngram_{kind}"]})
     return records
 
 
