@@ -213,8 +213,11 @@ class Comparison:
         return self.to_table().to_pandas()
 
     def to_json(self) -> str:
-        """The records as a JSON list (full precision, fields without a value left out)."""
-        return json.dumps([{k: v for k, v in r.items() if v is not None} for r in self.records], ensure_ascii=False)
+        """The records as a JSON list: full precision; ``analysis``, ``bucket``, ``system``, ``value`` always
+        (``bucket`` null for a corpus value), other fields only where they have a value."""
+        always = ("analysis", "bucket", "system", "value")
+        return json.dumps([{k: v for k, v in r.items() if v is not None or k in always} for r in self.records],
+                          ensure_ascii=False)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -367,7 +370,7 @@ def _split_table(table: pa.Table) -> pa.Table:
     from ._compare_tokens import compare_mt_line
 
     split = [compare_mt_line(t) for t in table.column("text").to_pylist()]
-    return table.set_column(table.schema.get_field_index("text"), "text", pa_strings(split))
+    return table.set_column(table.schema.get_field_index("text"), "text", _strings(split))
 
 
 def _statistics(hyps: pa.Table, refs: pa.Table, groups: list[str], options: dict[str, Any],
@@ -393,7 +396,7 @@ def _statistics(hyps: pa.Table, refs: pa.Table, groups: list[str], options: dict
     return StatsTable(table.replace_schema_metadata(stats.table.schema.metadata))
 
 
-def pa_strings(values: list[str]) -> pa.Array:
+def _strings(values: list[str]) -> pa.Array:
     """A list of str as an Arrow string array."""
     import pyarrow as pa
 
