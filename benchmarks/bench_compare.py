@@ -181,7 +181,7 @@ def render(res: dict) -> str:
     cmt = med["compare-mt"]
     lines = [
         "# `bleustats compare` against compare-mt (`bench_compare.py`)", "",
-        f"Run {res['date']} on {res['cpu']} ({res['cpu_count']} logical CPUs, shared with other sessions; load "
+        f"Finished {res['date']} on {res['cpu']} ({res['cpu_count']} logical CPUs, shared with other sessions; load "
         f"average {', '.join(f'{x:.2f}' for x in res['loadavg_start'])} at the start and "
         f"{', '.join(f'{x:.2f}' for x in res['loadavg_end'])} at the end), Python {res['python']}, "
         + ", ".join(f"{k} {v}" for k, v in res["versions"].items()) + f", numba threads: {res['numba_threads']}.",
@@ -199,8 +199,10 @@ def render(res: dict) -> str:
         lines.append(f"| {tool} | {', '.join(f'{t:.2f}' for t in times)} | {med[tool]:.2f} | "
                      f"{'1' if tool == 'compare-mt' else f'{ratio:.1f}x'} |")
     lines += [
-        "", f"bleustats' first process (numba's cache load, `-m bleu`), before the timed runs: "
-        f"{res['first_process']:.2f} s.", "",
+        "", f"bleustats' first process (the `-m bleu` command, numba's cache read cold), before the timed runs: "
+        f"{res['first_process']:.2f} s. The machine is shared: other sessions' jobs kept its load at 2-5 on 2 "
+        "CPUs during the run, so a run's time varies by a quarter or more; the tools alternate so that each "
+        "sees the same conditions.", "",
         "compare-mt ran `compare-mt ref.txt sys1.txt sys2.txt --seed 1 " + " ".join(
             f"'{o}'" if "=" in o else o for o in res["compare_mt_options"]) + f"`: its default report, with a "
         f"paired bootstrap of {res['bootstrap']:,} samples for the corpus BLEU (its bucket intervals, "
