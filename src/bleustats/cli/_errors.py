@@ -3,7 +3,7 @@
 ``bleustats <command>: error: <what, the value, the fix>`` on stderr, then exit
 status 2 for a usage error (:class:`~bleustats.errors.UsageError`: options that
 cannot go together, an output that is an input; argparse's own usage errors
-are one line too, :class:`bleustats.cli._options.Parser`) and 1 for every other
+are one line too, :class:`bleustats.cli.main.Parser`) and 1 for every other
 error (bad input, a missing optional package, the machine's ``OSError``).
 :func:`bleustats.cli.main.main` sends every command's errors here; a
 subcommand's ``run`` called by itself (as the tests of the tools do) gets the
@@ -27,22 +27,11 @@ from typing import Any, Callable, TextIO
 from ..errors import MissingExtraError, UsageError
 from ._progress import line_open, one_line
 
-__all__ = ["ERRORS", "Parser", "guarded", "report", "signal_received"]
+__all__ = ["ERRORS", "guarded", "report", "signal_received"]
 
 #: The exceptions that are errors of the input, the options or the machine (anything else is a bug: a traceback).
 #: InputError and SchemaError are ValueErrors; a missing optional package is an ImportError.
 ERRORS = (ValueError, TypeError, OSError, MissingExtraError)
-
-
-class Parser(argparse.ArgumentParser):
-    """An :class:`argparse.ArgumentParser` whose usage errors are one line (``bleustats score: error: ...``).
-
-    argparse prints the whole usage before its error; the line names the bad
-    value, the allowed ones, and where the options are listed. Exit status 2.
-    """
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (options: {self.prog} --help)\n")
 
 
 #: The signal state of each command running (:func:`bleustats.cli.main.main` pushes and pops it).

@@ -8,7 +8,7 @@ each of its options (``input``: a path the command reads; ``output``: a path it
 writes, with its kind; ``other``), which the output writer
 (:mod:`bleustats.cli._outputs`) reads to refuse an output that is an input,
 without looking inside argparse. Every command gets ``-V/--version``, one-line
-usage errors (:class:`bleustats.cli._errors.Parser`), its everyday command lines in its ``--help``
+usage errors (:class:`bleustats.cli.main.Parser`), its everyday command lines in its ``--help``
 (``EXAMPLES`` of its module) and the old names of renamed options, which still
 work with a warning (:data:`RENAMED`).
 
@@ -17,7 +17,7 @@ options, reference weights and views, outputs, randomness, parallelism.
 
 Examples
 --------
->>> from bleustats.cli._errors import Parser
+>>> from bleustats.cli.main import Parser
 >>> top = Parser(prog="bleustats")
 >>> cmd = Command(top.add_subparsers(dest="command"), "demo", summary="s", description="d")
 >>> cmd.add("tokenize", "seed")
@@ -29,16 +29,14 @@ Examples
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-import textwrap
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from .._version import __version__
 from ..engine._options import (BLEU_METRICS, CHRF_DEFAULTS, DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_LENGTHS,
                                REF_VIEWS, SMOOTH_DEFAULTS, SMOOTH_METHODS)
 from ..tokenizers import DEFAULT_TOKENIZER, OPTIONAL_TOKENIZERS, SACREBLEU_TOKENIZERS
-from ._records import segment_scores_path
 
 __all__ = ["CATALOG", "Command", "GROUPS", "RENAMED", "non_negative_int", "order", "positive_int"]
 
@@ -128,6 +126,22 @@ def weight_transform(text: str) -> str:
     return weight_transform_arg(text)
 
 
+#: File extensions of ``--segment-scores``: TSV with a header, JSON lines, Parquet (bleustats.cli._records).
+SEGMENT_FORMATS = (".tsv", ".jsonl", ".parquet")
+
+
+def segment_scores_path(text: str) -> str:
+    """A ``--segment-scores`` path: its extension picks the format (argparse type).
+
+    >>> segment_scores_path("s.tsv")
+    's.tsv'
+    """
+    if os.path.splitext(text)[1].lower() not in SEGMENT_FORMATS:
+        raise argparse.ArgumentTypeError(f"the file's extension picks the format: {', '.join(SEGMENT_FORMATS)}; "
+                                         f"got {text!r}")
+    return text
+
+
 def metric_names(choices: Sequence[str]) -> Callable[[str], str]:
     """An argparse type accepting one of ``choices``; ``both`` (the old ``--metric both``) says what replaced it."""
     def metric(text: str) -> str:
@@ -148,15 +162,14 @@ _REF_HELP = ("reference files, one segment per line (one file per reference stre
 _EXTRAS = ", ".join(OPTIONAL_TOKENIZERS)
 
 
-@dataclass(frozen=True)
 class Spec:
-    """One shared option: its group, flags, argparse keywords and role (``output``: with its kind)."""
+    """One shared option: its group, flags, argparse keywords, role and help template (before a command's values)."""
 
-    group: str
-    flags: tuple[str, ...]
-    kwargs: dict[str, Any]
-    role: str = "other"
-    template: str = ""  #: the help text before a command's values are filled in
+    __slots__ = ("group", "flags", "kwargs", "role", "template")
+
+    def __init__(self, group: str, flags: tuple[str, ...], kwargs: dict[str, Any], role: str = "other",
+                 template: str = "") -> None:
+        self.group, self.flags, self.kwargs, self.role, self.template = group, flags, kwargs, role, template
 
 
 #: What a command may set of a shared option: the values its work takes (a command computes some metrics),
@@ -330,9 +343,11 @@ class Renamed(argparse.Action):
 # --------------------------------------------------------------------------- commands
 
 
-@dataclass
 class Command:
     """A subcommand's parser, built from the catalog's options and its own, with the role of each.
+
+    ``description`` is shown as given (wrapped by its module: wrapping here would cost
+    every command a ``textwrap`` import), followed by the ``examples``.
 
     ``roles`` maps every option's ``dest`` to ``input`` / ``output`` / ``other``;
     ``flags`` to the flag shown in messages (``-o/--output``, or the metavar of a
@@ -342,25 +357,21 @@ class Command:
     ``args.command_spec``.
     """
 
-    subparsers: Any
-    name: str
-    summary: str
-    description: str
-    examples: Sequence[Any] = ()
-    roles: dict[str, str] = field(default_factory=dict)
-    flags: dict[str, str] = field(default_factory=dict)
-    kinds: dict[str, str] = field(default_factory=dict)
-    shared: list[str] = field(default_factory=list)
-    help: dict[str, str] = field(default_factory=dict)
-    strings: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
+    def __init__(self, subparsers: Any, name: str, *, summary: str, description: str,
+                 examples: Sequence[str] = ()) -> None:
+        self.name, self.examples = name, tuple(examples)
+        self.roles: dict[str, str] = {}
+        self.flags: dict[str, str] = {}
+        self.kinds: dict[str, str] = {}
+        self.shared: list[str] = []
+        self.help: dict[str, str] = {}
+        self.strings: dict[str, tuple[str, ...]] = {}
         epilog = None
         if self.examples:
             epilog = "examples (in a folder made by 'bleustats demo --write-files .'):\n" + "\n".join(
                 f"  {example}" for example in self.examples)
-        self.parser = self.subparsers.add_parser(
-            self.name, help=self.summary, description=textwrap.fill(self.description, 100),
+        self.parser = subparsers.add_parser(
+            name, help=summary, description=description,
             epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
         self.parser.add_argument("-V", "--version", action="version", version=f"bleustats {__version__}")
         self.parser.set_defaults(command_spec=self)

@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import stat
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -197,6 +196,8 @@ def folder_in_place(target: str | os.PathLike, *, replace: bool, flag: str) -> I
     ``target`` is left as it was; an existing ``target`` is replaced only with
     ``replace=True``, and then only after the new folder is complete.
     """
+    import shutil
+
     from ..engine import io
 
     target = Path(target)

@@ -21,36 +21,20 @@ True
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import InputError
+from ._options import SEGMENT_FORMATS
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["SEGMENT_FORMATS", "records", "signature", "segment_scores", "segment_scores_path",
-           "write_segment_scores"]
-
-#: File extensions of ``--segment-scores``: TSV with a header, JSON lines, Parquet.
-SEGMENT_FORMATS = (".tsv", ".jsonl", ".parquet")
+__all__ = ["records", "segment_scores", "signature", "write_segment_scores"]
 #: Display names of the BLEU family (chrF's and TER's come from their scores).
 _NAMES = {"bleu": "BLEU", "delta_bleu": "ΔBLEU"}
-
-
-def segment_scores_path(text: str) -> str:
-    """A ``--segment-scores`` path: its extension picks the format (argparse type).
-
-    >>> segment_scores_path("s.tsv")
-    's.tsv'
-    """
-    if os.path.splitext(text)[1].lower() not in SEGMENT_FORMATS:
-        raise argparse.ArgumentTypeError(f"the file's extension picks the format: {', '.join(SEGMENT_FORMATS)}; "
-                                         f"got {text!r}")
-    return text
 
 
 def _blank(order: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ to stdout (text, or ``--json``), errors to stderr as one line; exit code 0 ok,
 
 Examples
 --------
->>> from bleustats.cli._errors import Parser
+>>> from bleustats.cli.main import Parser
 >>> parser = Parser(prog="bleustats")
 >>> _ = add_parser(parser.add_subparsers(dest="command"))
 >>> args = parser.parse_args(["analyze", "ref.txt", "-i", "hyp.txt", "--permutations", "5", "--json"])
@@ -49,9 +49,9 @@ EXAMPLES = (
 def add_parser(subparsers: Any) -> Command:
     """Add the ``analyze`` subcommand to an ``argparse`` subparsers object."""
     cmd = Command(subparsers, "analyze", summary=COMMANDS["analyze"], examples=EXAMPLES,
-                  description="Cut every hypothesis at the bigrams that match no reference; report log10 of the "
-                              "number of chunk permutations that score at least as high, per sentence and in "
-                              "summary, and check random permutations against the originals.")
+                  description=("Cut every hypothesis at the bigrams that match no reference; report log10 of the\n"
+                               "number of chunk permutations that score at least as high, per sentence and in\n"
+                               "summary, and check random permutations against the originals."))
     cmd.add("refs", "references", "input")
     cmd.add("tokenize", "lowercase", "max_ngram_order")
     cmd.own("--permutations", type=non_negative_int, default=20, metavar="K", group="randomness",

@@ -72,12 +72,12 @@ EXAMPLES = (
 def add_parser(subparsers: Any) -> Command:
     """Add the ``correlate`` subcommand to an ``argparse`` subparsers object."""
     cmd = Command(subparsers, "correlate", summary=COMMANDS["correlate"], examples=EXAMPLES,
-                  description="Pearson / Spearman / Kendall correlations of metric scores with human scores, at "
-                              "system level and at segment level (flat, by item, by system); pairwise accuracy and "
-                              "soft pairwise accuracy at system level; acc23 / tau23 with tie calibration; rank "
-                              "clusters; several language pairs (an lp column) with global accuracy; and Williams / "
-                              "paired bootstrap / permutation comparisons of two metrics (mt-metrics-eval's "
-                              "meta-evaluation).")
+                  description=("Pearson / Spearman / Kendall correlations of metric scores with human scores, at\n"
+                               "system level and at segment level (flat, by item, by system); pairwise accuracy\n"
+                               "and soft pairwise accuracy at system level; acc23 / tau23 with tie calibration;\n"
+                               "rank clusters; several language pairs (an lp column) with global accuracy; and\n"
+                               "Williams / paired bootstrap / permutation comparisons of two metrics (mt-\n"
+                               "metrics-eval's meta-evaluation)."))
     cmd.own("--scores", action="append", metavar="TABLE", role="input", group="inputs",
             help="external metric scores: system, seg_id and one numeric column per metric (e.g. bleustats score "
                  "--segment-scores); repeatable")

@@ -31,8 +31,9 @@ def add_parser(subparsers: Any) -> Command:
     from .score import add_score_options
 
     cmd = Command(subparsers, "demo", summary=COMMANDS["demo"], examples=EXAMPLES,
-                  description="Score the bundled WMT21 en-de sample (8 systems, 527 MQM-rated segments, references "
-                              "A and C with weights): BLEU and ΔBLEU per system, as bleustats score prints them.")
+                  description=("Score the bundled WMT21 en-de sample (8 systems, 527 MQM-rated segments,\n"
+                               "references A and C with weights): BLEU and ΔBLEU per system, as bleustats score\n"
+                               "prints them."))
     cmd.own("--write-files", metavar="DIR", default=None, role="output", kind="into", group="outputs",
             help="write the README's example files (" + ", ".join(sample_data.EXAMPLE_FILES)
             + ") into DIR, made from the sample, and score nothing; a file already there with other content is "

@@ -27,7 +27,6 @@ from typing import Any, TextIO
 
 from ..engine._options import BLEU_METRICS, MAX_ORDER_LIMIT, SENTENCE_VARIANT_NAMES
 from ..errors import UsageError
-from ._dask import executor_for
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, positive_float
@@ -46,9 +45,9 @@ VARIANTS_HELP = ", ".join(SENTENCE_VARIANT_NAMES) + ", or nakov: with any comma-
 def add_parser(subparsers: Any) -> Command:
     """Add the ``kbest`` subcommand to an ``argparse`` subparsers object."""
     cmd = Command(subparsers, "kbest", summary=COMMANDS["kbest"], examples=EXAMPLES,
-                  description="Per-entry BLEU statistics and sentence-level metrics of a Moses n-best list "
-                              "(id ||| hypothesis ||| features ||| total) or a long-form hypotheses table, "
-                              "streamed; prints 1-best and oracle corpus BLEU.")
+                  description=("Per-entry BLEU statistics and sentence-level metrics of a Moses n-best list (id\n"
+                               "||| hypothesis ||| features ||| total) or a long-form hypotheses table,\n"
+                               "streamed; prints 1-best and oracle corpus BLEU."))
     cmd.own("nbest", metavar="NBEST", role="input", group="inputs",
             help="Moses n-best file (.gz too) or hypotheses table (.parquet/.tsv/.jsonl with seg_id, text, optional "
                  "model_score)")
@@ -111,6 +110,7 @@ def _partitioned(args: argparse.Namespace, refs: Any, variants: list[str], optio
     if not (nbest.is_dir() or nbest.suffix.lower() == ".parquet"):
         raise UsageError(f"--dask: the k-best list must be a Parquet table (a folder of parts or a .parquet file) "
                          f"with seg_id, text and optional model_score; got {args.nbest}.")
+    from ._dask import executor_for  # loaded where a command runs partitioned work
     with executor_for(args) as executor:
         return score_nbest_dataset(
             args.nbest, refs, args.output, executor=executor,

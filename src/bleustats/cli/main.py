@@ -1,9 +1,10 @@
 """The ``bleustats`` command: one parser, one module per subcommand, one error policy.
 
-Subcommands: ``score``, ``stats``, ``kbest``, ``tune``, ``analyze``, ``study``, ``correlate``, ``demo``
-(``bleustats <command> -h``). Results go to stdout, errors to stderr as one
-line; exit code 0 ok, 1 error, 2 usage (argparse's, and
-:class:`bleustats.errors.UsageError`: options that cannot go together).
+Subcommands: ``score``, ``stats``, ``kbest``, ``mbr``, ``tune``, ``analyze``, ``study``, ``correlate``,
+``demo`` (``bleustats <command> -h``), each made of the same parts (docs/command-line.md).
+Results go to stdout, errors to stderr as one line; exit code 0 ok, 1 error, 2
+usage (argparse's, and :class:`bleustats.errors.UsageError`: options that cannot
+go together).
 
 Interrupts: SIGINT (Ctrl-C) and SIGTERM end the command with one line on
 stderr (``bleustats: interrupted`` / ``bleustats: terminated``) and exit
@@ -37,7 +38,7 @@ from .._version import __version__
 from ..errors import MissingExtraError
 from . import _finish, _progress
 
-__all__ = ["COMMANDS", "command", "main"]
+__all__ = ["COMMANDS", "Parser", "command", "main"]
 
 _SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
@@ -58,14 +59,25 @@ COMMANDS = {
 _SUBCOMMANDS = tuple(COMMANDS)
 
 
+class Parser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose usage errors are one line (``bleustats score: error: ...``).
+
+    argparse prints the whole usage before its error; the line names the bad
+    value, the allowed ones, and where the options are listed. Exit status 2.
+    Every subcommand's parser is one (argparse makes subparsers of the class
+    of their parent).
+    """
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (options: {self.prog} --help)\n")
+
+
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of ``command`` alone, or of every subcommand (``None``: help, usage errors)."""
     return _build(command)[0]
 
 
 def _build(command: str | None) -> tuple[argparse.ArgumentParser, Any]:
-    from ._errors import Parser
-
     parser = Parser(prog="bleustats", description="BLEU, ΔBLEU and sentence BLEU from cached sufficient statistics.")
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -190,8 +202,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     need are looked for. Every error then goes through one path
     (:func:`bleustats.cli._errors.report`).
     """
-    from ._errors import ERRORS, RUNNING, report
-
     _finish.reset()
     words = list(sys.argv[1:] if argv is None else argv)
     name = next((w for w in words if not w.startswith("-")), None)  # the top level has no valued options
@@ -203,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             (spec.parser if spec is not None else parser).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    from ._errors import ERRORS, RUNNING, report
+
     try:
         from . import _outputs
 

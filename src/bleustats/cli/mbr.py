@@ -32,7 +32,6 @@ from typing import Any, TextIO
 from ..engine._options import CHRF_DEFAULTS, SENTENCE_VARIANT_NAMES
 from ..errors import UsageError
 from ..tools._options import PAIRWISE_METRICS
-from ._dask import executor_for
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, positive_float
@@ -50,9 +49,10 @@ EXAMPLES = (
 def add_parser(subparsers: Any) -> Command:
     """Add the ``mbr`` subcommand to an ``argparse`` subparsers object."""
     cmd = Command(subparsers, "mbr", summary=COMMANDS["mbr"], examples=EXAMPLES,
-                  description="MBR over a Moses n-best list or a long-form hypotheses table: every candidate scored "
-                              "against every pseudo-reference of its source (chrF, chrF++, sentence BLEU and its "
-                              "variants, TER as a loss), the candidate with the highest expected utility chosen.")
+                  description=("MBR over a Moses n-best list or a long-form hypotheses table: every candidate\n"
+                               "scored against every pseudo-reference of its source (chrF, chrF++, sentence BLEU\n"
+                               "and its variants, TER as a loss), the candidate with the highest expected\n"
+                               "utility chosen."))
     cmd.own("nbest", metavar="NBEST", role="input", group="inputs",
             help="Moses n-best file (.gz too), hypotheses table (.parquet/.tsv/.jsonl with seg_id, text, optional "
                  "system and rank) or a folder of Parquet parts")
@@ -137,6 +137,7 @@ def _partitioned(args: argparse.Namespace, common: dict[str, Any]) -> Any:
     if not (nbest.is_dir() or nbest.suffix.lower() == ".parquet"):
         raise UsageError(f"--dask: the candidates must be a Parquet table (a folder of parts or a .parquet file) with "
                          f"seg_id, text and optional system / rank; got {args.nbest}.")
+    from ._dask import executor_for  # loaded where a command runs partitioned work
     with executor_for(args) as executor:
         return mbr_dataset(args.nbest, executor=executor, **common)
 

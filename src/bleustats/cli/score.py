@@ -34,7 +34,6 @@ from ..engine._options import TABLE_SUFFIXES
 from ..errors import InputError, UsageError
 from ..tokenizers import DEFAULT_TOKENIZER
 from . import sacrebleu_cli
-from ._dask import executor_for
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, metric_names, non_negative_int
@@ -87,11 +86,11 @@ OWN_OPTIONS = (
 def add_parser(subparsers: Any) -> Command:
     """Add the ``score`` subcommand."""
     cmd = Command(subparsers, "score", summary=COMMANDS["score"], examples=EXAMPLES,
-                  description="Corpus BLEU, ΔBLEU, chrF and TER with sacreBLEU's command line and output: a sacreBLEU "
-                              "command line prints what sacreBLEU prints, and every spelling sacreBLEU's parser "
-                              "accepts means what it means there. bleustats' own options (-m delta_bleu, "
-                              "--ref-weights, --json, --by, ...) print bleustats' own output; so do tables and "
-                              "--from-stats without sacreBLEU's flags.")
+                  description=("Corpus BLEU, ΔBLEU, chrF and TER with sacreBLEU's command line and output: a\n"
+                               "sacreBLEU command line prints what sacreBLEU prints, and every spelling\n"
+                               "sacreBLEU's parser accepts means what it means there. bleustats' own options (-m\n"
+                               "delta_bleu, --ref-weights, --json, --by, ...) print bleustats' own output; so do\n"
+                               "tables and --from-stats without sacreBLEU's flags."))
     add_score_options(cmd, sacrebleu=True)
     p = cmd.parser
     # sacreBLEU's parser resolves --m, --w, --de and --se (abbreviations) to --metrics, --width, --detail and
@@ -297,6 +296,7 @@ def _run(args: argparse.Namespace) -> int:
             args.width = 2  # bleustats' own output
         if args.from_stats:
             stats = _from_stats(args)
+            from ._dask import executor_for  # loaded where a command runs partitioned work
             with executor_for(args) as executor:  # a dataset is scored part by part (--dask: on the cluster)
                 stats = _defined(args, stats.with_executor(executor))
                 _write_segments(args, stats)

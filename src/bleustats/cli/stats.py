@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 from .._interrupts import deferred
 from ..engine._options import DEFAULT_BATCH_ROWS
 from ..errors import InputError, UsageError
-from ._dask import executor_for
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, positive_int
@@ -58,9 +57,9 @@ EXAMPLES = (
 def add_parser(subparsers: Any) -> Command:
     """Add the ``stats`` subcommand."""
     cmd = Command(subparsers, "stats", summary=COMMANDS["stats"], examples=EXAMPLES,
-                  description="Compute per-hypothesis sufficient statistics and save them to Parquet for later "
-                              "rescoring (bleustats score --from-stats): one file or a partitioned dataset folder "
-                              "(-o DIR/), streamed with bounded memory.")
+                  description=("Compute per-hypothesis sufficient statistics and save them to Parquet for later\n"
+                               "rescoring (bleustats score --from-stats): one file or a partitioned dataset\n"
+                               "folder (-o DIR/), streamed with bounded memory."))
     cmd.add("refs", "references", "input")
     cmd.add("tokenize", "lowercase")
     cmd.add("metrics", choices=METRIC_NAMES, default=None,
@@ -176,6 +175,7 @@ def _compute(args: argparse.Namespace) -> int:
         stats.save(out)
         _said(args, f"wrote {len(stats)} rows × {stats.table.num_columns} columns to {out}")
         return 0
+    from ._dask import executor_for  # loaded where a command runs partitioned work
     with executor_for(args) as executor:
         scratch = _scratch(out) if as_file else None
         try:

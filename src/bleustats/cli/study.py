@@ -52,7 +52,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .._version import __version__
 from ..engine._options import SENTENCE_VARIANT_NAMES
 from ..errors import UsageError
-from ._dask import executor_for
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, metric_names, non_negative_int, positive_int
@@ -126,8 +125,9 @@ def add_study_inputs(cmd: Command, *, metrics: tuple[str, ...], default_metrics:
 def add_parser(subparsers: Any) -> Command:
     """Add the ``study`` subcommand to an ``argparse`` subparsers object."""
     cmd = Command(subparsers, "study", summary=COMMANDS["study"], examples=EXAMPLES,
-                  description="Correlation of BLEU, sBLEU and ΔBLEU score differences with human score differences "
-                              "on random units of M segments (Galley et al. 2015, section 5), from cached statistics.")
+                  description=("Correlation of BLEU, sBLEU and ΔBLEU score differences with human score\n"
+                               "differences on random units of M segments (Galley et al. 2015, section 5), from\n"
+                               "cached statistics."))
     add_study_inputs(cmd, metrics=STUDY_METRICS, default_metrics=STUDY_METRICS, hypotheses_required=True)
     g = "the study"
     cmd.own("--unit-size", type=positive_int, default=100, metavar="M", group=g,
@@ -254,6 +254,7 @@ def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
     _keep_freed_memory()
     t0 = time.perf_counter()
     with contextlib.ExitStack() as cluster:  # --dask: the statistics of each reference view are computed there
+        from ._dask import executor_for  # loaded where a command runs partitioned work
         executor = cluster.enter_context(executor_for(args)) if args.dask else None
         inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
         options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)

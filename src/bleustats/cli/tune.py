@@ -48,8 +48,9 @@ EXAMPLES = (
 def add_parser(subparsers: Any) -> Command:
     """Add the ``tune`` subcommand to an ``argparse`` subparsers object."""
     cmd = Command(subparsers, "tune", summary=COMMANDS["tune"], examples=EXAMPLES,
-                  description="Offline tuning on Moses n-best lists with dense features: PRO (Hopkins & May 2011) or "
-                              "batch k-best MIRA (Cherry & Foster 2012), driven by any sentence-level metric.")
+                  description=("Offline tuning on Moses n-best lists with dense features: PRO (Hopkins & May\n"
+                               "2011) or batch k-best MIRA (Cherry & Foster 2012), driven by any sentence-level\n"
+                               "metric."))
     cmd.own("nbest", nargs="+", metavar="NBEST", role="input", group="inputs",
             help="Moses n-best files (.gz too); several = several iterations' lists, merged per source")
     cmd.add("references")  # required: checked in run (its old name --refs sets it too)
