@@ -21,33 +21,23 @@ import time
 
 __all__ = ["COMMAND_LINES", "warm"]
 
+def _command_lines() -> tuple[tuple[str, ...], ...]:
+    """Every subcommand's everyday command lines: the ``EXAMPLES`` its module declares (its ``--help`` and the
+    README show the same lines), in the order of :data:`bleustats.cli.main.COMMANDS`."""
+    import importlib
+    import shlex
+
+    from .cli.main import COMMANDS
+
+    lines = []
+    for name in COMMANDS:
+        for example in importlib.import_module(f"{__package__}.cli.{name}").EXAMPLES:
+            lines.append(tuple(shlex.split(example, comments=True)[1:]))
+    return tuple(lines)
+
+
 #: The command lines run (in a folder holding the README's example files), in order.
-COMMAND_LINES: tuple[tuple[str, ...], ...] = (
-    ("demo",),
-    ("score", "ref0.txt", "ref1.txt", "-i", "hyp.txt"),
-    ("score", "ref0.txt", "ref1.txt", "-i", "hyp.txt", "sys2.txt", "-m", "bleu", "chrf", "ter"),
-    ("score", "ref0.txt", "-i", "hyp.txt", "-m", "chrf", "--chrf-word-order", "2"),
-    ("score", "ref0.txt", "-i", "hyp.txt", "-m", "ter", "--ter-normalized", "--ter-case-sensitive"),
-    ("score", "ref0.txt", "ref1.txt", "-i", "hyp.txt", "--ref-weights", "w0.txt", "w1.txt"),
-    ("score", "-i", "hyps.tsv", "refs.tsv", "--ref-view", "threshold", "--weight-threshold", "0.5"),
-    *(("score", "ref0.txt", "-i", "hyp.txt", "-tok", tok) for tok in ("none", "intl", "char", "zh")),
-    ("score", "ref0.txt", "-i", "hyp.txt", "-lc"),
-    ("stats", "ref0.txt", "-i", "hyp.txt", "-o", "stats.parquet"),
-    ("score", "--from-stats", "stats.parquet", "-s", "add-k"),
-    ("stats", "-i", "hyps.tsv", "refs.tsv", "-o", "stats/"),
-    ("kbest", "nbest.txt", "ref0.txt", "-tok", "none", "-m", "bleu+1", "-o", "scores.parquet"),
-    ("mbr", "nbest.txt", "-m", "chrf", "--best", "best_mbr.txt", "-o", "mbr.parquet"),
-    ("mbr", "nbest.txt", "-m", "bleu", "-o", "mbr_bleu.parquet"),
-    ("tune", "nbest.txt", "--refs", "ref0.txt", "-tok", "none", "--algorithm", "pro", "-m", "nakov:bp-smoothed",
-     "--seed", "1", "-o", "weights.json"),
-    ("analyze", "ref0.txt", "-i", "hyp.txt", "--permutations", "20"),
-    ("study", "--hypotheses", "hyps.tsv", "--references", "refs.tsv", "--human", "mqm.tsv", "--human-column", "mqm",
-     "--undefined", "exclude", "-o", "study/", "--unit-sizes", "1,10", "--compare", "delta_bleu:all,bleu:all",
-     "--assignments", "20", "--bootstrap", "20", "--compare-bootstrap", "20", "--no-plot"),
-    ("correlate", "--human", "mqm.tsv", "--human-column", "mqm", "--hypotheses", "hyps.tsv", "--references",
-     "refs.tsv", "--undefined", "exclude", "--level", "segment"),
-    ("compare", "ref0.txt", "-i", "hyp.txt", "sys2.txt", "-o", "report/"),
-)
+COMMAND_LINES: tuple[tuple[str, ...], ...] = _command_lines()
 
 
 def warm(folder: str | os.PathLike | None = None, *, verbose: bool = True) -> int:

@@ -85,24 +85,43 @@ def test_results_go_to_the_current_stdout(capsys, files):
     # results go to sys.stdout as it is when main() runs, not as it was at import
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        rc = main(["score", "-i", files.hyp, files.refs[0], "-b"])
+        rc = main(["score", files.refs[0], "-i", files.hyp, "-b"])
     assert rc == 0
     assert buf.getvalue() == f"{sacrebleu.corpus_bleu(HYPS, REFS[:1]).score:.1f}\n"  # sacreBLEU's -b
     assert capsys.readouterr() == ("", "")
 
 
 def run_json(capsys, *argv):
+    """The score records of ``--json`` (data_schemas/score_records.json), checked against the schema."""
+    import pyarrow as pa
+
+    from bleustats.engine import schemas
+
     rc, out, err = run(capsys, *argv, "--json")
     assert rc == 0, err
-    return json.loads(out)
+    records = json.loads(out)
+    assert isinstance(records, list) and records, out
+    order = sum(1 for k in records[0] if k.startswith("precision_"))
+    schemas.validate(pa.Table.from_pylist(records), "score_records", max_ngram_order=order, check_key=False)
+    return records
+
+
+def run_record(capsys, *argv):
+    """The one score record of a ``--json`` command line (one metric, one corpus)."""
+    [record] = run_json(capsys, *argv)
+    return record
+
+
+def counts(record: dict, name: str) -> list:
+    return [record[f"{name}_{n}"] for n in range(1, sum(k.startswith("precision_") for k in record) + 1)]
 
 
 def assert_matches(ours: dict, theirs) -> None:
-    assert ours["counts"] == theirs.counts
-    assert ours["totals"] == theirs.totals
+    assert counts(ours, "match") == theirs.counts
+    assert counts(ours, "total") == theirs.totals
     assert (ours["sys_len"], ours["ref_len"]) == (theirs.sys_len, theirs.ref_len)
     assert ours["bp"] == pytest.approx(theirs.bp, abs=1e-12)
-    np.testing.assert_allclose(ours["precisions"], theirs.precisions, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(counts(ours, "precision"), theirs.precisions, rtol=0, atol=1e-9)
     assert ours["score"] == pytest.approx(theirs.score, abs=1e-9)
 
 
@@ -118,7 +137,7 @@ OPTIONS = [
     (["-s", "floor"], {"smooth_method": "floor"}),
     (["-s", "floor", "-sv", "0.3"], {"smooth_method": "floor", "smooth_value": 0.3}),
     (["-s", "add-k", "-sv", "2"], {"smooth_method": "add-k", "smooth_value": 2}),
-    (["-eff"], {"effective_order": True}),
+    (["--use-effective-order"], {"effective_order": True}),
     (["--max-ngram-order", "2"], {"max_ngram_order": 2}),
     (
         ["--max-ngram-order", "6", "-s", "floor", "-lc", "-tok", "intl"],
@@ -132,7 +151,7 @@ OPTIONS = [
     "argv, kwargs", OPTIONS, ids=[" ".join(a) or "defaults" for a, _ in OPTIONS]
 )
 def test_score_text_files_match_sacrebleu(capsys, files, n_refs, argv, kwargs):
-    ours = run_json(capsys, "score", "-i", files.hyp, *files.refs[:n_refs], *argv, "-w", "12")
+    ours = run_record(capsys, "score", *files.refs[:n_refs], "-i", files.hyp, *argv)
     theirs = BLEU(**kwargs).corpus_score(HYPS, REFS[:n_refs])
     assert_matches(ours, theirs)
     assert ours["name"] == "BLEU"
@@ -144,12 +163,12 @@ def test_score_default_output_is_sacrebleus(capsys, files):
     metric = BLEU()
     theirs = metric.corpus_score(HYPS, REFS)
     sig = metric.get_signature().format().replace(sacrebleu.__version__, f"bleustats-{bleustats.__version__}")
-    rc, out, err = run(capsys, "score", "-i", files.hyp, *files.refs)
+    rc, out, err = run(capsys, "score", *files.refs, "-i", files.hyp)
     assert rc == 0 and err == ""
     assert out == theirs.format(width=1, signature=sig, is_json=True) + "\n"
-    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b")
+    rc, out, _ = run(capsys, "score", *files.refs, "-i", files.hyp, "-b")
     assert out == f"{theirs.score:.1f}\n"
-    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "-b", "-w", "5")
+    rc, out, _ = run(capsys, "score", *files.refs, "-i", files.hyp, "-b", "-w", "5")
     assert out == f"{theirs.score:.5f}\n"
 
 
@@ -157,26 +176,26 @@ def test_score_own_output_and_width(capsys, files):
     # bleustats' own output (asked for by one of its options): its line, width 2, and the signature with
     # bleustats' fields only where they differ from sacreBLEU's defaults
     theirs = sacrebleu.corpus_bleu(HYPS, REFS)
-    rc, out, err = run(capsys, "score", "-i", files.hyp, *files.refs, "--metric", "bleu")
+    rc, out, err = run(capsys, "score", *files.refs, "-i", files.hyp, "--max-ngram-order", "4")
     assert rc == 0 and err == ""
     lines = out.splitlines()
     assert lines[0] == theirs.format(width=2)
     version = f"bleustats-{bleustats.__version__}"
     assert lines[1] == f"  signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:{version}"
-    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "--metric", "bleu", "-w", "4")
+    rc, out, _ = run(capsys, "score", *files.refs, "-i", files.hyp, "--max-ngram-order", "4", "-w", "4")
     assert out.splitlines()[0] == theirs.format(width=4)
-    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "--metric", "bleu", "-b")
+    rc, out, _ = run(capsys, "score", *files.refs, "-i", files.hyp, "--max-ngram-order", "4", "-b")
     assert out == f"{theirs.score:.2f}\n"
-    data = run_json(capsys, "score", "-i", files.hyp, *files.refs, "-w", "3")
-    assert data["score"] == round(theirs.score, 3)
-    rc, out, _ = run(capsys, "score", "-i", files.hyp, *files.refs, "--max-ngram-order", "2", "--metric", "bleu")
+    data = run_record(capsys, "score", *files.refs, "-i", files.hyp, "-w", "3")
+    assert data["score"] == theirs.score  # JSON records: full precision whatever -w
+    rc, out, _ = run(capsys, "score", *files.refs, "-i", files.hyp, "--max-ngram-order", "2")
     assert "|smooth:exp|order:2|version:" in out.splitlines()[1]
 
 
 def test_score_from_stdin(capsys, files, monkeypatch):
     data = "".join(f"{x}\r\n" for x in HYPS).encode("utf-8")  # CRLF on stdin too
     monkeypatch.setattr("sys.stdin", types.SimpleNamespace(buffer=io.BytesIO(data)))
-    ours = run_json(capsys, "score", *files.refs, "-w", "12")
+    ours = run_record(capsys, "score", *files.refs)
     assert_matches(ours, sacrebleu.corpus_bleu(HYPS, REFS))
 
 
@@ -185,14 +204,14 @@ def test_stdin_not_utf8(capsys, files, monkeypatch):
     monkeypatch.setattr("sys.stdin", types.SimpleNamespace(buffer=io.BytesIO(data)))
     rc, out, err = run(capsys, "score", *files.refs)
     assert rc == 1 and out == ""
-    assert err.startswith("bleustats: error: standard input: not valid UTF-8 at line 3")
+    assert err.startswith("bleustats score: error: standard input: not valid UTF-8 at line 3")
 
 
 # --------------------------------------------------------------------------- ΔBLEU, tables, --by
 
 
 def test_ref_weights_print_bleu_and_delta_bleu(capsys, files):
-    argv = ["score", "-i", files.hyp, *files.refs, "--ref-weights", *files.weights]
+    argv = ["score", *files.refs, "-i", files.hyp, "--ref-weights", *files.weights]
     bleu = bleustats.corpus_bleu(HYPS, REFS, ref_weights=WEIGHTS, metric="bleu")
     delta = bleustats.corpus_bleu(HYPS, REFS, ref_weights=WEIGHTS, metric="delta_bleu")
     assert delta.score != bleu.score
@@ -204,20 +223,16 @@ def test_ref_weights_print_bleu_and_delta_bleu(capsys, files):
     )
     assert lines[2] == delta.format(2) and lines[2].startswith("ΔBLEU = ")
     assert "metric:delta_bleu|delta:paper" in lines[3]
-    both = run_json(capsys, *argv, "-w", "12")
-    assert [d["name"] for d in both] == ["BLEU", "ΔBLEU"]
+    both = run_json(capsys, *argv)
+    assert [(d["metric"], d["name"]) for d in both] == [("bleu", "BLEU"), ("delta_bleu", "ΔBLEU")]
     assert both[1]["score"] == pytest.approx(delta.score, abs=1e-9)
-    assert both[1]["stats"]["wmatch"] == delta.stats["wmatch"]
-    only = run_json(
-        capsys, *argv, "--metric", "delta_bleu", "--delta-definition", "galley2019", "-w", "12"
-    )
+    assert counts(both[1], "wmatch") == delta.stats["wmatch"] and both[1]["match_1"] is None
+    only = run_record(capsys, *argv, "-m", "delta_bleu", "--delta-definition", "galley2019")
     g2019 = bleustats.corpus_bleu(HYPS, REFS, ref_weights=WEIGHTS, delta_definition="galley2019")
     assert only["name"] == "ΔBLEU" and only["score"] == pytest.approx(g2019.score, abs=1e-12)
-    thr = run_json(
-        capsys, *argv, "--metric", "bleu", "--ref-view", "threshold", "--weight-threshold", "0.2"
-    )
+    thr = run_record(capsys, *argv, "-m", "bleu", "--ref-view", "threshold", "--weight-threshold", "0.2")
     refs_thr = [[r if w >= 0.2 else None for r, w in zip(rs, ws)] for rs, ws in zip(REFS, WEIGHTS)]
-    assert thr["counts"] == sacrebleu.corpus_bleu(HYPS, refs_thr).counts
+    assert counts(thr, "match") == sacrebleu.corpus_bleu(HYPS, refs_thr).counts
     assert "refs:w>=0.2" in thr["signature"]
 
 
@@ -250,7 +265,7 @@ def tables(tmp_path):
 
 def test_long_form_tables_score_per_system(capsys, tables):
     hyps, refs = tables
-    rc, out, err = run(capsys, "score", "-i", hyps, refs)
+    rc, out, err = run(capsys, "score", refs, "-i", hyps)
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0].split() == ["system", "BLEU", "ΔBLEU"]  # the table's weights are not all 1
@@ -269,18 +284,18 @@ def test_long_form_tables_score_per_system(capsys, tables):
     version = f"version:bleustats-{bleustats.__version__}"
     assert lines[4] == f"BLEU signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|{version}"
     assert "|smooth:exp|metric:delta_bleu|delta:paper|w:custom|version:" in lines[5]
-    data = run_json(capsys, "score", "-i", hyps, refs, "--metric", "bleu")
-    assert list(data) == ["bleu"]
-    for row in data["bleu"]["scores"]:
-        theirs = sacrebleu.corpus_bleu(SYSTEMS[row["system"]], REFS)
+    data = run_json(capsys, "score", refs, "-i", hyps, "-m", "bleu")
+    assert [(r["metric"], r["by"]) for r in data] == [("bleu", "system")] * 3
+    for row in data:
+        theirs = sacrebleu.corpus_bleu(SYSTEMS[row["group"]], REFS)
         assert row["score"] == pytest.approx(theirs.score, abs=1e-8)
         assert [row[f"match_{n}"] for n in range(1, 5)] == theirs.counts
-    rc, out, _ = run(capsys, "score", "-i", hyps, refs, "-b")
+    rc, out, _ = run(capsys, "score", refs, "-i", hyps, "-b")
     assert len(out.splitlines()) == 4  # header + 3 systems, no signatures
 
 
 def test_by_seg_id(capsys, files):
-    rc, out, err = run(capsys, "score", "-i", files.hyp, *files.refs, "--by", "seg_id", "-w", "4")
+    rc, out, err = run(capsys, "score", *files.refs, "-i", files.hyp, "--by", "seg_id", "-w", "4")
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0].split() == ["seg_id", "BLEU"]
@@ -289,15 +304,15 @@ def test_by_seg_id(capsys, files):
     for i, (_, score) in enumerate(rows):
         theirs = sacrebleu.corpus_bleu([HYPS[i]], [[r[i]] for r in REFS])
         assert score == f"{theirs.score:.4f}"
-    data = run_json(capsys, "score", "-i", files.hyp, *files.refs, "--by", "seg_id")
-    assert [r["seg_id"] for r in data["bleu"]["scores"]] == list(range(len(HYPS)))
+    data = run_json(capsys, "score", *files.refs, "-i", files.hyp, "--by", "seg_id")
+    assert [(r["by"], r["group"]) for r in data] == [("seg_id", str(i)) for i in range(len(HYPS))]
 
 
 def test_by_unknown_column(capsys, files):
-    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], "--by", "document")
+    rc, out, err = run(capsys, "score", files.refs[0], "-i", files.hyp, "--by", "document")
     assert rc == 1 and out == ""
     assert (
-        "bleustats: error: by must be a column of the statistics table" in err
+        "bleustats score: error: by must be a column of the statistics table" in err
         and "'document'" in err
     )
 
@@ -310,9 +325,9 @@ def test_stats_then_score_from_stats(capsys, files):
     rc, out, err = run(
         capsys,
         "stats",
+        *files.refs,
         "-i",
         files.hyp,
-        *files.refs,
         "--ref-weights",
         *files.weights,
         "-o",
@@ -326,30 +341,17 @@ def test_stats_then_score_from_stats(capsys, files):
     assert saved.table.equals(direct.table)
     assert saved.max_order == 3 and saved.weights == "custom"
     for metric in ("bleu", "delta_bleu"):
-        a = run_json(capsys, "score", "--from-stats", out_path, "-s", "floor", "--metric", metric)
-        b = run_json(
-            capsys,
-            "score",
-            "-i",
-            files.hyp,
-            *files.refs,
-            "--ref-weights",
-            *files.weights,
-            "--max-ngram-order",
-            "3",
-            "-s",
-            "floor",
-            "--metric",
-            metric,
-        )
+        a = run_json(capsys, "score", "--from-stats", out_path, "-s", "floor", "-m", metric)
+        b = run_json(capsys, "score", *files.refs, "-i", files.hyp, "--ref-weights", *files.weights,
+                     "--max-ngram-order", "3", "-s", "floor", "-m", metric)
         assert a == b
     rc, out_a, _ = run(capsys, "score", "--from-stats", out_path, "-s", "floor")
     rc, out_b, _ = run(
         capsys,
         "score",
+        *files.refs,
         "-i",
         files.hyp,
-        *files.refs,
         "--ref-weights",
         *files.weights,
         "--max-ngram-order",
@@ -362,7 +364,7 @@ def test_stats_then_score_from_stats(capsys, files):
 
 def test_save_stats(capsys, files):
     path = files.dir / "saved.parquet"
-    direct = run_json(capsys, "score", "-i", files.hyp, *files.refs, "--save-stats", path)
+    direct = run_json(capsys, "score", *files.refs, "-i", files.hyp, "--save-stats", path)
     assert load_stats(path).table.equals(compute_stats(HYPS, REFS).table)
     assert run_json(capsys, "score", "--from-stats", path) == direct
 
@@ -401,12 +403,14 @@ def test_output_written_whole_or_not_at_all(capsys, files, monkeypatch, command,
         target.write_bytes(b"previous content")
     monkeypatch.setattr(pq, "write_table", _failing_write_table(pq.write_table))
     argv = ["stats", "-o", target] if command == "stats" else ["score", "--save-stats", target]
-    rc = main([str(a) for a in [*argv, "-i", files.hyp, *files.refs]])
+    replace = ["--replace"] if existing else []  # an existing output is replaced only with --replace
+    rc = main([str(a) for a in [*argv, *files.refs, "-i", files.hyp, *replace]])
     out, err = capsys.readouterr()
     assert rc == 1 and out == ""
     # one line naming the path as given, the cause, and that nothing was written
+    name = argv[0]
     assert err == (
-        f"bleustats: error: cannot write {target}: No space left on device; nothing was written\n"
+        f"bleustats {name}: error: cannot write {target}: No space left on device; nothing was written\n"
     ), err
     if existing:
         assert target.read_bytes() == b"previous content"
@@ -426,12 +430,16 @@ def _write_error_target(files, monkeypatch, where):
 
 @pytest.mark.parametrize("where", ["missing_folder", "disk_full"])
 def test_output_write_error_exit_code(capsys, files, monkeypatch, where):
-    # an OSError while writing is exit 1 with one error line, never a traceback
+    # an OSError while writing is exit 1 with one error line, never a traceback; a missing folder is said
+    # before any work
     target = _write_error_target(files, monkeypatch, where)
-    rc, out, err = run(capsys, "stats", "-i", files.hyp, files.refs[0], "-o", target)
+    rc, out, err = run(capsys, "stats", files.refs[0], "-i", files.hyp, "-o", target)
     assert rc == 1 and out == ""
-    cause = "No such file or directory" if where == "missing_folder" else "No space left on device"
-    assert err == f"bleustats: error: cannot write {target}: {cause}; nothing was written\n", err
+    if where == "missing_folder":
+        assert err == (f"bleustats stats: error: --output {target}: the folder {target.parent} does not exist; "
+                       "create it first. Nothing was computed.\n"), err
+    else:
+        assert err == f"bleustats stats: error: cannot write {target}: No space left on device; nothing was written\n"
     assert "Traceback" not in err
     assert not target.exists()
     if where == "disk_full":
@@ -446,10 +454,14 @@ def test_output_write_error_names_the_output_path(capsys, files, monkeypatch, wh
         target.mkdir()
     else:
         target = _write_error_target(files, monkeypatch, where)
-    rc, _, err = run(capsys, "stats", "-i", files.hyp, files.refs[0], "-o", target)
-    assert rc == 1 and err.startswith(f"bleustats: error: cannot write {target}: "), err
+    rc, _, err = run(capsys, "stats", files.refs[0], "-i", files.hyp, "-o", target)
+    if where == "disk_full":
+        assert rc == 1 and err.startswith(f"bleustats stats: error: cannot write {target}: "), err
+        assert err.endswith("; nothing was written\n"), err
+    else:  # said before any work
+        assert rc == 1 and err.startswith(f"bleustats stats: error: --output {target}: "), err
+        assert err.endswith("Nothing was computed.\n"), err
     assert err.count(str(target)) == 1 and ".tmp" not in err, err
-    assert err.endswith("; nothing was written\n"), err
     if where == "directory":
         assert target.is_dir() and list(target.iterdir()) == []
         assert list(files.dir.glob(".a_folder.*")) == []
@@ -487,51 +499,43 @@ def test_errors_exit_1(capsys, files):
     bad_w = write(d / "bad_w.txt", ["1", "0.5", "x", "1", "1"])
     out_of_range = write(d / "big_w.txt", ["1", "2", "1", "1", "1"])
     cases = [
-        (["-i", d / "missing.txt", files.refs[0]], r"missing\.txt: no such file; check the path\."),
-        (["-i", files.hyp, d / "missing.txt"], r"missing\.txt: no such file; check the path\."),
-        (["-i", d, files.refs[0]], r"is a directory"),
+        ([files.refs[0], "-i", d / "missing.txt"], r"missing\.txt: no such file; check the path\."),
+        ([d / "missing.txt", "-i", files.hyp], r"missing\.txt: no such file; check the path\."),
+        ([files.refs[0], "-i", d], r"is a directory"),
         (
-            ["-i", files.hyp, short],
+            [short, "-i", files.hyp],
             (
                 r"the files do not have the same number of lines: \S*hyp\.txt has 5, \S*short\.txt "
                 r"has 3; every reference file needs one line per hypothesis line\."
             ),
         ),
-        (["-i", short, files.refs[0]], r"\S*short\.txt has 3, \S*ref0\.txt has 5;"),
+        ([files.refs[0], "-i", short], r"\S*short\.txt has 3, \S*ref0\.txt has 5;"),
         (
-            ["-i", bad, files.refs[0]],
+            [files.refs[0], "-i", bad],
             r"latin1\.txt: not valid UTF-8 at line 2, byte 2 \(invalid start byte\); "
             r"re-encode it as UTF-8",
         ),
-        (["-i", files.hyp, files.refs[0], bad], r"latin1\.txt: not valid UTF-8 at line 2"),
+        ([files.refs[0], bad, "-i", files.hyp], r"latin1\.txt: not valid UTF-8 at line 2"),
         (
-            ["-i", files.hyp, *files.refs, "--ref-weights", files.weights[0]],
+            [*files.refs, "-i", files.hyp, "--ref-weights", files.weights[0]],
             r"--ref-weights: need one weight file per reference file \(2\); got 1",
         ),
         (
-            ["-i", files.hyp, files.refs[0], "--ref-weights", bad_w],
+            [files.refs[0], "-i", files.hyp, "--ref-weights", bad_w],
             r"bad_w\.txt \(weights of .*ref0\.txt\): line 3 is 'x', not a number",
         ),
         (
-            ["-i", files.hyp, files.refs[0], "--ref-weights", short],
+            [files.refs[0], "-i", files.hyp, "--ref-weights", short],
             r"short\.txt .*: has 3 weights but the reference file has 5 lines",
         ),
         (
-            ["-i", files.hyp, files.refs[0], "--ref-weights", out_of_range],
+            [files.refs[0], "-i", files.hyp, "--ref-weights", out_of_range],
             r"big_w\.txt \(weights of .*ref0\.txt\): line 2 must be in \[-1, 1\] "
             r"\(ΔBLEU reference weights\); got 2\.0\. Rescale the human scores",
         ),
         (["-i", files.hyp], r"no references: give reference files"),
         (
-            [
-                "-i",
-                files.hyp,
-                files.refs[0],
-                "--metric",
-                "delta_bleu",
-                "--ref-weights",
-                write(d / "neg.txt", ["-1"] * 5),
-            ],
+            [files.refs[0], "-i", files.hyp, "-m", "delta_bleu", "--ref-weights", write(d / "neg.txt", ["-1"] * 5)],
             r"delta_bleu: 5 segment\(s\) have no reference with a positive weight",
         ),
     ]
@@ -539,7 +543,7 @@ def test_errors_exit_1(capsys, files):
         rc, out, err = run(capsys, "score", *argv)
         assert rc == 1, (argv, err)
         assert out == ""
-        assert err.startswith("bleustats: error: "), err
+        assert err.startswith("bleustats score: error: ") and err.count("\n") == 1, err
         assert "Traceback" not in err
         assert re.search(match, err), (match, err)
 
@@ -548,37 +552,36 @@ def test_out_of_range_weight_names_the_weight_file_and_line(capsys, files):
     # the weight file and its line, not a row of the internal long table
     bad = write(files.dir / "bad_w.txt", ["1", "1.5", "1", "1", "1"])
     rc, out, err = run(
-        capsys, "score", "-i", files.hyp, *files.refs, "--ref-weights", files.weights[0], bad
+        capsys, "score", *files.refs, "-i", files.hyp, "--ref-weights", files.weights[0], bad
     )
     assert rc == 1 and out == ""
     assert err == (
-        f"bleustats: error: {bad} (weights of {files.refs[1]}): line 2 must be in [-1, 1] "
+        f"bleustats score: error: {bad} (weights of {files.refs[1]}): line 2 must be in [-1, 1] "
         "(ΔBLEU reference weights); got 1.5. Rescale the human scores to [-1, 1] first.\n"
     )
 
 
 def test_table_and_text_mixed(capsys, files, tables):
     hyps, refs = tables
-    rc, _, err = run(capsys, "score", "-i", hyps, *files.refs)
+    rc, _, err = run(capsys, "score", *files.refs, "-i", hyps)
     assert rc == 1 and "with a hypotheses table give a references table" in err
-    rc, _, err = run(capsys, "score", "-i", files.hyp, refs, files.refs[0])
+    rc, _, err = run(capsys, "score", refs, files.refs[0], "-i", files.hyp)
     assert (
         rc == 1
         and "give either one references table or plain-text reference files, not a mix" in err
     )
-    rc, _, err = run(capsys, "score", "-i", hyps, refs, "--ref-weights", files.weights[0])
+    rc, _, err = run(capsys, "score", refs, "-i", hyps, "--ref-weights", files.weights[0])
     assert rc == 1 and "'weight' column; drop --ref-weights" in err
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--weight-threshold", "0.2"], "--weight-threshold: only used with --ref-view threshold"),
-    (["--ref-view", "threshold"], "--ref-view threshold: needs --weight-threshold THETA"),
-    (["--metric", "bleu", "-s", "exp", "-sv", "0.5"], "-sv/--smooth-value: only used by -s floor and -s add-k"),
+    (["--max-ngram-order", "4", "-s", "exp", "-sv", "0.5"], "-sv/--smooth-value: only used by -s floor and -s add-k"),
     (["-b", "--json"], "-b/--score-only and --json: choose one"),
 ])
 def test_options_that_cannot_go_together_are_usage_errors(capsys, files, argv, message):
     # each of these refused by its flag's name (dropping one silently would give a number for other settings)
-    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], *argv)
+    rc, out, err = run(capsys, "score", files.refs[0], "-i", files.hyp, *argv)
     assert rc == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("bleustats score: error: " + message)
 
@@ -589,9 +592,9 @@ def test_table_schema_error(capsys, files):
     rc, _, err = run(
         capsys,
         "score",
+        write_tsv(files.dir / "refs.tsv", pd.DataFrame({"seg_id": [0], "text": ["a"]})),
         "-i",
         bad,
-        write_tsv(files.dir / "refs.tsv", pd.DataFrame({"seg_id": [0], "text": ["a"]})),
     )
     assert rc == 1 and err.count("\n") == 1  # one line on the command line
     want = ("hyps.tsv does not match the 'hypotheses' schema (2 problems): unknown columns 'segment', 'sys': a "
@@ -612,16 +615,18 @@ def test_table_schema_error(capsys, files):
         ["score", "-s", "laplace"],
         ["score", "--max-ngram-order", "four"],
         ["score", "-sv", "x"],
-        ["score", "--metric", "chrf"],
+        ["score", "-m", "blue"],
+        ["score", "-tok", "14a"],
         ["stats", "ref.txt"],  # -o is required
         ["frobnicate"],
         [],
     ],
 )
 def test_usage_errors_exit_2(capsys, argv):
+    # one line (issue 36: argparse printed its 26-line usage first), naming where the options are listed
     rc, out, err = run(capsys, *argv)
     assert rc == 2 and out == ""
-    assert "usage: bleustats" in err and "error:" in err
+    assert err.count("\n") == 1 and err.startswith("bleustats") and "error:" in err and "--help" in err, err
 
 
 def test_usage_error_names_the_choices(capsys):
@@ -639,21 +644,19 @@ def test_usage_error_names_the_choices(capsys):
     ],
 )
 def test_out_of_range_numbers_are_usage_errors(capsys, files, argv, message):
-    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], *argv)
+    rc, out, err = run(capsys, "score", files.refs[0], "-i", files.hyp, *argv)
     assert rc == 2 and out == ""
-    assert "usage: bleustats" in err and f"bleustats: error: {message}\n" in err
+    assert err == f"bleustats score: error: {message} (options: bleustats score --help)\n"
 
 
 def test_max_ngram_order_above_the_limit_is_a_usage_error(capsys, files):
     # 33 is refused by argparse (exit 2), not later by compute_stats (exit 1)
-    rc, out, err = run(capsys, "score", "-i", files.hyp, files.refs[0], "--max-ngram-order", "33")
-    assert rc == 2 and out == "" and "usage: bleustats" in err
-    assert err.endswith(
-        "bleustats: error: argument --max-ngram-order: must be from 1 to 32; got 33\n"
-    )
+    rc, out, err = run(capsys, "score", files.refs[0], "-i", files.hyp, "--max-ngram-order", "33")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("bleustats score: error: argument --max-ngram-order: must be from 1 to 32; got 33")
     assert "max_ngram_order must be" not in err
     for order in ("1", "32"):  # the limits themselves are accepted (and signed: not sacreBLEU's 4)
-        argv = ["-i", files.hyp, files.refs[0], "--max-ngram-order", order]
+        argv = [files.refs[0], "-i", files.hyp, "--max-ngram-order", order]
         rc, out, err = run(capsys, "score", *argv)
         assert rc == 0 and f"order:{order}|" in out, err
 
@@ -679,7 +682,7 @@ def test_demo(capsys):
         assert 0 < float(bleu) <= 100 and 0 < float(delta) <= 100
     assert lines[9].startswith("BLEU signature: ") and lines[10].startswith("ΔBLEU signature: ")
     assert len(lines) == 11
-    assert "# bundled sample" in err and "bleustats score -i" in err
+    assert "# bundled sample" in err and "# same as: bleustats score " in err
     # the same numbers as the library on the bundled tables
     from bleustats.engine import io as bio
     from bleustats import sample_data
@@ -693,7 +696,8 @@ def test_demo(capsys):
     assert [r[0] for r in rows] == want["system"].tolist()
     assert [r[1] for r in rows] == [f"{s:.2f}" for s in want["score"]]
     data = run_json(capsys, "demo")
-    assert set(data) == {"bleu", "delta_bleu"} and len(data["delta_bleu"]["scores"]) == 8
+    assert [r["metric"] for r in data] == ["bleu"] * 8 + ["delta_bleu"] * 8
+    assert [r["score"] for r in data[:8]] == want["score"].tolist()  # full precision
 
 
 def test_analyze_subcommand_is_wired(capsys):
@@ -703,7 +707,7 @@ def test_analyze_subcommand_is_wired(capsys):
 
 def test_kbest_subcommand_is_wired(capsys):
     assert main(["kbest", "--help"]) == 0
-    assert "--metric" in capsys.readouterr().out
+    assert "--metrics" in capsys.readouterr().out
 
 
 def test_a_subcommand_loads_only_its_own_module(tmp_path):
@@ -720,9 +724,11 @@ def test_a_subcommand_loads_only_its_own_module(tmp_path):
             "('pandas', 'scipy', 'matplotlib') or m.startswith('bleustats.meta')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     # _progress: main's interrupt message; _finish: whether the command's outputs are complete when it returns;
-    # sacrebleu_cli and _dask: score's sacreBLEU and --dask flags (their metric objects and Dask load on use)
-    want = ["bleustats.cli._dask", "bleustats.cli._finish", "bleustats.cli._progress", "bleustats.cli.main",
-            "bleustats.cli.sacrebleu_cli", "bleustats.cli.score"]
+    # sacrebleu_cli: score's sacreBLEU flags (its metric objects load on use)
+    # _options, _errors, _outputs: the parser's shared options, the error path and the output writer (every
+    # command's parts; _records, the JSON records and segment scores, and _dask load only where they are used)
+    want = ["bleustats.cli._errors", "bleustats.cli._finish", "bleustats.cli._options", "bleustats.cli._outputs",
+            "bleustats.cli._progress", "bleustats.cli.main", "bleustats.cli.sacrebleu_cli", "bleustats.cli.score"]
     assert out.strip().splitlines()[-1] == f"0 {want}", out
 
 

@@ -101,7 +101,7 @@ def test_text_output_prints_every_analysis(files, capsys):
 
 @pytest.mark.parametrize("argv, rc, message", [
     (["ref0.txt", "-i", "hyp.txt", "sys2.txt", "-o", "ref0.txt"], 2, "is an input"),
-    (["ref0.txt", "-i", "hyp.txt", "sys2.txt", "-o", "missing/report"], 1, "parent folder missing does not exist"),
+    (["ref0.txt", "-i", "hyp.txt", "sys2.txt", "-o", "missing/report"], 1, "does not exist; create it first"),
     (["-i", "hyp.txt", "sys2.txt"], 2, "no references"),
     (["ref0.txt", "-i", "hyp.txt", "sys2.txt", "--names", "a"], 2, "--names: one name per -i file"),
     (["ref0.txt", "-i", "hyp.txt", "short.txt"], 1, "-i short.txt: 2 lines"),
@@ -116,16 +116,15 @@ def test_errors_are_one_line_before_any_work(files, capsys, argv, rc, message):
     (files / "stats.parquet").write_bytes((files / "ref0.txt").read_bytes())  # never read: the usage error is first
     assert main(["compare", *argv]) == rc
     err = capsys.readouterr().err.strip().splitlines()
-    # argparse's own refusals print the usage first (every subcommand does so far), then the one line
-    assert message in err[-1] and (len(err) == 1 or err[0].startswith("usage:")), err
+    assert len(err) == 1 and message in err[0] and err[0].startswith("bleustats compare: error: "), err
 
 
-def test_an_existing_report_folder_is_kept_unless_overwrite(files, capsys):
+def test_an_existing_report_folder_is_kept_unless_replace(files, capsys):
     (files / "report").mkdir()
     (files / "report" / "mine.txt").write_text("keep", encoding="utf-8")
     assert main(["compare", "ref0.txt", "-i", "hyp.txt", "sys2.txt", "-o", "report", "--bootstrap", "0"]) == 1
-    assert "exists; pass --overwrite" in capsys.readouterr().err
+    assert "exists; add --replace" in capsys.readouterr().err
     assert (files / "report" / "mine.txt").read_text(encoding="utf-8") == "keep"
     assert main(["compare", "ref0.txt", "-i", "hyp.txt", "sys2.txt", "-o", "report", "--bootstrap", "0",
-                 "--overwrite"]) == 0
+                 "--replace"]) == 0
     assert sorted(p.name for p in (files / "report").iterdir()) == ["index.html"]

@@ -48,25 +48,26 @@ def d(tmp_path):
 
 #: (argv, exit code, words the one line must hold: the input it names, the fix it offers)
 ERROR_PATHS = [
-    (["score", "-i", "{d}/missing.txt", "{d}/ref.txt"], 1, ["missing.txt", "check the path"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/short.txt"], 1, ["short.txt has 1", "one line per hypothesis line"]),
+    (["score", "{d}/ref.txt", "-i", "{d}/missing.txt"], 1, ["missing.txt", "check the path"]),
+    (["score", "{d}/short.txt", "-i", "{d}/hyp.txt"], 1, ["short.txt has 1", "one line per hypothesis line"]),
     (["score", "-i", "{d}/hyp.txt"], 1, ["no references", "give reference files"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt", "--ref-weights", "{d}/w.txt"], 1, ["w.txt", "line 2 is 'x'"]),
-    (["score", "-i", "{d}/hyps.tsv", "{d}/refs.tsv"], 1, ["hyps.tsv", "drop the repeated rows"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt", "{d}/refs.tsv"], 1, ["refs.tsv is a table", "not a mix"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/refs.tsv"], 1, ["no reference: seg_id 1", "add references"]),
+    (["score", "{d}/ref.txt", "-i", "{d}/hyp.txt", "--ref-weights", "{d}/w.txt"], 1, ["w.txt", "line 2 is 'x'"]),
+    (["score", "{d}/refs.tsv", "-i", "{d}/hyps.tsv"], 1, ["hyps.tsv", "drop the repeated rows"]),
+    (["score", "{d}/ref.txt", "{d}/refs.tsv", "-i", "{d}/hyp.txt"], 1, ["refs.tsv is a table", "not a mix"]),
+    (["score", "{d}/refs.tsv", "-i", "{d}/hyp.txt"], 1, ["no reference: seg_id 1", "add references"]),
     (["score", "--from-stats", "{d}/bad.parquet"], 1, ["bad.parquet", "cannot be read"]),
     (["score", "--from-stats", "{d}/bad.parquet", "{d}/ref.txt"], 2, ["--from-stats", "drop REF and -i"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt", "--weight-threshold", "0.5"], 2, ["--weight-threshold",
+    (["score", "{d}/ref.txt", "-i", "{d}/hyp.txt", "--weight-threshold", "0.5"], 2, ["--weight-threshold",
                                                                                      "add --ref-view threshold"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt", "--metric", "bleu", "-sv", "2"], 2,
+    (["score", "{d}/ref.txt", "-i", "{d}/hyp.txt", "--max-ngram-order", "4", "-sv", "2"], 2,
      ["-sv/--smooth-value", "Drop -sv"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt", "-b", "--json"], 2, ["-b/--score-only", "choose one"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt", "--by", "nope"], 1, ["by must be a column", "nope"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt", "--max-ngram-order", "0"], 2, ["--max-ngram-order"]),
-    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt", "--nope"], 2, ["unrecognized arguments: --nope"]),
-    (["stats", "-i", "{d}/hyp.txt", "{d}/ref.txt", "-o", "{d}/no/such/dir/s.parquet"], 1,
-     ["s.parquet", "nothing was written"]),
+    (["score", "{d}/ref.txt", "-i", "{d}/hyp.txt", "-b", "--json"], 2, ["-b/--score-only", "choose one"]),
+    (["score", "{d}/ref.txt", "-i", "{d}/hyp.txt", "--by", "nope"], 1, ["by must be a column", "nope"]),
+    (["score", "{d}/ref.txt", "-i", "{d}/hyp.txt", "--max-ngram-order", "0"], 2, ["--max-ngram-order"]),
+    (["score", "{d}/ref.txt", "-i", "{d}/hyp.txt", "--nope"], 2, ["unrecognized arguments: --nope"]),
+    (["stats", "{d}/ref.txt", "-i", "{d}/hyp.txt", "-o", "{d}/no/such/dir/s.parquet"], 1,
+     ["s.parquet", "does not exist; create it first", "Nothing was computed"]),
+    (["score", "-i", "{d}/hyp.txt", "{d}/ref.txt"], 1, ["no references", "before -i"]),  # issue 36: not a system
     (["kbest", "{d}/nbest.txt", "{d}/ref.txt"], 1,
      ["nbest.txt: 1 source(s) have entries but no reference in", "(id 2;"]),
     (["kbest", "{d}/nbest.txt", "{d}/ref.txt", "--no-stats"], 2, ["--no-stats", "add -o"]),
@@ -88,7 +89,7 @@ def test_each_error_path_is_one_line_with_the_input_and_the_fix(capsys, d, argv,
     rc, out, err = run(capsys, [a.format(d=d) for a in argv])
     assert rc == code, err
     lines = err.splitlines()
-    assert len(lines) == 1 or (code == 2 and lines[0].startswith("usage:")), err  # argparse: usage + one line
+    assert len(lines) == 1, err  # argparse's usage errors too
     assert lines[-1].startswith("bleustats"), err
     for w in words:
         assert w in lines[-1], (w, err)
@@ -145,7 +146,7 @@ def test_stats_on_generated_inputs(capsys, hyp, ref, table, hyps, refs):
         (d / names[1]).write_bytes(refs if table else ref)
         out = d / "out" / "s.parquet"
         out.parent.mkdir()
-        rc, _, err = run(capsys, ["stats", "-i", d / names[0], d / names[1], "-o", out])
+        rc, _, err = run(capsys, ["stats", d / names[1], "-i", d / names[0], "-o", out])
         _check(rc, err, names, [out])
         if rc == 0:
             rc, _, err = run(capsys, ["score", "--from-stats", out, "--max-ngram-order", "2"])
@@ -186,23 +187,26 @@ def test_study_on_generated_inputs(capsys, hyps, refs, human):
 # Issue 26: whatever the output path names, a writer replaces a regular file atomically, writes a link's target
 # (the link stays), writes a FIFO through (never replaced), refuses a folder, a missing parent folder and an input
 # (or a link to one) with one line, and leaves no temporary file. A folder output (a dataset) refuses a FIFO.
+# Issue 36: an existing output (a file, a folder, a link's existing target) is replaced only with --replace.
 
 NBEST = "0 ||| the cat sat ||| F0= 1 ||| 1\n0 ||| a cat ||| F0= 2 ||| 2\n1 ||| a dog barked ||| F0= 1 ||| 1\n"
 
 #: (name, argv with {o} the output path; inputs under {i}); True: the output is a folder (a dataset)
 WRITERS = {
-    "stats -o": (["stats", "-i", "{i}/hyp.txt", "{i}/ref.txt", "-o", "{o}"], False),
-    "stats -o DIR/": (["stats", "-i", "{i}/hyp.txt", "{i}/ref.txt", "-o", "{o}/"], True),
-    "score --save-stats": (["score", "-i", "{i}/hyp.txt", "{i}/ref.txt", "--save-stats", "{o}"], False),
+    "stats -o": (["stats", "{i}/ref.txt", "-i", "{i}/hyp.txt", "-o", "{o}"], False),
+    "stats -o DIR/": (["stats", "{i}/ref.txt", "-i", "{i}/hyp.txt", "-o", "{o}/"], True),
+    "score --save-stats": (["score", "{i}/ref.txt", "-i", "{i}/hyp.txt", "--save-stats", "{o}"], False),
+    "score --segment-scores": (["score", "{i}/ref.txt", "-i", "{i}/hyp.txt", "--segment-scores", "{o}.tsv"], False),
     "kbest -o": (["kbest", "{i}/nbest.txt", "{i}/ref.txt", "-o", "{o}"], False),
     "kbest --scores-txt": (["kbest", "{i}/nbest.txt", "{i}/ref.txt", "--scores-txt", "{o}"], False),
     "kbest --features-txt": (["kbest", "{i}/nbest.txt", "{i}/ref.txt", "--features-txt", "{o}"], False),
-    "tune -o": (["tune", "{i}/nbest.txt", "--refs", "{i}/ref.txt", "-o", "{o}"], False),
-    "tune --best": (["tune", "{i}/nbest.txt", "--refs", "{i}/ref.txt", "--best", "{o}"], False),
+    "tune -o": (["tune", "{i}/nbest.txt", "-r", "{i}/ref.txt", "-o", "{o}"], False),
+    "tune --best": (["tune", "{i}/nbest.txt", "-r", "{i}/ref.txt", "--best", "{o}"], False),
     "correlate -o": (["correlate", "--human", "{i}/human.tsv", "--scores", "{i}/scores.tsv", "--level", "system",
                       "-o", "{o}"], False),
 }
-PATH_KINDS = ["new", "regular", "symlink", "dangling", "fifo", "folder", "missing_parent", "input", "link_to_input"]
+PATH_KINDS = ["new", "regular", "regular --replace", "symlink", "symlink --replace", "dangling", "fifo", "folder",
+              "folder --replace", "missing_parent", "input", "link_to_input"]
 
 
 def _nonblocking_read(fd: int) -> bytes:
@@ -236,17 +240,22 @@ def test_every_writer_on_every_kind_of_output_path(capsys, tmp_path, writer, kin
     inputs = {p: p.read_bytes() for p in i.iterdir()}
     argv, folder_output = WRITERS[writer]
     first_input = i / next(a for a in argv if a.startswith("{i}/")).split("/", 1)[1]
-    target = o / "result"
+    suffix = ".tsv" if any(a == "{o}.tsv" for a in argv) else ""  # --segment-scores: the extension picks the format
+    argv = [a.replace("{o}.tsv", "{o}") for a in argv]
+    kind, _, replace = kind.partition(" ")
+    if replace:
+        argv = [*argv, replace]
+    target = o / f"result{suffix}"
     path = target
     reader = None
     if kind == "regular":
         target.write_bytes(b"old")
     elif kind in ("symlink", "dangling"):
         (o / "real").mkdir()
-        target = o / "real" / "result"
+        target = o / "real" / f"result{suffix}"
         if kind == "symlink":
             target.write_bytes(b"old")
-        path = o / "link"
+        path = o / f"link{suffix}"
         path.symlink_to(target)
     elif kind == "fifo":
         os.mkfifo(target)
@@ -255,11 +264,11 @@ def test_every_writer_on_every_kind_of_output_path(capsys, tmp_path, writer, kin
         target.mkdir()
         (target / "keep.txt").write_text("mine")
     elif kind == "missing_parent":
-        path = target = o / "no" / "such" / "result"
+        path = target = o / "no" / "such" / f"result{suffix}"
     elif kind == "input":
         path = target = first_input
     elif kind == "link_to_input":
-        path = o / "link"
+        path = o / f"link{suffix}"
         path.symlink_to(first_input)
         target = first_input
     try:
@@ -274,7 +283,9 @@ def test_every_writer_on_every_kind_of_output_path(capsys, tmp_path, writer, kin
     assert {p: p.read_bytes() for p in inputs} == inputs, "an input was changed"
     leftovers = [p for p in tmp_path.rglob(".*")]
     assert not leftovers, f"temporary files left: {leftovers}"
-    if kind in ("input", "link_to_input"):
+    if kind == "input" and suffix:  # a .txt input is no --segment-scores path
+        assert rc == 2 and "extension picks the format" in err, err
+    elif kind in ("input", "link_to_input"):
         assert rc == 2 and "an input" in err, err
     elif kind == "missing_parent":
         assert rc == 1 and "no" not in [p.name for p in o.iterdir()], err
@@ -285,13 +296,17 @@ def test_every_writer_on_every_kind_of_output_path(capsys, tmp_path, writer, kin
         else:
             assert rc == 0 and got, err
     elif kind == "folder":
-        assert target.is_dir()
+        assert target.is_dir() and (target / "keep.txt").read_text() == "mine"
         if not folder_output:
-            assert rc == 1 and (target / "keep.txt").read_text() == "mine", err
+            assert rc == 1 and "is a folder" in err, err
+        elif not replace:  # refused before any work
+            assert rc == 1 and "exists; add --replace" in err, err
         else:  # a folder that is not a dataset is never replaced
             assert rc == 1 and "not a bleustats statistics dataset" in err, err
     elif folder_output and kind in ("regular", "symlink"):  # a rename would replace the file: refused
         assert rc == 1 and "is a regular file" in err and target.read_bytes() == b"old", err
+    elif kind in ("regular", "symlink") and not replace:  # the one rule: an existing output needs --replace
+        assert rc == 1 and "exists; add --replace" in err and target.read_bytes() == b"old", err
     else:  # new, regular, symlink, dangling: written, a link stays a link to the written target
         assert rc == 0, err
         if kind in ("symlink", "dangling"):

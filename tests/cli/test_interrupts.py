@@ -98,7 +98,7 @@ def test_score_interrupted_while_saving_statistics(big_nbest, tmp_path, sig, cod
     hyp.write_text(lines + lines, encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
-    proc = _start(["stats", "-i", hyp, hyp, "-tok", "13a", "-o", work / "stats.parquet"], cwd=work)
+    proc = _start(["stats", hyp, "-i", hyp, "-tok", "13a", "-o", work / "stats.parquet"], cwd=work)
     try:
         time.sleep(2.5)
         proc.send_signal(sig)
@@ -127,7 +127,7 @@ def test_outputs_follow_the_umask(tmp_path, umask, capsys):
     nbest.write_text("0 ||| the cat ||| F0= 1 ||| 1\n1 ||| hello ||| F0= 1 ||| 1\n", encoding="utf-8")
     old = os.umask(umask)
     try:
-        assert main(["stats", "-i", str(hyp), str(ref), "-o", str(tmp_path / "s.parquet")]) == 0
+        assert main(["stats", str(ref), "-i", str(hyp), "-o", str(tmp_path / "s.parquet")]) == 0
         assert main(["kbest", str(nbest), str(ref), "-o", str(tmp_path / "k.parquet"), "--scores-txt",
                      str(tmp_path / "k.txt")]) == 0
         for name in ("s.parquet", "k.parquet", "k.txt"):

@@ -77,7 +77,6 @@ CASES = [
 DEFAULT_CASES = [
     "R1 -i S1",
     "R1 R2 -i S1",
-    "-i S1 R1",  # not sacreBLEU's order: bleustats reads the files after HYP as references (see the last test)
     "R1 -i S1 -b",
     "R1 R2 -i S1 -b -w 2",
     "R1 -i S1 -w 2",
@@ -133,7 +132,7 @@ SEEDED_CASES = [("R1 -i S1 -ci -cin 100", "7"), ("R1 R2 -i S1 -m bleu chrf -ci -
 #: (bleustats' command line on tables, sacreBLEU's on the files holding the same texts)
 TABLE_CASES = [
     ("refs.tsv -i one.tsv -m bleu chrf ter", "R1 R2 -i S1 -m bleu chrf ter"),
-    ("-i one.tsv refs.tsv -m bleu chrf -f text -w 2", "R1 R2 -i S1 -m bleu chrf -f text -w 2"),
+    ("refs.tsv -i one.tsv -m bleu chrf -f text -w 2", "R1 R2 -i S1 -m bleu chrf -f text -w 2"),
     ("refs.tsv -i hyps.tsv -m bleu chrf ter -f text", "R1 R2 -i S1 S2 -m bleu chrf ter -f text"),
     ("refs.tsv -i hyps.tsv -m chrf -b", "R1 R2 -i S1 S2 -m chrf -b"),
     ("refs.tsv -i hyps.tsv -m bleu --paired-bs -pbsn 100 -f text",
@@ -247,7 +246,7 @@ def _oracle(cases, cwd, **env_vars):
 
 @pytest.fixture(scope="module")
 def oracle(files, tables):
-    cases = ([(c, None, None) for c in CASES + DEFAULT_CASES if not c.startswith("-i S1 R1")]
+    cases = ([(c, None, None) for c in CASES + DEFAULT_CASES]
              + [(c, str(files / i), None) for c, i in STDIN_CASES] + [(c, None, s) for c, s in SEEDED_CASES]
              + [(theirs, None, None) for _, theirs in TABLE_CASES] + [("R1 -i S1", None, None)]
              + [(theirs, None, None) for _, _, theirs in SAVED_CASES])
@@ -278,7 +277,7 @@ def test_output_is_sacrebleus(case, files, oracle, capsys, monkeypatch):
     monkeypatch.chdir(files)
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
     monkeypatch.delenv("SACREBLEU_SEED", raising=False)
-    theirs = oracle[("R1 -i S1", None, None)] if case == "-i S1 R1" else oracle[(case, None, None)]
+    theirs = oracle[(case, None, None)]
     _same(_ours(case.split(), capsys), theirs)
 
 
@@ -313,7 +312,7 @@ def test_sv_without_its_smoothing_is_noted_on_stderr(files, capsys, monkeypatch)
     monkeypatch.chdir(files)
     assert main(["score", "R1", "-i", "S1", "-s", "exp", "-sv", "5", "-b"]) == 0
     out, err = capsys.readouterr()
-    assert err.startswith("bleustats: note: -sv/--smooth-value is not used by -s exp")
+    assert err.startswith("bleustats score: note: -sv/--smooth-value is not used by -s exp")
     assert main(["score", "R1", "-i", "S1", "-b"]) == 0
     assert capsys.readouterr() == (out, "")
 
@@ -349,8 +348,8 @@ def test_sacrebleu_flags_are_handled_or_rejected_by_name(argv, message, files, c
 
 @pytest.mark.parametrize("extra,flag", [
     (["--save-stats", "saved.parquet"], "--save-stats"), (["--dask", "tcp://127.0.0.1:1"], "--dask"),
-    (["--max-ngram-order", "2"], "--max-ngram-order"), (["--metric", "delta_bleu"], "--metric"),
-    (["-eff"], "-eff/--use-effective-order"), (["--ref-length", "average"], "--ref-length"),
+    (["--max-ngram-order", "2"], "--max-ngram-order"), (["--metric", "delta_bleu"], "-m delta_bleu"),
+    (["--use-effective-order"], "--use-effective-order"), (["--ref-length", "average"], "--ref-length"),
     (["--by", "seg_id"], "--by"), (["--json"], "--json"), (["--ref-view", "first"], "--ref-view"),
 ])
 def test_bleustats_options_are_refused_not_dropped_in_sacrebleu_mode(extra, flag, files, capsys, monkeypatch):
@@ -363,20 +362,32 @@ def test_bleustats_options_are_refused_not_dropped_in_sacrebleu_mode(extra, flag
     assert main(["score", "R1", "-i", "S1", "-f", "text", "--ref-length", "closest"]) == 0  # the default is fine
 
 
-def test_sl_is_not_parsed_as_s_l_and_abbreviations_are_refused(files, capsys, monkeypatch):
+def test_sl_is_not_parsed_as_s_l_and_ambiguous_abbreviations_are_refused(files, capsys, monkeypatch):
     monkeypatch.chdir(files)
     assert main(["score", "R1", "-i", "S1", "-sl", "-f", "text"]) == 0
     assert capsys.readouterr().out.count("BLEU|") == 40
-    assert main(["score", "R1", "-i", "S1", "--paired-b"]) == 2  # no abbreviations: sacreBLEU's names only
+    assert main(["score", "R1", "-i", "S1", "--paired-b"]) == 2  # --paired-bs or --paired-bs-n: sacreBLEU refuses it
+    assert "ambiguous option: --paired-b" in capsys.readouterr().err
 
 
-def test_old_input_order_still_works_and_own_output_keeps_its_width(files, capsys, monkeypatch):
+def test_files_after_i_are_systems_and_a_line_without_references_is_refused(files, capsys, monkeypatch):
+    # issue 36: `-i HYP SYS2` with the references forgotten printed one system's BLEU against the other
     monkeypatch.chdir(files)
-    assert main(["score", "-i", "S1", "R1", "R2", "-b"]) == 0  # -i HYP REF...: the files after HYP are references
-    old = capsys.readouterr().out
+    assert main(["score", "-i", "S1", "R1", "R2", "-b"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no references: give reference files before -i" in err
+    env = {**os.environ, "NO_COLOR": "1"}
+    theirs = subprocess.run([sys.executable, "-m", "sacrebleu", "-i", "S1", "R1", "R2", "-b"], cwd=files, env=env,
+                            capture_output=True, text=True)
+    assert theirs.returncode != 0 and "provide them before the -i/--input argument" in theirs.stderr
+
+
+def test_own_output_keeps_its_width(files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
     assert main(["score", "R1", "R2", "-i", "S1", "-b"]) == 0
-    assert capsys.readouterr().out == old == _sacrebleu("R1 R2 -i S1 -b".split(), files)
-    assert main(["score", "R1", "R2", "-i", "S1", "-b", "--metric", "bleu"]) == 0  # bleustats' own: 2 decimals
+    old = capsys.readouterr().out
+    assert old == _sacrebleu("R1 R2 -i S1 -b".split(), files)
+    assert main(["score", "R1", "R2", "-i", "S1", "-b", "--max-ngram-order", "4"]) == 0  # bleustats' own: 2 decimals
     own = capsys.readouterr().out
     assert own.count(".") == 1 and len(own.strip().split(".")[1]) == 2 and float(own) == pytest.approx(float(old),
                                                                                                           abs=0.05)
@@ -503,7 +514,7 @@ def test_saved_statistics_of_several_metrics_score_as_sacrebleu(table, ours, the
 ])
 def test_saved_statistics_refuse_what_they_cannot_answer(argv, message, saved, capsys, monkeypatch):
     monkeypatch.chdir(saved)
-    assert main(["stats", "R1", "-i", "S1", "-o", "bleu_only.parquet"]) == 0
+    assert main(["stats", "R1", "-i", "S1", "-o", "bleu_only.parquet", "--replace"]) == 0
     capsys.readouterr()
     assert main(argv) in (1, 2)
     err = capsys.readouterr().err

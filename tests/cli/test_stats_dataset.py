@@ -28,16 +28,16 @@ def _run(capsys, *argv):
 
 
 def test_dataset_from_parquet_parts_scores_as_the_single_file(corpus, tmp_path, capsys):
-    code, _, err = _run(capsys, "stats", "-i", corpus["hyps_dir"], corpus["refs_file"], "-o", tmp_path / "st",
+    code, _, err = _run(capsys, "stats", corpus["refs_file"], "-i", corpus["hyps_dir"], "-o", tmp_path / "st",
                         "--batch-rows", "16")
     assert code == 0 and "120 rows" in err and "(4 part(s))" in err
-    assert _run(capsys, "stats", "-i", corpus["hyps_file"], corpus["refs_file"], "-o", tmp_path / "one.parquet")[0] == 0
-    for extra in ([], ["--metric", "both"], ["--max-ngram-order", "2"], ["--ref-length", "average"]):
+    assert _run(capsys, "stats", corpus["refs_file"], "-i", corpus["hyps_file"], "-o", tmp_path / "one.parquet")[0] == 0
+    for extra in ([], ["-m", "bleu", "delta_bleu"], ["--max-ngram-order", "2"], ["--ref-length", "average"]):
         _, one, _ = _run(capsys, "score", "--from-stats", tmp_path / "one.parquet", "--json", *extra)
         code, ds, err = _run(capsys, "score", "--from-stats", tmp_path / "st", "--json", *extra)
         assert code == 0 and json.loads(ds) == json.loads(one), (extra, err)
     # a folder of parts written as one file: the same table
-    assert _run(capsys, "stats", "-i", corpus["hyps_dir"], corpus["refs_file"], "-o", tmp_path / "two.parquet")[0] == 0
+    assert _run(capsys, "stats", corpus["refs_file"], "-i", corpus["hyps_dir"], "-o", tmp_path / "two.parquet")[0] == 0
     assert (tmp_path / "two.parquet").read_bytes()[:4] == b"PAR1"
     _, two, _ = _run(capsys, "score", "--from-stats", tmp_path / "two.parquet", "--json")
     _, one, _ = _run(capsys, "score", "--from-stats", tmp_path / "one.parquet", "--json")
@@ -48,9 +48,9 @@ def test_plain_text_streams_into_a_dataset(tmp_path, capsys):
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
     hyp.write_text("a b c d\nx y\nthe cat\n" * 5, encoding="utf-8")
     ref.write_text("a b c d\nx z\nthe cat sat\n" * 5, encoding="utf-8")
-    code, _, err = _run(capsys, "stats", "-i", hyp, ref, "-o", f"{tmp_path / 'st'}/", "--batch-rows", "4")
+    code, _, err = _run(capsys, "stats", ref, "-i", hyp, "-o", f"{tmp_path / 'st'}/", "--batch-rows", "4")
     assert code == 0 and "(4 part(s))" in err and (tmp_path / "st" / MANIFEST).is_file()
-    _, want, _ = _run(capsys, "score", "-i", hyp, ref, "--json")
+    _, want, _ = _run(capsys, "score", ref, "-i", hyp, "--json")
     _, got, _ = _run(capsys, "score", "--from-stats", tmp_path / "st", "--json")
     assert json.loads(got) == json.loads(want)
     assert len(open_stats(tmp_path / "st")) == 15
@@ -58,9 +58,9 @@ def test_plain_text_streams_into_a_dataset(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["score", "--from-stats", "{one}", "--dask", "local:1"], "--dask: scores a partitioned statistics dataset"),
-    (["score", "-i", "{hyp}", "{ref}", "--dask", "local:1"], "--dask: compute the statistics on the cluster"),
-    (["stats", "-i", "{hyp}", "{ref}", "-o", "{out}", "--dask", "local:1"], "--dask: plain-text files are streamed"),
-    (["stats", "-i", "{dir}", "{refs}", "-o", "{out}", "--batch-rows", "0"], "--batch-rows: must be a positive"),
+    (["score", "{ref}", "-i", "{hyp}", "--dask", "local:1"], "--dask: compute the statistics on the cluster"),
+    (["stats", "{ref}", "-i", "{hyp}", "-o", "{out}", "--dask", "local:1"], "--dask: plain-text files are streamed"),
+    (["stats", "{refs}", "-i", "{dir}", "-o", "{out}", "--batch-rows", "0"], "--batch-rows: must be >= 1; got 0"),
     (["kbest", "{dir}", "{refs}", "--scores-txt", "{out}"], "--scores-txt: written for a Moses n-best list"),
     (["kbest", "{dir}", "{refs}", "-o", "{out}.parquet"], "a partitioned list writes a dataset folder"),
 ])
@@ -68,7 +68,7 @@ def test_options_that_cannot_apply_are_usage_errors(corpus, tmp_path, capsys, ar
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
     hyp.write_text("a b\n", encoding="utf-8")
     ref.write_text("a b\n", encoding="utf-8")
-    assert _run(capsys, "stats", "-i", hyp, ref, "-o", tmp_path / "one.parquet")[0] == 0
+    assert _run(capsys, "stats", ref, "-i", hyp, "-o", tmp_path / "one.parquet")[0] == 0
     names = dict(one=tmp_path / "one.parquet", hyp=hyp, ref=ref, out=tmp_path / "out", dir=corpus["hyps_dir"],
                  refs=corpus["refs_file"])
     code, out, err = _run(capsys, *[a.format(**names) for a in argv])
@@ -77,7 +77,7 @@ def test_options_that_cannot_apply_are_usage_errors(corpus, tmp_path, capsys, ar
 
 
 def test_a_broken_dataset_is_refused_by_score(corpus, tmp_path, capsys):
-    assert _run(capsys, "stats", "-i", corpus["hyps_dir"], corpus["refs_file"], "-o", tmp_path / "st")[0] == 0
+    assert _run(capsys, "stats", corpus["refs_file"], "-i", corpus["hyps_dir"], "-o", tmp_path / "st")[0] == 0
     (tmp_path / "st" / "part-00001.parquet").unlink()
     code, out, err = _run(capsys, "score", "--from-stats", tmp_path / "st")
     assert code == 1 and out == "" and "1 part(s) listed in the manifest are missing: part-00001.parquet" in err

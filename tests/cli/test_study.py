@@ -33,7 +33,7 @@ def _args(d, out, *extra):
 
 def test_study_writes_results_folder(tables, tmp_path, capsys):
     out = tmp_path / "res"
-    assert main(_args(tables, out, "--threshold", "0.3")) == 0
+    assert main(_args(tables, out, "--weight-threshold", "0.3")) == 0
     captured = capsys.readouterr()
     assert "| metric | single | w≥0.3 | all |" in captured.out and "Spearman ρ" in captured.out
     assert "3 pairs; unit sizes 2 (21 observations)" in captured.err and "wrote" in captured.err
@@ -47,10 +47,10 @@ def test_study_writes_results_folder(tables, tmp_path, capsys):
     assert summary["signature"].str.contains("seed:0").all() and summary["signature"].str.contains("M:2").all()
     manifest = json.loads((out / "study.json").read_text())
     assert manifest["exclusions"]["human_nan_rows"] == 0 and "table2.md" in manifest["files"]
-    # same seed, same numbers; the folder is replaced only with --overwrite
+    # same seed, same numbers; the folder is replaced only with --replace (refused before any work without it)
     assert main(_args(tables, out)) == 1
-    assert "exists; pass --overwrite" in capsys.readouterr().err
-    assert main(_args(tables, out, "--threshold", "0.3", "--overwrite", "--json")) == 0
+    assert "exists; add --replace" in capsys.readouterr().err
+    assert main(_args(tables, out, "--weight-threshold", "0.3", "--replace", "--json")) == 0
     again = json.loads(capsys.readouterr().out)
     assert [m["rho"] for m in again["studies"][0]["metrics"]] == summary["rho"].tolist()
     per_assignment = pd.read_parquet(out / "assignments.parquet")
@@ -120,7 +120,7 @@ def test_study_input_errors(tables, tmp_path, capsys):
         assert f"applies only with {needed}, which was not given" in capsys.readouterr().err
         assert not (tmp_path / "q").exists()
     assert main(_args(tables, tmp_path / "nope" / "deeper")) == 1
-    assert "parent folder" in capsys.readouterr().err
+    assert "does not exist; create it first. Nothing was computed." in capsys.readouterr().err
 
 
 def test_read_human(tmp_path):
@@ -178,9 +178,10 @@ def test_reference_weights_transforms_and_errors(tables, tmp_path, capsys):
     base = _args(tables, tmp_path / "v", "--ref-weights-from", str(tmp_path / "h.tsv"), "--bootstrap", "0")
     base[base.index("--human") + 1] = str(tmp_path / "h.tsv")
     for spec in ("rank", "constant-linear:10"):
-        assert main(base + ["--weight-transform", spec, "--overwrite", "--undefined", "exclude"]) == 0
+        assert main(base + ["--weight-transform", spec, "--replace", "--undefined", "exclude"]) == 0
         assert f"wt:{spec}" in pd.read_csv(tmp_path / "v" / "table2.csv")["signature"][0]
     capsys.readouterr()
+    base.append("--replace")
     assert main(base) == 1  # no transform
     assert "--ref-weights-from needs --weight-transform" in capsys.readouterr().err
     assert main(base + ["--weight-transform", "linear"]) == 2
@@ -211,7 +212,7 @@ def test_undefined_delta_bleu_segments(tables, tmp_path, capsys):
     assert "2 segment(s) where ΔBLEU is undefined" in captured.err and "(12 rating(s))" in captured.err
     assert json.loads((tmp_path / "u" / "study.json").read_text())["exclusions"]["undefined_segments"] == 2
     # without ΔBLEU nothing is undefined
-    assert main(args + ["-m", "bleu", "--threshold=-1", "--overwrite"]) == 0
+    assert main(args + ["-m", "bleu", "--weight-threshold=-1", "--replace"]) == 0
 
 
 def test_reference_tables_with_a_ref_column_and_several_files(tables, tmp_path, capsys):
@@ -232,9 +233,11 @@ def test_reference_tables_with_a_ref_column_and_several_files(tables, tmp_path, 
 
 
 def test_compare_names(tables, tmp_path, capsys):
-    assert main(_args(tables, tmp_path / "c", "--compare", "bleu:all,chrf:all")) == 1
+    # refused before any work (issue 36: it was said after the statistics and the study were computed)
+    assert main(_args(tables, tmp_path / "c", "--compare", "bleu:all,chrf:all")) == 2
     err = capsys.readouterr().err
-    assert "--compare: 'chrf:all' is not a metric of the study" in err and "delta_bleu:all" in err
+    assert "--compare: 'chrf:all' is not a metric of this command line" in err and "delta_bleu:all" in err
+    assert "Nothing was computed" in err and "rated hypotheses" not in err
     assert main(_args(tables, tmp_path / "c", "--compare", "bleu:all")) == 2
     # labels work as names too
     assert main(_args(tables, tmp_path / "c", "--compare", "BLEU [all],ΔBLEU [all]", "--bootstrap", "20")) == 0
@@ -257,5 +260,5 @@ def test_the_study_command_ends_without_the_teardown_once_its_folder_is_in_place
                                                      "table2.json", "table2.md"]
     refused = subprocess.run([sys.executable, "-c", _EXIT_PROBE, *_args(tables, out), "--no-plot"],
                              capture_output=True, text=True)
-    assert refused.returncode == 1 and "exists; pass --overwrite" in refused.stderr
+    assert refused.returncode == 1 and "exists; add --replace" in refused.stderr
     assert "teardown ran" in refused.stderr

@@ -60,7 +60,7 @@ def refs_tsv(tmp_path):
 def test_a_repeated_system_and_segment_is_refused_not_counted_twice(capsys, tmp_path, refs_tsv):
     rows = pd.DataFrame({"seg_id": [0, 1, 2, 0], "system": ["A"] * 4, "text": HYPS + [HYPS[0]]})
     hyps = tsv(tmp_path / "hyps.tsv", rows)
-    rc, out, err = run(capsys, "score", "-i", hyps, refs_tsv)
+    rc, out, err = run(capsys, "score", refs_tsv, "-i", hyps)
     refused(rc, err, "hyps.tsv", "2 rows repeat a (system, seg_id) pair: ('A', 0) at rows 0, 3",
             "drop the repeated rows")
     assert out == ""
@@ -69,7 +69,7 @@ def test_a_repeated_system_and_segment_is_refused_not_counted_twice(capsys, tmp_
 def test_several_systems_without_a_system_column_are_refused_not_pooled(capsys, tmp_path, refs_tsv):
     rows = pd.DataFrame({"seg_id": [0, 1, 2, 0, 1, 2], "text": HYPS + ["x", "y", "z"]})
     hyps = tsv(tmp_path / "hyps.tsv", rows)
-    rc, out, err = run(capsys, "score", "-i", hyps, refs_tsv)
+    rc, out, err = run(capsys, "score", refs_tsv, "-i", hyps)
     refused(rc, err, "no 'system' column and 6 rows repeat a seg_id", "Add a 'system' column")
 
 
@@ -77,18 +77,19 @@ def test_unknown_columns_are_refused_and_ref_is_read_as_ref_id(capsys, tmp_path)
     hyps = tsv(tmp_path / "hyps.tsv", pd.DataFrame({"seg_id": [0, 1, 2], "text": HYPS}))
     misnamed = tsv(tmp_path / "misnamed.tsv", pd.DataFrame({"reference": ["B", "A", "A", "A"],
                                                            "seg_id": [0, 0, 1, 2], "text": ["x y"] + REFS}))
-    rc, _, err = run(capsys, "score", "-i", hyps, misnamed)
+    rc, _, err = run(capsys, "score", misnamed, "-i", hyps)
     refused(rc, err, "misnamed.tsv", "unknown column 'reference': a references table has seg_id, ref_id (or ref), "
             "weight, text; rename or drop it")
     # `ref` (the shared WMT21 files' name) is a documented alias: its values are the reference ids
     alias = tsv(tmp_path / "alias.tsv", pd.DataFrame({"ref": ["B", "A", "A", "A"], "seg_id": [0, 0, 1, 2],
                                                       "text": ["x y"] + REFS}))
     assert io.read_table(alias, "references").column("ref_id").to_pylist() == ["B", "A", "A", "A"]
-    rc, out, err = run(capsys, "score", "-i", hyps, alias, "--ref-view", "first", "--json")
+    rc, out, err = run(capsys, "score", alias, "-i", hyps, "--ref-view", "first", "--json")
     assert rc == 0, err
     want = compute_stats(HYPS, [["x y", REFS[0]], [REFS[1]], [REFS[2]]], references_layout="segments",
                          ref_view="first")
-    assert json.loads(out)["counts"] == [int(want.column(f"match_{n}").sum()) for n in range(1, 5)]
+    [record] = json.loads(out)
+    assert [record[f"match_{n}"] for n in range(1, 5)] == [int(want.column(f"match_{n}").sum()) for n in range(1, 5)]
 
 
 def _nbest(path, ids):
@@ -162,10 +163,10 @@ def test_from_stats_computes_a_lower_order_and_refuses_options_it_cannot_apply(c
     compute_stats(HYPS, [REFS], tokenize="none").save(path)
     rc, out, err = run(capsys, "score", "--from-stats", path, "--max-ngram-order", "2", "--json")
     assert rc == 0, err
-    low = json.loads(out)
+    [low] = json.loads(out)
     direct = compute_stats(HYPS, [REFS], tokenize="none", max_ngram_order=2)
-    assert low["counts"] == [int(direct.column(f"match_{n}").sum()) for n in (1, 2)]
-    assert "order:2" in low["signature"] and len(low["precisions"]) == 2
+    assert [low["match_1"], low["match_2"]] == [int(direct.column(f"match_{n}").sum()) for n in (1, 2)]
+    assert "order:2" in low["signature"] and "precision_3" not in low
     for argv, part in [(["-tok", "13a"], "-tok/--tokenize: " + str(path) + " was computed with tokenize='none'"),
                        (["-lc"], "-lc/--lowercase"),
                        (["--ref-view", "first"], "--ref-view"),
@@ -177,6 +178,7 @@ def test_from_stats_computes_a_lower_order_and_refuses_options_it_cannot_apply(c
     # the same options as the table's are fine
     rc, _, err = run(capsys, "score", "--from-stats", path, "-tok", "none", "--ref-view", "all")
     assert rc == 0, err
+    (tmp_path / "w.txt").write_text("1\n1\n1\n", encoding="utf-8")
     rc, _, err = run(capsys, "score", "--from-stats", path, "--ref-weights", tmp_path / "w.txt")
     refused(rc, err, "--ref-weights: the weights are already in the saved statistics", code=2)
 
@@ -186,16 +188,16 @@ def test_empty_hypotheses_and_references_are_refused_as_sacrebleu_does(capsys, t
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
     hyp.write_bytes(b"")
     ref.write_bytes(b"")
-    rc, out, err = run(capsys, "score", "-i", hyp, ref)
+    rc, out, err = run(capsys, "score", ref, "-i", hyp)
     refused(rc, err, "hyp.txt: no segments to score", "sacreBLEU refuses an empty test set")
     assert out == ""
-    rc, _, err = run(capsys, "stats", "-i", hyp, ref, "-o", tmp_path / "s.parquet")
+    rc, _, err = run(capsys, "stats", ref, "-i", hyp, "-o", tmp_path / "s.parquet")
     refused(rc, err, "no segments to score")
     assert not (tmp_path / "s.parquet").exists()
     (tmp_path / "hyps.tsv").write_text("seg_id\ttext\n", encoding="utf-8")
     (tmp_path / "refs.tsv").write_text("seg_id\ttext\n", encoding="utf-8")
     hyps, refs = tmp_path / "hyps.tsv", tmp_path / "refs.tsv"
-    rc, _, err = run(capsys, "score", "-i", hyps, refs)
+    rc, _, err = run(capsys, "score", refs, "-i", hyps)
     refused(rc, err, "no segments to score")
 
 

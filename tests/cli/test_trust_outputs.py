@@ -55,16 +55,16 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(capsys, d, how
     elif how == "hardlink":
         target = d / "out.parquet"
         os.link(d / "in.tsv", target)
-    rc, out, err = run(capsys, "stats", "-i", d / "in.tsv", d / "refs.tsv", "-o", target)
+    rc, out, err = run(capsys, "stats", d / "refs.tsv", "-i", d / "in.tsv", "-o", target)
     one_line(rc, err, f"--output {target}: is an input (--input {d / 'in.tsv'})", "Choose another output path",
              code=2)
     assert (d / "in.tsv").read_bytes() == before and out == ""
 
 
 @pytest.mark.parametrize("argv", [
-    ["score", "-i", "{hyp}", "{ref}", "--save-stats", "{ref}"],
+    ["score", "{ref}", "-i", "{hyp}", "--save-stats", "{ref}"],
     ["kbest", "{in}", "{refs}", "-o", "{refs}"],
-    ["tune", "{in}", "--refs", "{refs}", "-o", "{in}"],
+    ["tune", "{in}", "-r", "{refs}", "-o", "{in}"],
     ["correlate", "--human", "{in}", "-o", "{in}"],
     ["study", "--hypotheses", "{in}", "--references", "{refs}", "--human", "{in}", "-o", "{d}"],
 ])
@@ -89,14 +89,17 @@ def test_a_symlink_output_writes_its_target_atomically_and_stays_a_link(capsys, 
     (d / "real" / "s.parquet").write_bytes(b"old")
     link = d / "link.parquet"
     link.symlink_to(d / "real" / "s.parquet")
-    rc, _, err = run(capsys, "stats", "-i", d / "in.tsv", d / "refs.tsv", "-o", link)
+    rc, _, err = run(capsys, "stats", d / "refs.tsv", "-i", d / "in.tsv", "-o", link)
+    one_line(rc, err, f"--output {link}: exists; add --replace")  # the one rule for an existing output
+    assert (d / "real" / "s.parquet").read_bytes() == b"old"
+    rc, _, err = run(capsys, "stats", d / "refs.tsv", "-i", d / "in.tsv", "-o", link, "--replace")
     assert rc == 0, err
     assert link.is_symlink() and os.readlink(link) == str(d / "real" / "s.parquet")
     assert (d / "real" / "s.parquet").read_bytes()[:4] == b"PAR1"
     assert _leftovers(d / "real") == [] and _leftovers(d) == []
     # a dangling link creates its target (as sort -o does)
     (d / "real" / "s.parquet").unlink()
-    rc, _, err = run(capsys, "score", "-i", d / "hyp.txt", d / "ref.txt", "--save-stats", link)
+    rc, _, err = run(capsys, "score", d / "ref.txt", "-i", d / "hyp.txt", "--save-stats", link)
     assert rc == 0 and (d / "real" / "s.parquet").read_bytes()[:4] == b"PAR1", err
 
 
@@ -106,7 +109,7 @@ def test_a_fifo_output_is_written_through_not_replaced(capsys, d):
     # a reader already there (non-blocking: the test cannot hang), as `cat out.fifo &` would be
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        rc, _, err = run(capsys, "stats", "-i", d / "in.tsv", d / "refs.tsv", "-o", fifo)
+        rc, _, err = run(capsys, "stats", d / "refs.tsv", "-i", d / "in.tsv", "-o", fifo)
         got = b""
         while chunk := _read_some(reader):
             got += chunk
@@ -125,15 +128,15 @@ def _read_some(fd: int) -> bytes:
 
 
 def test_a_folder_output_refuses_a_fifo_instead_of_replacing_it(capsys, d):
-    from bleustats.cli.study import _write_folder
+    from bleustats.cli._outputs import write_folder
     from bleustats.errors import InputError
 
     fifo = d / "out"
     os.mkfifo(fifo)
-    rc, _, err = run(capsys, "stats", "-i", d / "in.tsv", d / "refs.tsv", "-o", f"{fifo}/")
+    rc, _, err = run(capsys, "stats", d / "refs.tsv", "-i", d / "in.tsv", "-o", f"{fifo}/")
     one_line(rc, err, "is a FIFO", "Choose a new path")
-    with pytest.raises(InputError, match="is a FIFO"):  # study's results folder, with --overwrite
-        _write_folder(fifo, {"a.txt": lambda p: p.write_text("x")}, overwrite=True)
+    with pytest.raises(InputError, match="is a FIFO"):  # study's results folder, with --replace
+        write_folder(fifo, {"a.txt": lambda p: p.write_text("x")}, replace=True)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and _leftovers(d) == []
 
 
@@ -150,12 +153,12 @@ def _device_like(folder: Path, name: str, model: str) -> Path:
                     reason="making a character device node (os.mknod) needs root")
 def test_root_a_character_device_output_is_written_through_never_replaced(capsys, d):
     full = _device_like(d, "full", "/dev/full")  # every write: ENOSPC
-    rc, out, err = run(capsys, "stats", "-i", d / "in.tsv", d / "refs.tsv", "-o", full)
+    rc, out, err = run(capsys, "stats", d / "refs.tsv", "-i", d / "in.tsv", "-o", full)
     one_line(rc, err, f"cannot write {full} (a character device): No space left on device")
     assert stat.S_ISCHR(os.lstat(full).st_mode) and os.lstat(full).st_rdev == os.stat("/dev/full").st_rdev
     null = _device_like(d, "null", "/dev/null")
-    for argv in (["stats", "-i", d / "in.tsv", d / "refs.tsv", "-o", null],
-                 ["score", "-i", d / "hyp.txt", d / "ref.txt", "--save-stats", null],
+    for argv in (["stats", d / "refs.tsv", "-i", d / "in.tsv", "-o", null],
+                 ["score", d / "ref.txt", "-i", d / "hyp.txt", "--save-stats", null],
                  ["kbest", d / "in.tsv", d / "refs.tsv", "-o", null, "--scores-txt", full]):
         rc, _, err = run(capsys, *argv)
         assert stat.S_ISCHR(os.lstat(null).st_mode) and stat.S_ISCHR(os.lstat(full).st_mode), argv
@@ -203,7 +206,7 @@ def test_eacces_is_one_line_and_nothing_written(capsys, d, monkeypatch):
 
         monkeypatch.setattr(os, "open", denied)
     try:
-        rc, _, err = run(capsys, "stats", "-i", d / "in.tsv", d / "refs.tsv", "-o", locked / "s.parquet")
+        rc, _, err = run(capsys, "stats", d / "refs.tsv", "-i", d / "in.tsv", "-o", locked / "s.parquet")
     finally:
         locked.chmod(0o700)
     one_line(rc, err, f"cannot write {locked / 's.parquet'}: Permission denied; nothing was written")
@@ -226,9 +229,9 @@ def test_a_truncated_gz_of_any_size_is_one_line_on_every_reader(capsys, tmp_path
     gz = _truncated_gz(tmp_path / "t.txt.gz", lines)
     plain = tmp_path / "p.txt"
     plain.write_text("".join(t + "\n" for t in lines))
-    argv = {"hyp": ["score", "-i", gz, plain], "ref": ["score", "-i", plain, gz],
+    argv = {"hyp": ["score", plain, "-i", gz], "ref": ["score", gz, "-i", plain],
             "sacrebleu": ["score", plain, "-i", gz, "-m", "bleu"],
-            "stats": ["stats", "-i", gz, plain, "-o", tmp_path / "s.parquet"]}[role]
+            "stats": ["stats", plain, "-i", gz, "-o", tmp_path / "s.parquet"]}[role]
     rc, out, err = run(capsys, *argv)
     one_line(rc, err, f"{gz}: cannot be read as gzip", "truncated or damaged")
     assert out == "" and not (tmp_path / "s.parquet").exists()
@@ -239,7 +242,7 @@ def test_a_truncated_gz_nbest_list_is_one_line(capsys, tmp_path, command):
     gz = _truncated_gz(tmp_path / "n.nbest.gz", [f"{i // 3} ||| w{i} x ||| F0= {i % 3} ||| {i % 3}"
                                                  for i in range(3000)])
     (tmp_path / "r.txt").write_text("".join(f"w{3 * i} x\n" for i in range(1000)))
-    argv = [command, gz, tmp_path / "r.txt"] if command == "kbest" else [command, gz, "--refs", tmp_path / "r.txt"]
+    argv = [command, gz, tmp_path / "r.txt"] if command == "kbest" else [command, gz, "-r", tmp_path / "r.txt"]
     rc, _, err = run(capsys, *argv)
     one_line(rc, err, f"{gz}: cannot be read as gzip")
 
@@ -249,7 +252,7 @@ def test_a_damaged_gz_body_is_one_line(capsys, tmp_path):
     data[12] ^= 0xFF
     (tmp_path / "c.txt.gz").write_bytes(bytes(data))
     (tmp_path / "r.txt").write_text("the cat\na dog\n")
-    rc, _, err = run(capsys, "score", "-i", tmp_path / "c.txt.gz", tmp_path / "r.txt")
+    rc, _, err = run(capsys, "score", tmp_path / "r.txt", "-i", tmp_path / "c.txt.gz")
     one_line(rc, err, "c.txt.gz: cannot be read as gzip")
 
 
@@ -259,7 +262,7 @@ def test_a_damaged_gz_body_is_one_line(capsys, tmp_path):
 def test_a_lone_surrogate_in_jsonl_is_named_as_an_encoding_problem(capsys, d):
     (d / "h.jsonl").write_text('{"seg_id": 0, "text": "ok"}\n{"seg_id": 1, "text": "a \\udc80 b"}\n'
                                '{"seg_id": 2, "text": "c"}\n')
-    rc, _, err = run(capsys, "score", "-i", d / "h.jsonl", d / "refs.tsv")
+    rc, _, err = run(capsys, "score", d / "refs.tsv", "-i", d / "h.jsonl")
     one_line(rc, err, f"{d / 'h.jsonl'}: line 2 holds the JSON escape \\udc80, a lone UTF-16 surrogate",
              "no UTF-8 encoding")
     assert "one type" not in err

@@ -236,16 +236,16 @@ def _json(capsys, *argv) -> dict:
 def test_cli_stats_on_the_cluster_then_score_equals_single_process(cluster, corpus, tmp_path, capsys):
     lc, _ = cluster
     address = lc.scheduler_address  # tcp://127.0.0.1:PORT, as a remote scheduler is given
-    assert main(["stats", "--dask", address, "-i", str(corpus["hyps_dir"]), str(corpus["refs_file"]),
+    assert main(["stats", "--dask", address, str(corpus["refs_file"]), "-i", str(corpus["hyps_dir"]),
                  "-o", str(tmp_path / "st")]) == 0
     assert "4 part(s)" in capsys.readouterr().err
-    assert main(["stats", "-i", str(corpus["hyps_file"]), str(corpus["refs_file"]), "-o",
+    assert main(["stats", str(corpus["refs_file"]), "-i", str(corpus["hyps_file"]), "-o",
                  str(tmp_path / "one.parquet")]) == 0
     capsys.readouterr()
     for metric in ("bleu", "delta_bleu"):
-        single = _json(capsys, "score", "--from-stats", tmp_path / "one.parquet", "--json", "--metric", metric)
-        assert _json(capsys, "score", "--from-stats", tmp_path / "st", "--json", "--metric", metric) == single
-        assert _json(capsys, "score", "--from-stats", tmp_path / "st", "--json", "--metric", metric,
+        single = _json(capsys, "score", "--from-stats", tmp_path / "one.parquet", "--json", "-m", metric)
+        assert _json(capsys, "score", "--from-stats", tmp_path / "st", "--json", "-m", metric) == single
+        assert _json(capsys, "score", "--from-stats", tmp_path / "st", "--json", "-m", metric,
                      "--dask", address) == single
     assert open_stats(tmp_path / "st").to_table().table.equals(corpus["memory"].table, check_metadata=True)
 
@@ -265,8 +265,8 @@ def test_cli_kbest_on_the_cluster(cluster, corpus, tmp_path, capsys):
 
 
 def test_cli_local_cluster_started_for_the_run(corpus, tmp_path, capsys):
-    # the command: bleustats stats --dask local:2 -i HYPS_DIR REFS.parquet -o STATS_DIR
-    assert main(["stats", "--dask", "local:2", "-i", str(corpus["hyps_dir"]), str(corpus["refs_file"]),
+    # the command: bleustats stats --dask local:2 REFS.parquet -i HYPS_DIR -o STATS_DIR
+    assert main(["stats", "--dask", "local:2", str(corpus["refs_file"]), "-i", str(corpus["hyps_dir"]),
                  "-o", str(tmp_path / "st")]) == 0
     assert "running on Dask at local:2 (2 worker(s))" in capsys.readouterr().err
     assert open_stats(tmp_path / "st").to_table().table.equals(corpus["memory"].table, check_metadata=True)
@@ -281,7 +281,8 @@ def test_cli_study_on_the_cluster_equals_single_process(cluster, tmp_path, capsy
         frame.to_csv(tmp_path / f"{name}.tsv", sep="\t", index=False)
     args = ["study", "--hypotheses", tmp_path / "hyps.tsv", "--references", tmp_path / "refs.tsv", "--human",
             tmp_path / "human.tsv", "-tok", "none", "--unit-size", "2", "--assignments", "20", "--bootstrap", "50",
-            "--threshold", "0.3", "--json", "--sweep", "threshold", "--thresholds=-1,0.5", "--sweep-assignments", "5"]
+            "--weight-threshold", "0.3", "--json", "--sweep", "threshold", "--thresholds=-1,0.5",
+            "--sweep-assignments", "5"]
     single = _json(capsys, *args, "-o", tmp_path / "one")
     on_cluster = _json(capsys, *args, "-o", tmp_path / "two", "--dask", lc.scheduler_address)
     assert on_cluster == single

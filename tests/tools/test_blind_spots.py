@@ -441,11 +441,14 @@ def test_cli_errors(files, capsys):
     assert cli_analyze.run(_parser().parse_args(["analyze", str(short), "-i", hyp])) == 1
     assert "has 1 lines but the hypotheses have 2" in capsys.readouterr().err
     assert cli_analyze.run(_parser().parse_args(["analyze", refs[0], "-i", str(tmp / "missing.txt")])) == 1
-    assert "bleustats: error:" in capsys.readouterr().err
-    for bad in (["--permutations", "-1"], ["--max-ngram-order", "1"], ["--seed", "x"]):
+    assert "bleustats analyze: error:" in capsys.readouterr().err
+    for bad in (["--permutations", "-1"], ["--max-ngram-order", "0"], ["--seed", "x"]):
         with pytest.raises(SystemExit) as exc:
             _parser().parse_args(["analyze", refs[0], "-i", hyp, *bad])
         assert exc.value.code == 2
+    # order 1 is in --max-ngram-order's range (1..32, as in every command), but analyze cuts at bigrams
+    assert cli_analyze.run(_parser().parse_args(["analyze", refs[0], "-i", hyp, "--max-ngram-order", "1"])) == 2
+    assert "needs order 2 or more" in capsys.readouterr().err
 
 
 def test_cli_empty_input(tmp_path, capsys):

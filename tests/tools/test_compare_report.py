@@ -76,12 +76,12 @@ def test_the_page_loads_nothing_and_shows_every_analysis(comparison):
 def test_write_report_writes_the_folder_whole_and_keeps_an_existing_one(comparison, tmp_path):
     folder = write_report(comparison, tmp_path / "report")
     assert sorted(os.listdir(folder)) == ["index.html"]
-    with pytest.raises(InputError, match="exists; pass overwrite=True"):
+    with pytest.raises(InputError, match="exists; add replace=True"):
         write_report(comparison, tmp_path / "report")
     (tmp_path / "file").write_text("x")
     with pytest.raises(InputError, match="is a regular file"):
-        write_report(comparison, tmp_path / "file", overwrite=True)
-    write_report(comparison, tmp_path / "report", overwrite=True)
+        write_report(comparison, tmp_path / "file", replace=True)
+    write_report(comparison, tmp_path / "report", replace=True)
     assert sorted(os.listdir(tmp_path)) == ["file", "report"]  # no temporary folder left beside it
 
 

@@ -6,10 +6,17 @@
   :mod:`~bleustats.cli.stats`, :mod:`~bleustats.cli.kbest`, :mod:`~bleustats.cli.mbr`, :mod:`~bleustats.cli.tune`,
   :mod:`~bleustats.cli.analyze`, :mod:`~bleustats.cli.study`, :mod:`~bleustats.cli.correlate`,
   :mod:`~bleustats.cli.compare`.
-- Shared parts: ``_study_inputs`` (the tables of ``study`` / ``correlate``, read and
-  checked once), ``_progress`` (stderr progress and one-line errors), ``_dask``
-  (the ``--dask ADDRESS`` option), ``_finish`` (whether a command's outputs are complete
-  when it returns, so that the process may end without the interpreter's teardown).
+- The parts every subcommand is built from (docs/command-line.md): ``_options`` (the
+  shared options, defined once, composed per command by group, each with its role:
+  input, output, other), ``_outputs`` (the one output writer: every path checked
+  before any work, one rule for an existing output, atomic writes), ``_records`` (score
+  records of ``--json`` and the ``--segment-scores`` table), ``_errors`` (the one error
+  path: one line, exit 2 for usage, 1 otherwise), ``_progress`` (the one progress
+  reporter on stderr, a terminal only).
+- Other shared parts: ``_study_inputs`` (the tables of ``study`` / ``correlate``, read and
+  checked once), ``_dask`` (the ``--dask ADDRESS`` option), ``_finish`` (whether a
+  command's outputs are complete when it returns, so that the process may end without
+  the interpreter's teardown).
 """
 
 from .main import main

@@ -1,5 +1,8 @@
 """``--dask ADDRESS`` of ``stats``, ``score``, ``kbest``, ``mbr`` and ``study``: where the partitioned work runs.
 
+The option itself is defined with the other shared options (:data:`bleustats.cli._options.CATALOG`);
+here is what it does.
+
 Without ``--dask`` the work runs in this process, one partition after
 another (bounded memory). With ``--dask tcp://HOST:PORT`` it runs on that Dask
 scheduler's workers; ``--dask local:N`` starts a local cluster of N worker
@@ -16,14 +19,7 @@ from typing import Any, Iterator
 
 from ..errors import InputError, MissingExtraError
 
-__all__ = ["add_dask_option", "executor_for"]
-
-
-def add_dask_option(p: argparse.ArgumentParser) -> None:
-    """Add ``--dask ADDRESS``."""
-    p.add_argument("--dask", metavar="ADDRESS", default=None,
-                   help="run the partitioned work on a Dask cluster: a scheduler address (tcp://HOST:PORT) or "
-                        "local:N (start N local worker processes for this run); needs bleustats[dask]")
+__all__ = ["executor_for"]
 
 
 @contextlib.contextmanager

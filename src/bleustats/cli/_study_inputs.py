@@ -207,7 +207,7 @@ def _undefined(inputs: StudyInputs, args: argparse.Namespace, err: TextIO) -> No
     segs = np.unique(inputs.hypotheses["seg_id"])
     union: set[int] = set()
     for view in VIEW_NAMES:
-        refs = view_references(inputs, view, args.threshold)
+        refs = view_references(inputs, view, args.weight_threshold)
         with_refs = set(refs["seg_id"])
         positive = set(refs.loc[refs["weight"] > 0, "seg_id"])
         bad = {int(s) for s in segs if s in with_refs and s not in positive}
@@ -323,7 +323,7 @@ class StudyMetrics:
                  err: TextIO, *, executor: Any = None, views: Sequence[str] = VIEW_NAMES):
         self.inputs, self.names, self.args, self.options, self.err = inputs, names, args, options, err
         self.executor = executor
-        self.stats = {v: self.view_stats(v, args.threshold) for v in VIEW_NAMES if v in views}
+        self.stats = {v: self.view_stats(v, args.weight_threshold) for v in VIEW_NAMES if v in views}
         self.keys: dict[str, str] = {}
 
     def view_stats(self, view: str, theta: float) -> StatsTable:
@@ -338,7 +338,7 @@ class StudyMetrics:
         for name in self.names:
             for view, st in (stats or self.stats).items():
                 refs = threshold_label if view == "threshold" and threshold_label else \
-                    view_label(self.inputs, view, self.args.threshold)
+                    view_label(self.inputs, view, self.args.weight_threshold)
                 m = unit_metric(st, name, refs, self.args, self.inputs, max_ngram_order)
                 if stats is None:
                     self.keys.setdefault(metric_key(name, view), m.label)

@@ -4,18 +4,19 @@ For every sentence the command counts the chunk permutations that score at
 least as high as the sentence itself, and checks random permutations against
 the original (:mod:`bleustats.tools.blind_spots`). It takes the same inputs as
 ``bleustats score``: plain-text reference files (one per reference stream) as
-positional arguments, ``-i`` hypotheses (default: standard input), ``-tok`` and
-``-lc``. Results go to stdout (text, or ``--json``), errors to stderr; exit code
-0 ok, 1 error. Usage errors exit with 2, from argparse.
+positional arguments or ``-r/--references``, ``-i`` hypotheses (one file;
+default: standard input), ``-tok`` (every tokenizer) and ``-lc``. Results go
+to stdout (text, or ``--json``), errors to stderr as one line; exit code 0 ok,
+1 error, 2 usage.
 
 Examples
 --------
->>> import argparse
->>> parser = argparse.ArgumentParser(prog="bleustats")
->>> add_parser(parser.add_subparsers(dest="command"))
+>>> from bleustats.cli.main import Parser
+>>> parser = Parser(prog="bleustats")
+>>> _ = add_parser(parser.add_subparsers(dest="command"))
 >>> args = parser.parse_args(["analyze", "ref.txt", "-i", "hyp.txt", "--permutations", "5", "--json"])
 >>> args.refs, args.input, args.permutations, args.seed, args.json
-(['ref.txt'], 'hyp.txt', 5, 0, True)
+(['ref.txt'], ['hyp.txt'], 5, 0, True)
 """
 
 from __future__ import annotations
@@ -27,72 +28,55 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .main import COMMANDS
 from ..engine._options import MAX_ORDER_LIMIT
-from ..errors import InputError
-from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from ._progress import one_line
+from ..errors import InputError, UsageError
+from ._errors import guarded
+from .main import COMMANDS
+from ._options import Command, non_negative_int, positive_int
+from ._progress import close_all, reporter, step
 
 if TYPE_CHECKING:
     from ..tools import blind_spots
 
-__all__ = ["add_parser", "run"]
+__all__ = ["EXAMPLES", "add_parser", "run"]
+
+#: Everyday command lines (its ``--help``, the README, the kernels compiled into the wheel: bleustats._warm).
+EXAMPLES = (
+    "bleustats analyze ref0.txt -i hyp.txt --permutations 20 --plot perms.png",
+)
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {value}")
-    return value
-
-
-def _order(text: str) -> int:
-    value = _non_negative_int(text)
-    if not 2 <= value <= MAX_ORDER_LIMIT:
-        raise argparse.ArgumentTypeError(f"must be from 2 to {MAX_ORDER_LIMIT}; got {value}")
-    return value
-
-
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any) -> Command:
     """Add the ``analyze`` subcommand to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser(
-        "analyze",
-        help=COMMANDS["analyze"],
-        description="Cut every hypothesis at the bigrams that match no reference; report log10 of the "
-                    "number of chunk permutations that score at least as high, per sentence and in "
-                    "summary, and check random permutations against the originals.",
-    )
-    p.add_argument("refs", nargs="*", metavar="REF",
-                   help="reference files, one segment per line (one file per reference stream)")
-    p.add_argument("-i", "--input", metavar="HYP",
-                   help="hypotheses, one segment per line (default: standard input)")
-    p.add_argument("-tok", "--tokenize", choices=TOKENIZERS, default=DEFAULT_TOKENIZER,
-                   help="tokenizer, as sacreBLEU's (default: %(default)s)")
-    p.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
-    p.add_argument("--max-ngram-order", type=_order, default=4, metavar="N",
-                   help=f"largest n-gram order, 2..{MAX_ORDER_LIMIT} (default: %(default)s)")
-    p.add_argument("--permutations", type=_non_negative_int, default=20, metavar="K",
-                   help="random chunk permutations checked per sentence; 0 skips the check "
-                        "(default: %(default)s)")
-    p.add_argument("--seed", type=_non_negative_int, default=0,
-                   help="seed of the random permutations (default: %(default)s)")
-    p.add_argument("--bin-width", type=_non_negative_int, default=10, metavar="W",
-                   help="sentence-length bin of the summary table (default: %(default)s)")
-    p.add_argument("--plot", metavar="PNG",
-                   help="also write the length vs log10-permutations scatter (needs matplotlib)")
-    p.add_argument("--json", action="store_true",
-                   help="print JSON (summary, length table and per-sentence rows) instead of text")
-    p.set_defaults(func=run)
+    cmd = Command(subparsers, "analyze", summary=COMMANDS["analyze"], examples=EXAMPLES,
+                  description=("Cut every hypothesis at the bigrams that match no reference; report log10 of the\n"
+                               "number of chunk permutations that score at least as high, per sentence and in\n"
+                               "summary, and check random permutations against the originals."))
+    cmd.add("refs", "references", "input")
+    cmd.add("tokenize", "lowercase", "max_ngram_order")
+    cmd.own("--permutations", type=non_negative_int, default=20, metavar="K", group="randomness",
+            help="random chunk permutations checked per sentence; 0 skips the check (default: %(default)s)")
+    cmd.add("seed")
+    cmd.own("--bin-width", type=positive_int, default=10, metavar="W", group="outputs",
+            help="sentence-length bin of the summary table (default: %(default)s)")
+    cmd.own("--plot", metavar="PNG", role="output", group="outputs",
+            help="also write the length vs log10-permutations scatter (needs matplotlib)")
+    cmd.add("replace", "json", "quiet", "progress")
+    cmd.parser.set_defaults(func=run)
+    return cmd
 
 
 def _read_inputs(args: argparse.Namespace) -> tuple[list[str], list[list[str]]]:
     from ..engine import io
+    from .sacrebleu_cli import no_references
 
+    args.refs = [*(args.refs or []), *(args.references or [])]
+    if isinstance(args.input, list):
+        if len(args.input) > 1:
+            raise UsageError(f"-i: {len(args.input)} hypotheses files; analyze reads one system's output.")
+        args.input = args.input[0]
     if not args.refs:
-        raise InputError("no references: give reference files as positional arguments.")
+        raise no_references("analyze")
     for path in [args.input, *args.refs]:
         if path is not None and Path(path).suffix.lower() in io.TABLE_SUFFIXES:
             raise InputError(f"{path}: analyze reads plain-text files (one segment per line); "
@@ -148,32 +132,35 @@ def _print_text(report: blind_spots.CorpusReport, args: argparse.Namespace, out:
     print(f"signature: {report.signature}", file=out)
 
 
-def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
-    """Run ``bleustats analyze`` with parsed arguments; return the exit code (0 ok, 1 error)."""
+def run(args: argparse.Namespace, *, out: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run ``bleustats analyze`` with parsed arguments; return the exit code (0 ok, 1 error, 2 usage)."""
+    return guarded("analyze", _run, args, stderr, out=out)
+
+
+def _run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     from ..tools import blind_spots
 
     out = out if out is not None else sys.stdout
-    try:
-        if args.bin_width < 1:
-            raise ValueError(f"--bin-width: must be >= 1; got {args.bin_width}.")
-        hyps, streams = _read_inputs(args)
+    if args.max_ngram_order < 2:
+        raise UsageError(f"--max-ngram-order {args.max_ngram_order}: analyze cuts hypotheses at bigrams that match "
+                         f"no reference, so it needs order 2 or more (2 to {MAX_ORDER_LIMIT}).")
+    hyps, streams = _read_inputs(args)
+    with reporter(args, "bleustats analyze"):
+        step("counting the chunk permutations")
         report = blind_spots.corpus_report(
             hyps, streams, references_layout="streams", permutations=args.permutations, seed=args.seed,
             tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
         if args.plot:
+            step("drawing")
             report.plot(args.plot, title=f"{args.input or 'stdin'}: {len(report)} sentences")
-            print(f"wrote {args.plot}", file=sys.stderr)
-        if args.json:
-            payload = report.to_dict()
-            if len(report):
-                payload["by_length"] = report.by_length(bin_width=args.bin_width).to_dict(orient="records")
-            print(json.dumps(_finite(payload), ensure_ascii=False, indent=1, allow_nan=False), file=out)
-        else:
-            _print_text(report, args, out)
-    except (ValueError, TypeError, ImportError) as exc:
-        print(f"bleustats: error: {one_line(exc)}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"bleustats: error: {one_line(exc.strerror or exc)}", file=sys.stderr)
-        return 1
+    close_all()
+    if args.plot and not args.quiet:
+        print(f"wrote {args.plot}", file=sys.stderr)
+    if args.json:
+        payload = report.to_dict()
+        if len(report):
+            payload["by_length"] = report.by_length(bin_width=args.bin_width).to_dict(orient="records")
+        print(json.dumps(_finite(payload), ensure_ascii=False, indent=1, allow_nan=False), file=out)
+    else:
+        _print_text(report, args, out)
     return 0

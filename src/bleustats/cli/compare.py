@@ -10,12 +10,14 @@ a saved statistics table; :func:`bleustats.tools.system_compare.compare` does
 the work. The result is printed as compare-mt's tables (values, intervals,
 p-values against the baseline) or, with ``--json``, as the records of
 ``data_schemas/compare.json``; ``-o DIR`` also writes the HTML report
-(``DIR/index.html``, :mod:`bleustats.tools.compare_report`).
+(``DIR/index.html``, :mod:`bleustats.tools.compare_report`), checked with every
+other path before any work by the one output writer
+(:mod:`bleustats.cli._outputs`: an existing folder only with ``--replace``).
 
-The command's own options are declared in :func:`add_compare_options`; the
-inputs, tokenization and chrF / TER options are ``score``'s and ``stats``'
-(:func:`bleustats.cli.score.add_input_options`,
-:func:`bleustats.cli.sacrebleu_cli.add_chrf_ter_options`).
+The command is made of the shared option groups (:mod:`bleustats.cli._options`:
+inputs and references, tokenization and case, metrics and their chrF / TER
+options, reference weights and views, outputs, randomness) and its own
+options, declared in :func:`add_compare_options`.
 """
 
 from __future__ import annotations
@@ -25,15 +27,26 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .main import COMMANDS
+from ..engine._options import TABLE_SUFFIXES
 from ..errors import InputError, UsageError
-from .sacrebleu_cli import add_chrf_ter_options
-from .score import add_input_options, statistics_options
+from ._errors import guarded
+from .main import COMMANDS
+from ._options import Command, non_negative_int, positive_int
+from ._progress import reporter, step
+from .score import statistics_options
 
 if TYPE_CHECKING:
     from ..tools.system_compare import Comparison
 
-__all__ = ["add_compare_options", "add_parser", "run"]
+__all__ = ["EXAMPLES", "add_compare_options", "add_parser", "print_tables", "run"]
+
+#: Everyday command lines (its ``--help``, the README, the kernels compiled into the wheel: bleustats._warm).
+EXAMPLES = (
+    "bleustats compare ref0.txt -i hyp.txt sys2.txt                    # compare-mt's tables, with intervals",
+    "bleustats compare ref0.txt ref1.txt -i hyp.txt sys2.txt -o report/   # compare-mt's analyses, HTML report",
+    "bleustats compare refs.tsv -i hyps.tsv --baseline Online-W -m bleu chrf ter --bootstrap 200 --json",
+    "bleustats compare ref0.txt -i hyp.txt sys2.txt -tok none --bootstrap 0 --ngram-compare match over under",
+)
 
 #: choices of the command's options (the library's names; listed here so that --help imports no tools)
 _METRICS = ("bleu", "chrf", "ter", "delta_bleu")
@@ -53,64 +66,70 @@ def _numbers(text: str) -> tuple[float, ...]:
     return values
 
 
-def add_compare_options(p: argparse.ArgumentParser) -> None:
+def add_compare_options(cmd: Command) -> None:
     """The options of ``compare`` that no other command has, in one place."""
-    g = p.add_argument_group("comparison")
-    g.add_argument("-m", "--metrics", dest="compare_metrics", choices=_METRICS, nargs="+", default=None,
-                   help="metrics of the corpus and of every bucket (default: bleu chrf, and delta_bleu with "
-                        "--ref-weights; ter on request: its shift search is the slowest part)")
-    g.add_argument("--names", nargs="+", metavar="NAME",
-                   help="system names, one per -i file (default: the file names without their extension)")
-    g.add_argument("--baseline", metavar="NAME", help="the system every other is tested against (default: the first)")
-    g.add_argument("--labels", metavar="FILE", help="one label per segment (a domain, a document): buckets of "
-                                                    "*_by_label")
-    g.add_argument("--freq-corpus", metavar="FILE",
-                   help="count word frequencies in this text (compare-mt's freq_corpus_file) instead of the "
-                        "references")
-    g.add_argument("--bleu-definition", choices=_DEFINITIONS, default="compare-mt",
-                   help="compare-mt's corpus and sentence BLEU, or sacreBLEU's (default: %(default)s)")
-    g.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="paired bootstrap resamples for intervals and p-values; 0: none (default: %(default)s)")
-    g.add_argument("--seed", type=int, default=12345, help="seed of the resamples (default: %(default)s)")
-    g.add_argument("--length-buckets", type=_numbers, default=None, metavar="A:B:...",
-                   help="reference-length bucket boundaries (default: compare-mt's 10:20:30:40:50:60)")
-    g.add_argument("--length-difference-buckets", type=_numbers, default=None, metavar="A:B:...",
-                   help="len(output) - len(reference) bucket boundaries (default: compare-mt's)")
-    g.add_argument("--sentence-bleu-buckets", type=_numbers, default=None, metavar="A:B:...",
-                   help="sentence-BLEU bucket boundaries (default: 10.0:20.0:...:90.0)")
-    g.add_argument("--frequency-buckets", type=_numbers, default=None, metavar="A:B:...",
-                   help="word-frequency bucket boundaries (default: 1:2:3:4:5:10:100:1000)")
-    g.add_argument("--ngram-orders", type=int, nargs=2, default=(1, 4), metavar=("MIN", "MAX"),
-                   help="n-gram orders of the n-gram analysis (default: 1 4)")
-    g.add_argument("--ngram-alpha", type=float, default=1.0, help="compare-mt's smoothing alpha (default: 1.0)")
-    g.add_argument("--ngram-compare", choices=_NGRAM_TYPES, nargs="+", default=["match"],
-                   help="compare-mt's compare_type(s) of the n-gram analysis (default: match)")
-    g.add_argument("--ngram-report-length", type=int, default=50, metavar="N",
-                   help="n-grams reported each way (default: %(default)s)")
-    g.add_argument("--examples", type=int, default=10, metavar="N",
-                   help="sentence examples reported each way (default: %(default)s)")
-    g.add_argument("--from-stats", metavar="PARQUET",
-                   help="compare the systems of a saved statistics table (no texts: no word, n-gram or example "
-                        "analysis)")
-    out = p.add_argument_group("output")
-    out.add_argument("--json", action="store_true", help="print the records (data_schemas/compare.json) as JSON")
-    out.add_argument("-o", "--output", metavar="DIR", help="also write the HTML report as DIR/index.html")
-    out.add_argument("--overwrite", action="store_true", help="replace an existing -o folder")
-    out.add_argument("--title", default="bleustats compare", help="the report's title")
+    cmd.own("--from-stats", metavar="PARQUET", role="input", group="inputs",
+            help="compare the systems of a saved statistics table (no REF, no -i; no word, n-gram or example "
+                 "analysis without the texts)")
+    cmd.own("--names", nargs="+", metavar="NAME", group="inputs",
+            help="system names, one per -i file (default: the file names without their extension)")
+    cmd.own("--labels", metavar="FILE", role="input", group="inputs",
+            help="one label per segment (a domain, a document): the buckets of the *_by_label analyses")
+    cmd.own("--freq-corpus", metavar="FILE", role="input", group="inputs",
+            help="count word frequencies in this text (compare-mt's freq_corpus_file) instead of the references")
+    g = "comparison"
+    cmd.own("--baseline", metavar="NAME", group=g, help="the system every other is tested against (default: the "
+                                                         "first)")
+    cmd.own("--bleu-definition", choices=_DEFINITIONS, default="compare-mt", group=g,
+            help="compare-mt's corpus and sentence BLEU, or sacreBLEU's (default: %(default)s)")
+    cmd.own("--bootstrap", type=non_negative_int, default=1000, metavar="N", group=g,
+            help="paired bootstrap resamples of every interval and p-value; 0: none (default: %(default)s)")
+    for flag, what in (("--length-buckets", "reference-length bucket boundaries (default: compare-mt's "
+                                            "10:20:30:40:50:60)"),
+                       ("--length-difference-buckets", "len(output) - len(reference) bucket boundaries (default: "
+                                                       "compare-mt's)"),
+                       ("--sentence-bleu-buckets", "sentence-BLEU bucket boundaries (default: 10.0:20.0:...:90.0)"),
+                       ("--frequency-buckets", "word-frequency bucket boundaries (default: 1:2:3:4:5:10:100:1000)")):
+        cmd.own(flag, type=_numbers, default=None, metavar="A:B:...", group=g, help=what)
+    cmd.own("--ngram-orders", type=positive_int, nargs=2, default=(1, 4), metavar=("MIN", "MAX"), group=g,
+            help="n-gram orders of the n-gram analysis (default: 1 4)")
+    cmd.own("--ngram-alpha", type=float, default=1.0, metavar="ALPHA", group=g,
+            help="compare-mt's smoothing alpha of the n-gram scores (default: %(default)s)")
+    cmd.own("--ngram-compare", choices=_NGRAM_TYPES, nargs="+", default=["match"], group=g,
+            help="compare-mt's compare_type(s) of the n-gram analysis (default: match)")
+    cmd.own("--ngram-report-length", type=non_negative_int, default=50, metavar="N", group=g,
+            help="n-grams reported each way (default: %(default)s)")
+    cmd.own("--examples", type=non_negative_int, default=10, metavar="N", group=g,
+            help="sentence examples reported each way (default: %(default)s)")
+    cmd.own("--title", default="bleustats compare", group="outputs", help="the report's title (default: "
+                                                                           "%(default)s)")
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any) -> Command:
     """Add the ``compare`` subcommand."""
-    p = subparsers.add_parser("compare", help=COMMANDS["compare"], allow_abbrev=False,
-                              description="Compare systems on the same segments: compare-mt's analyses (BLEU, "
-                                          "length ratio, word F-measure by frequency, BLEU by length, sentence "
-                                          "buckets, n-gram differences, sentence examples) and chrF / TER / ΔBLEU "
-                                          "per bucket, each system against a baseline with paired bootstrap "
-                                          "intervals and p-values.")
-    add_input_options(p)
-    add_chrf_ter_options(p.add_argument_group("chrF / TER options (with -m chrf / ter)"))
-    add_compare_options(p)
-    p.set_defaults(func=run)
+    cmd = Command(subparsers, "compare", summary=COMMANDS["compare"], examples=EXAMPLES,
+                  description=("Compare systems on the same segments: compare-mt's analyses (BLEU, length ratio,\n"
+                               "word F-measure by frequency, BLEU by length, sentence buckets, n-gram differences,\n"
+                               "sentence examples) and chrF / TER / ΔBLEU per bucket, each system against a\n"
+                               "baseline with paired bootstrap intervals and p-values (docs/compare.md)."))
+    cmd.add("refs", "references", "input")
+    cmd.add("tokenize", "lowercase")
+    cmd.add("metrics", choices=_METRICS, default=None,
+            shown="bleu chrf, and delta_bleu with --ref-weights; ter on request (its shift search is the slowest "
+                  "analysis)")
+    cmd.add("max_ngram_order", "chrf_char_order", "chrf_word_order", "chrf_beta", "chrf_whitespace",
+            "chrf_lowercase", "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support", "ter_no_punct",
+            "ter_normalized")
+    cmd.add("ref_weights", "ref_view")
+    cmd.add("weight_threshold", default=None)
+    cmd.add("delta_definition")
+    cmd.add("json")
+    cmd.add("output", kind="folder", what="also write the HTML report as DIR/index.html (a folder, written whole)")
+    cmd.add("replace", "quiet", "progress")
+    cmd.add("seed", default=12345, shown="12345, sacreBLEU's")
+    add_compare_options(cmd)
+    cmd.parser.set_defaults(func=run)
+    return cmd
 
 
 def _read_lines(path: str) -> list[str]:
@@ -134,12 +153,13 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """(hypotheses, references, ref_weights) for :func:`compare` from the files named."""
     from ..engine import io
 
-    files, refs = list(args.input or []), list(args.refs or [])
+    files, refs = list(args.input or []), list(args.refs)
     if not refs:
-        raise UsageError("no references: give the reference files (or one references table) before -i.")
+        raise UsageError("no references: give the reference files (or one references table) before -i, or with "
+                         "-r/--references.")
     if not files:
         raise UsageError("-i: give the systems' outputs (two or more files, or one hypotheses table).")
-    tables = [f for f in files if Path(f).suffix.lower() in io.TABLE_SUFFIXES]
+    tables = [f for f in files if Path(f).suffix.lower() in TABLE_SUFFIXES]
     if tables:
         if len(files) > 1:
             raise UsageError(f"-i: {tables[0]} is a hypotheses table; give one table (holding every system) or "
@@ -153,7 +173,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
             if len(lines) != n:
                 raise InputError(f"-i {f}: {len(lines)} lines, but {files[0]} has {n}; every system needs one "
                                  "line per segment.")
-    if len(refs) == 1 and Path(refs[0]).suffix.lower() in io.TABLE_SUFFIXES:
+    if len(refs) == 1 and Path(refs[0]).suffix.lower() in TABLE_SUFFIXES:
         if args.ref_weights:
             raise UsageError("--ref-weights: a references table carries its weights in its 'weight' column; drop "
                              "--ref-weights.")
@@ -176,63 +196,59 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     return hyps, streams, weights
 
 
-def _check_output(args: argparse.Namespace) -> None:
-    """Refuse, before any work, an output folder that cannot be written."""
-    if not args.output:
-        return
-    from ..engine import io
-
-    target = Path(args.output.rstrip("/") or args.output)
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"-o {args.output}: the parent folder {parent} does not exist; create it first.")
-    target = io.output_target(target, folder_output=True)
-    if target.exists() and not args.overwrite:
-        raise InputError(f"-o {args.output}: exists; pass --overwrite to replace it or choose another folder.")
+def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run ``bleustats compare``; returns the exit code (errors are said on ``stderr`` as one line)."""
+    return guarded("compare", _run, args, stderr, out=stdout)
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Run ``bleustats compare``; errors propagate to :func:`bleustats.cli.main.main`."""
+def _run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from ..tools.system_compare import compare
 
     out = out if out is not None else sys.stdout
-    _check_output(args)
-    metrics = args.compare_metrics
+    args.refs = [*(args.refs or []), *(args.references or [])]
     if args.from_stats:
-        given = [flag for flag, value in (("-tok", args.tokenize), ("-lc", args.lowercase),
-                                          ("--max-ngram-order", args.max_ngram_order), ("--ref-view", args.ref_view),
-                                          ("--weight-threshold", args.weight_threshold),
-                                          ("--delta-definition", args.delta_definition)) if value is not None]
+        given = [flag for flag, value in (("-tok", args.tokenize != "13a"), ("-lc", args.lowercase),
+                                          ("--ref-view", args.ref_view), ("--weight-threshold", args.weight_threshold),
+                                          ("--delta-definition", args.delta_definition)) if value]
         if given:
             raise UsageError(f"{given[0]}: --from-stats compares a saved table, whose statistics options are fixed; "
                              f"drop {given[0]}.")
-    # the chrF / TER flags belong to the metrics that are computed (chrF is one by default)
-    args.stat_metrics = [m for m in (metrics or ("chrf",)) if m in ("chrf", "ter")]
+        if args.refs or args.input or args.freq_corpus or args.ref_weights:
+            raise UsageError("--from-stats: compares a saved table; drop REF, -i, --ref-weights and --freq-corpus.")
+    metrics = args.metrics
+    if metrics is None:  # chrF is computed by default: its flags apply to it
+        args.metrics = ["chrf"]
     options = statistics_options(args)  # score's defaults and checks (tokenizer, views, chrF / TER flags)
+    args.metrics = metrics
     options.pop("metrics", None)
-    kwargs: dict[str, Any] = {}
-    for name in ("length_buckets", "length_difference_buckets", "sentence_bleu_buckets", "frequency_buckets"):
-        if getattr(args, name) is not None:
-            kwargs[name] = getattr(args, name)
+    if args.from_stats or "chrf" not in (metrics or ["chrf"]):
+        options.pop("chrf_options", None)
+    kwargs: dict[str, Any] = {k: getattr(args, k) for k in ("length_buckets", "length_difference_buckets",
+                                                             "sentence_bleu_buckets", "frequency_buckets")
+                              if getattr(args, k) is not None}
     common = dict(baseline=args.baseline, metrics=metrics, bleu_definition=args.bleu_definition,
                   n_samples=args.bootstrap, seed=args.seed, ngram_orders=tuple(args.ngram_orders),
                   ngram_alpha=args.ngram_alpha, ngram_compare=args.ngram_compare,
                   ngram_report_length=args.ngram_report_length, n_examples=args.examples, **kwargs)
-    labels = _read_lines(args.labels) if args.labels else None
-    if args.from_stats:
-        if args.refs or args.input or args.freq_corpus or args.ref_weights:
-            raise UsageError("--from-stats: compares a saved table; drop REF, -i, --ref-weights and --freq-corpus.")
-        from ..engine.stats import load_stats
+    with reporter(args, "bleustats compare"):
+        step("reading the inputs")
+        labels = _read_lines(args.labels) if args.labels else None
+        if args.from_stats:
+            from ..engine.stats import load_stats
 
-        result = compare(load_stats(args.from_stats), labels=labels, **common)
-    else:
-        hyps, refs, weights = _inputs(args)
-        freq = _read_lines(args.freq_corpus) if args.freq_corpus else None
-        result = compare(hyps, refs, ref_weights=weights, labels=labels, freq_corpus=freq, **options, **common)
-    if args.output:
-        from ..tools.compare_report import write_report
+            stats = load_stats(args.from_stats)
+            step("comparing the systems")
+            result = compare(stats, labels=labels, **common)
+        else:
+            hyps, refs, weights = _inputs(args)
+            freq = _read_lines(args.freq_corpus) if args.freq_corpus else None
+            step("comparing the systems")
+            result = compare(hyps, refs, ref_weights=weights, labels=labels, freq_corpus=freq, **options, **common)
+        if args.output:
+            from ..tools.compare_report import write_report
 
-        write_report(result, args.output.rstrip("/") or args.output, title=args.title, overwrite=args.overwrite)
+            step("writing the report")
+            write_report(result, args.output.rstrip("/") or args.output, title=args.title, replace=args.replace)
     if args.json:
         print(result.to_json(), file=out)
     else:

@@ -4,13 +4,14 @@
 
     bleustats correlate --human mqm.tsv [--human-column NAME] \\
         [--scores comet.tsv ...] \\
-        [--hypotheses H.tsv --references R.tsv [-m bleu -m delta_bleu -m sbleu -m chrf -m chrf++ -m ter] ...] \\
+        [--hypotheses H.tsv --references R.tsv [-m bleu delta_bleu sbleu chrf chrf++ ter] ...] \\
         [--level system --level segment] [--method pearson --method kendall --method pa --method spa] \\
-        [--variant b --variant acc23] [--tie-calibration] [--permutations N] [--rank] \\
+        [--kendall-variant b --kendall-variant acc23] [--tie-calibration] [--permutations N] [--rank] \\
         [--grouping flat --grouping item] [--compare delta_bleu:all,bleu:all] [--test williams --test bootstrap]
 
 Metrics come from ``--scores`` tables (``system, seg_id`` and one numeric column
-per metric: COMET, chrF, anything) and, with ``--hypotheses`` and
+per metric: COMET, chrF, anything, or the per-segment scores of ``bleustats
+score --segment-scores``) and, with ``--hypotheses`` and
 ``--references``, from the statistics engine (``bleu``, ``delta_bleu``,
 ``sbleu``, ``chrf``, ``chrf++``, ``ter`` on the single, ``w ≥ θ`` and
 all-references views, named like ``bleustats study``'s: ``bleu:all``,
@@ -25,7 +26,8 @@ then in every input table) evaluates each language pair on its own and adds
 global accuracy pooled over the pairs. Comparisons (``--compare A,B``):
 Williams' test and the paired bootstrap or permutation test. Results on stdout
 as Markdown, or ``--json``; ``-o FILE`` also writes the JSON (whole or not at
-all). See ``docs/meta-evaluation.md``.
+all). A ``--compare`` name of the form METRIC:VIEW that is no metric of the
+command line is refused before any work. See ``docs/meta-evaluation.md``.
 """
 
 from __future__ import annotations
@@ -37,18 +39,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .._version import __version__
+from ..errors import InputError, UsageError
+from ..meta._options import CORRELATION_METHODS, CORRELATION_TESTS, GROUPINGS, LEVELS, METHODS, UNMATCHED, VARIANTS
+from ._errors import guarded
 from .main import COMMANDS
-from ..errors import InputError
-from ..meta._options import CORRELATION_METHODS, CORRELATION_TESTS, GROUPINGS, LEVELS, METHODS, UNDEFINED, UNMATCHED, \
-    VARIANTS
-from ..engine._options import SMOOTH_METHODS
-from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from .study import STUDY_METRICS, pair_of_names, weight_transform_arg
+from ._options import Command, positive_int
+from ._progress import close_all, reporter, step
+from .study import STUDY_METRICS, add_study_inputs, check_compare, pair_of_names
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CORRELATE_METRICS", "add_parser", "run"]
+__all__ = ["CORRELATE_METRICS", "EXAMPLES", "add_parser", "run"]
 
 _KEYS = ("system", "seg_id")
 #: Metrics ``-m`` computes from the texts: the study's and chrF, chrF++, TER (corpus scores of summed statistics).
@@ -59,67 +61,59 @@ _OPTIONAL = {"tie_calibrated": lambda r: r.get("tie_calibrated") is True,
              "permutations": lambda r: r.get("method") == "spa",
              "agreements": lambda r: r.get("method") == "pa", "pairs": lambda r: r.get("method") == "pa"}
 
+#: Everyday command lines (its ``--help``, the README, the kernels compiled into the wheel: bleustats._warm).
+EXAMPLES = (
+    "bleustats correlate --human mqm.tsv --human-column mqm --hypotheses hyps.tsv --references refs.tsv "
+    "--undefined exclude --level segment --compare delta_bleu:all,bleu:all",
+    "bleustats correlate --human mqm.tsv --human-column mqm --scores segments.tsv --level segment",
+)
 
-def add_parser(subparsers: Any) -> None:
+
+def add_parser(subparsers: Any) -> Command:
     """Add the ``correlate`` subcommand to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser(
-        "correlate", help=COMMANDS["correlate"],
-        description="Pearson / Spearman / Kendall correlations of metric scores with human scores, at system "
-                    "level and at segment level (flat, by item, by system); pairwise accuracy and soft pairwise "
-                    "accuracy at system level; acc23 / tau23 with tie calibration; rank clusters; several "
-                    "language pairs (an lp column) with global accuracy; and Williams / paired bootstrap / "
-                    "permutation comparisons of two metrics (mt-metrics-eval's meta-evaluation).")
-    p.add_argument("--human", required=True, metavar="TABLE", help="human scores (system, seg_id, score column)")
-    p.add_argument("--human-column", default="score", metavar="NAME", help="score column of --human "
-                                                                           "(default: %(default)s)")
-    p.add_argument("--scores", action="append", metavar="TABLE",
-                   help="external metric scores: system, seg_id and one numeric column per metric; repeatable")
-    p.add_argument("--hypotheses", metavar="TABLE", help="hypotheses (seg_id, system, text): BLEU-family metrics")
-    p.add_argument("--references", action="append", metavar="TABLE",
-                   help="references (seg_id, ref_id or ref, weight, text); repeatable")
-    p.add_argument("-m", "--metric", action="append", choices=CORRELATE_METRICS,
-                   help="computed metric, repeatable: %s (default: %s)" % (", ".join(CORRELATE_METRICS),
-                                                                           ", ".join(STUDY_METRICS)))
-    p.add_argument("--ref-weights-from", metavar="TABLE", help="human scores of the references (as in study)")
-    p.add_argument("--weight-transform", type=weight_transform_arg, metavar="SPEC",
-                   help="linear:SCALE, rank or constant-linear:SCALE")
-    p.add_argument("--single-ref", metavar="REF_ID", help="reference of the single-reference view")
-    p.add_argument("--threshold", type=float, default=0.0, metavar="THETA", help="θ of the 'w ≥ θ' view")
-    p.add_argument("--undefined", choices=UNDEFINED, default="error",
-                   help="segments where ΔBLEU has no positively weighted reference: error or exclude")
-    p.add_argument("-tok", "--tokenize", choices=TOKENIZERS, default=DEFAULT_TOKENIZER, help="tokenizer")
-    p.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
-    p.add_argument("--max-ngram-order", type=int, default=4, metavar="N", help="largest n-gram order")
-    p.add_argument("-s", "--smooth-method", choices=SMOOTH_METHODS, default="exp", help="BLEU / ΔBLEU smoothing")
-    p.add_argument("--sentence-variant", default="sacrebleu:exp", metavar="NAME", help="variant of sbleu")
-    p.add_argument("--metric-column", action="append", metavar="NAME",
-                   help="keep only these metrics (names or labels); repeatable")
-    p.add_argument("--level", action="append", choices=LEVELS, help="system and/or segment (default: both)")
-    p.add_argument("--method", action="append", choices=METHODS,
-                   help="pearson, spearman, kendall, and at system level pa (pairwise accuracy) and spa (soft "
-                        "pairwise accuracy); repeatable (default: pearson, spearman, kendall)")
-    p.add_argument("--variant", action="append", choices=VARIANTS,
-                   help="Kendall variants b, c, wmt, acc23, tau23; repeatable (default: b)")
-    p.add_argument("--tie-calibration", action="store_true",
-                   help="acc23 / tau23 at the metric tie threshold that maximises them (reported as threshold)")
-    p.add_argument("--permutations", type=int, default=1000, metavar="N",
-                   help="permutations of SPA's paired tests (default: %(default)s)")
-    p.add_argument("--rank", action="store_true",
-                   help="rank clusters of the metrics per result column: PERM-BOTH (--samples, --seed) and "
-                        "mt-metrics-eval's rule at p = 0.05")
-    p.add_argument("--grouping", action="append", choices=GROUPINGS,
-                   help="segment-level grouping flat, item, system; repeatable (default: flat)")
-    p.add_argument("--unmatched", choices=UNMATCHED, default="error",
-                   help="rated cells some metric does not score: error, or exclude and count")
-    p.add_argument("--compare", action="append", type=pair_of_names, metavar="A,B",
-                   help="compare two metrics (one-sided p for A > B); repeatable")
-    p.add_argument("--test", action="append", choices=("williams",) + CORRELATION_TESTS,
-                   help="williams, bootstrap, permutation; repeatable (default: williams, bootstrap)")
-    p.add_argument("--samples", type=int, default=1000, metavar="N", help="resamples of the tests (default: 1000)")
-    p.add_argument("--seed", type=int, default=12345, help="seed of the tests (default: %(default)s)")
-    p.add_argument("-o", "--output", metavar="FILE", help="also write the JSON to FILE")
-    p.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
-    p.set_defaults(func=run)
+    cmd = Command(subparsers, "correlate", summary=COMMANDS["correlate"], examples=EXAMPLES,
+                  description=("Pearson / Spearman / Kendall correlations of metric scores with human scores, at\n"
+                               "system level and at segment level (flat, by item, by system); pairwise accuracy\n"
+                               "and soft pairwise accuracy at system level; acc23 / tau23 with tie calibration;\n"
+                               "rank clusters; several language pairs (an lp column) with global accuracy; and\n"
+                               "Williams / paired bootstrap / permutation comparisons of two metrics (mt-\n"
+                               "metrics-eval's meta-evaluation)."))
+    cmd.own("--scores", action="append", metavar="TABLE", role="input", group="inputs",
+            help="external metric scores: system, seg_id and one numeric column per metric (e.g. bleustats score "
+                 "--segment-scores); repeatable")
+    add_study_inputs(cmd, metrics=CORRELATE_METRICS, default_metrics=STUDY_METRICS, hypotheses_required=False)
+    g = "correlations"
+    cmd.own("--metric-column", action="append", metavar="NAME", group=g,
+            help="keep only these metrics (names or labels); repeatable")
+    cmd.own("--level", action="append", choices=LEVELS, group=g, help="system and/or segment (default: both)")
+    cmd.own("--method", action="append", choices=METHODS, group=g,
+            help="pearson, spearman, kendall, and at system level pa (pairwise accuracy) and spa (soft pairwise "
+                 "accuracy); repeatable (default: pearson, spearman, kendall)")
+    cmd.own("--kendall-variant", action="append", choices=VARIANTS, group=g,
+            help="Kendall variants b, c, wmt, acc23, tau23; repeatable (default: b)")
+    cmd.renamed("--variant", "kendall_variant", does="append", choices=VARIANTS)
+    cmd.own("--tie-calibration", action="store_true", group=g,
+            help="acc23 / tau23 at the metric tie threshold that maximises them (reported as threshold)")
+    cmd.own("--permutations", type=positive_int, default=1000, metavar="N", group=g,
+            help="permutations of SPA's paired tests (default: %(default)s)")
+    cmd.own("--rank", action="store_true", group=g,
+            help="rank clusters of the metrics per result column: PERM-BOTH (--samples, --seed) and "
+                 "mt-metrics-eval's rule at p = 0.05")
+    cmd.own("--grouping", action="append", choices=GROUPINGS, group=g,
+            help="segment-level grouping flat, item, system; repeatable (default: flat)")
+    cmd.own("--unmatched", choices=UNMATCHED, default="error", group=g,
+            help="rated cells some metric does not score: error, or exclude and count")
+    cmd.own("--compare", action="append", type=pair_of_names, metavar="A,B", group=g,
+            help="compare two metrics (one-sided p for A > B); repeatable")
+    cmd.own("--test", action="append", choices=("williams",) + CORRELATION_TESTS, group=g,
+            help="williams, bootstrap, permutation; repeatable (default: williams, bootstrap)")
+    cmd.own("--samples", type=positive_int, default=1000, metavar="N", group=g,
+            help="resamples of the tests (default: 1000)")
+    cmd.add("seed", default=12345)
+    cmd.add("output", what="also write the JSON to FILE")
+    cmd.add("replace", "json", "quiet", "progress")
+    cmd.parser.set_defaults(func=run)
+    return cmd
 
 
 def _external(paths: list[str], column_filter: set[str] | None) -> list:
@@ -152,18 +146,22 @@ def _external(paths: list[str], column_filter: set[str] | None) -> list:
 
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``bleustats correlate``; returns the exit code (0 ok, 1 error, 2 usage)."""
+    return guarded("correlate", _run, args, stderr, stdout=stdout, stderr=stderr)
+
+
+def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     from ..engine.io import write_atomic
 
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     if bool(args.hypotheses) != bool(args.references):
-        print("bleustats correlate: error: --hypotheses and --references go together (BLEU-family metrics need "
-              "both)", file=err)
-        return 2
+        raise UsageError("--hypotheses and --references go together (BLEU-family metrics need both)")
     if not args.hypotheses and not args.scores:
-        print("bleustats correlate: error: give metrics: --scores TABLE, or --hypotheses with --references", file=err)
-        return 2
-    try:
+        raise UsageError("give metrics: --scores TABLE, or --hypotheses with --references")
+    if args.hypotheses:
+        check_compare(args, list(dict.fromkeys(args.metrics or STUDY_METRICS)))
+    with reporter(args, "bleustats correlate", err):
+        step("reading the tables")
         lps = _language_pairs(args)
         if lps is None:
             one = _evaluate(args, err)
@@ -175,14 +173,9 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         if args.output:
             write_atomic(args.output, lambda p: open(p, "w", encoding="utf-8").write(
                 json.dumps(payload, ensure_ascii=False, indent=1) + "\n"))
-    except (ValueError, TypeError) as exc:
-        print(f"bleustats correlate: error: {exc}", file=err)
-        return 1
-    except OSError as exc:
-        print(f"bleustats correlate: error: {exc.strerror or exc}", file=err)
-        return 1
+    close_all()
     print(json.dumps(payload, ensure_ascii=False, indent=1) if args.json else text, file=out)
-    for note in notes:
+    for note in notes if not args.quiet else ():
         print(note, file=err)
     return 0
 
@@ -206,7 +199,7 @@ def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     keep = set(args.metric_column) if args.metric_column else None
     metrics, keys = [], {}
     if args.hypotheses:
-        names = list(dict.fromkeys(args.metric or STUDY_METRICS))
+        names = list(dict.fromkeys(args.metrics or STUDY_METRICS))
         inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
         options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
         # one statistics table per view for every metric; chrF++'s word columns need a table of their own
@@ -238,7 +231,7 @@ def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
         raise InputError("no metric to correlate: check --scores columns and --metric-column.")
     result = metric_correlations(metrics, human, levels=args.level or LEVELS,
                                  methods=args.method or CORRELATION_METHODS,
-                                 kendall_variants=args.variant or ("b",),
+                                 kendall_variants=args.kendall_variant or ("b",),
                                  groupings=args.grouping or ("flat",), unmatched=args.unmatched,
                                  tie_calibration=args.tie_calibration, n_permutations=args.permutations,
                                  seed=args.seed)

@@ -1,9 +1,10 @@
 """The ``bleustats`` command: one parser, one module per subcommand, one error policy.
 
-Subcommands: ``score``, ``stats``, ``kbest``, ``tune``, ``analyze``, ``study``, ``correlate``, ``compare``, ``demo``
-(``bleustats <command> -h``). Results go to stdout, errors to stderr as one
-line; exit code 0 ok, 1 error, 2 usage (argparse's, and
-:class:`bleustats.errors.UsageError`: options that cannot go together).
+Subcommands: ``score``, ``stats``, ``kbest``, ``mbr``, ``tune``, ``analyze``, ``study``, ``correlate``,
+``compare``, ``demo`` (``bleustats <command> -h``), each made of the same parts (docs/command-line.md).
+Results go to stdout, errors to stderr as one line; exit code 0 ok, 1 error, 2
+usage (argparse's, and :class:`bleustats.errors.UsageError`: options that cannot
+go together).
 
 Interrupts: SIGINT (Ctrl-C) and SIGTERM end the command with one line on
 stderr (``bleustats: interrupted`` / ``bleustats: terminated``) and exit
@@ -34,11 +35,10 @@ from typing import Any, Sequence
 
 from .._interrupts import deferring
 from .._version import __version__
-from ..errors import MissingExtraError, UsageError
+from ..errors import MissingExtraError
 from . import _finish, _progress
-from ._progress import one_line
 
-__all__ = ["OUTPUT_OPTIONS", "check_outputs", "main"]
+__all__ = ["COMMANDS", "Parser", "command", "main"]
 
 _SIGNAL_NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
@@ -60,20 +60,42 @@ COMMANDS = {
 _SUBCOMMANDS = tuple(COMMANDS)
 
 
+class Parser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose usage errors are one line (``bleustats score: error: ...``).
+
+    argparse prints the whole usage before its error; the line names the bad
+    value, the allowed ones, and where the options are listed. Exit status 2.
+    Every subcommand's parser is one (argparse makes subparsers of the class
+    of their parent).
+    """
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (options: {self.prog} --help)\n")
+
+
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of ``command`` alone, or of every subcommand (``None``: help, usage errors)."""
-    parser = argparse.ArgumentParser(
-        prog="bleustats",
-        description="BLEU, ΔBLEU and sentence BLEU from cached sufficient statistics.",
-    )
+    return _build(command)[0]
+
+
+def _build(command: str | None) -> tuple[argparse.ArgumentParser, Any]:
+    parser = Parser(prog="bleustats", description="BLEU, ΔBLEU and sentence BLEU from cached sufficient statistics.")
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     if command is None:  # help, version and usage errors: the table, no subcommand module
         for name, summary in COMMANDS.items():
             sub.add_parser(name, help=summary, add_help=False)
-    else:
-        importlib.import_module(f"{__package__}.{command}").add_parser(sub)
-    return parser
+        return parser, None
+    return parser, importlib.import_module(f"{__package__}.{command}").add_parser(sub)
+
+
+def command(name: str) -> Any:
+    """The :class:`~bleustats.cli._options.Command` of subcommand ``name`` (its parser, options and their roles).
+
+    >>> command("stats").outputs
+    ['output']
+    """
+    return _build(name)[1]
 
 
 #: Optional packages a command line needs, by option: (option's attribute, test of its value, modules, extra).
@@ -104,12 +126,6 @@ def check_extras(args: argparse.Namespace) -> None:
             raise MissingExtraError(f"{option} {value if isinstance(value, str) else ''}".rstrip()
                                     + f" needs {', '.join(missing)}, of the bleustats extra '{extra}': "
                                     f"pip install 'bleustats[{extra}]'; nothing was computed")
-
-
-def _max_order() -> int:
-    from ..engine._options import MAX_ORDER_LIMIT
-
-    return MAX_ORDER_LIMIT
 
 
 class _Signalled(BaseException):
@@ -178,111 +194,39 @@ def _handle_signals() -> tuple[dict, _SignalState]:
     return previous, state
 
 
-#: The options of each subcommand that name a file or folder the command writes.
-OUTPUT_OPTIONS = {
-    "score": ("save_stats",), "stats": ("output",), "kbest": ("output", "scores_txt", "features_txt"),
-    "tune": ("output", "best"), "analyze": ("plot",), "study": ("output",), "correlate": ("output",),
-    "compare": ("output",),
-}
-
-
-def _paths_in(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [p for v in value for p in _paths_in(v)]
-    return []
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False
-
-
-def _inside(path: str, folder: str) -> bool:
-    """Is ``path`` (resolved) inside the folder ``folder`` (resolved)?"""
-    if not os.path.isdir(folder):
-        return False
-    inner, outer = os.path.realpath(path), os.path.realpath(folder)
-    return inner != outer and inner.startswith(outer.rstrip(os.sep) + os.sep)
-
-
-def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    """Refuse an output that is (or resolves to, through links) an input or another output of the command.
-
-    The inputs are the values of every other option or argument that takes
-    free text (no ``choices``) and names an existing file or folder; the
-    comparison is by device and inode (:func:`os.path.samefile`), so a
-    symbolic or hard link to an input counts as that input. Written anyway,
-    the output would replace the input before (or while) it is read. A folder
-    output that holds an input, and an output inside an input folder (a folder
-    of Parquet parts), are refused too: replacing the one or adding a file to
-    the other changes an input.
-    """
-    outputs = [(name, getattr(args, name, None)) for name in OUTPUT_OPTIONS.get(args.command, ())]
-    # 'DIR/' names a folder output; compared without the slash, which makes a file's path fail to resolve
-    outputs = [(name, value.rstrip("/" + os.sep) or value) for name, value in outputs
-               if isinstance(value, str) and value != "-"]
-    if not outputs:
-        return
-    actions = {}
-    for action in parser._actions:  # the subcommand's own options: its subparser's actions
-        if isinstance(action, argparse._SubParsersAction):
-            sub = action.choices.get(args.command)
-            if sub is not None:
-                actions.update({a.dest: a for a in sub._actions})
-    for name, out in outputs:
-        option = actions[name].option_strings[-1] if name in actions and actions[name].option_strings else name
-        for dest, action in actions.items():
-            if dest == name or action.choices is not None:
-                continue
-            for value in _paths_in(getattr(args, dest, None)):
-                if value == "-" or not os.path.exists(value):
-                    continue
-                other = action.option_strings[-1] if action.option_strings else action.metavar or dest
-                role = "another output" if dest in OUTPUT_OPTIONS.get(args.command, ()) else "an input"
-                if os.path.exists(out) and _same_file(out, value):
-                    raise UsageError(f"{option} {out}: is {role} ({other} {value}); writing it would destroy "
-                                     f"{'it' if role == 'an input' else 'the other'}. Choose another output path.")
-                if _inside(value, out):
-                    raise UsageError(f"{option} {out}: holds {role} ({other} {value}); writing the output would "
-                                     "replace that folder. Choose another output path.")
-                if _inside(out, value):
-                    raise UsageError(f"{option} {out}: is inside {role}, the folder {value} ({other}); writing it "
-                                     f"would change {'that input' if role == 'an input' else 'the other'}. Choose "
-                                     "another output path.")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 error, 2 usage, 130 / 143 interrupted)."""
+    """Run the command line; returns the exit code (0 ok, 1 error, 2 usage, 130 / 143 interrupted).
+
+    Before any work: the arguments are parsed (a usage error is one line,
+    exit 2), every input and output path is checked by the one output writer
+    (:func:`bleustats.cli._outputs.check`), and optional packages the options
+    need are looked for. Every error then goes through one path
+    (:func:`bleustats.cli._errors.report`).
+    """
     _finish.reset()
     words = list(sys.argv[1:] if argv is None else argv)
-    command = next((w for w in words if not w.startswith("-")), None)  # the top level has no valued options
-    parser = _parser(command if command in _SUBCOMMANDS else None)
+    name = next((w for w in words if not w.startswith("-")), None)  # the top level has no valued options
+    parser = _parser(name if name in _SUBCOMMANDS else None)
     try:
-        args = parser.parse_args(words)
-        if getattr(args, "width", 0) < 0:
-            parser.error(f"argument -w/--width: must be >= 0; got {args.width}")
-        if getattr(args, "max_ngram_order", None) is not None and not 1 <= args.max_ngram_order <= _max_order():
-            parser.error(f"argument --max-ngram-order: must be from 1 to {_max_order()}; "
-                         f"got {args.max_ngram_order}")
+        args, extra = parser.parse_known_args(words)
+        if extra:  # said by the subcommand's parser, as its other usage errors
+            spec = getattr(args, "command_spec", None)
+            (spec.parser if spec is not None else parser).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    from ._errors import ERRORS, RUNNING, report
+
     try:
-        check_outputs(args, parser)
-    except UsageError as exc:
-        print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    try:
+        from . import _outputs
+
+        _outputs.check(args, args.command_spec)
         check_extras(args)
-    except MissingExtraError as exc:
-        print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
-        return 1
+    except ERRORS as exc:
+        return report(args.command, exc)
     previous, state = _handle_signals()
     unraisable = sys.unraisablehook
     sys.unraisablehook = _quiet_interrupts(unraisable)
+    RUNNING.append(state)
     try:
         # a signal that arrives in the last moments, before the re-delivery lands in a safe frame,
         # finds the work done and written: the command's own status stands
@@ -292,22 +236,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of the output went away (`| head`): stop quietly, as piped tools do
         _drop_stdout()
         return 141  # 128 + SIGPIPE, the shell's status for a tool its reader stopped
-    except UsageError as exc:  # options that cannot go together
-        print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    except MissingExtraError as exc:  # an optional package found missing only once the inputs were read
-        print(f"bleustats {args.command}: error: {one_line(exc)}", file=sys.stderr)
-        return 1
-    except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
+    except ERRORS as exc:
         if state.signum is not None:  # an interrupt inside a C extension can surface as another error
             return _interrupted(state.signum)
-        print(f"bleustats: error: {one_line(exc)}", file=sys.stderr)
-        return 1
-    except OSError as exc:  # e.g. the output folder is missing or the disk is full
-        if state.signum is not None:
-            return _interrupted(state.signum)
-        print(f"bleustats: error: {one_line(exc.strerror or exc)}", file=sys.stderr)
-        return 1
+        return report(args.command, exc)
     except (KeyboardInterrupt, _Signalled, SystemError):
         # numba's dispatcher turns an exception raised during a call into
         # "SystemError: ... returned a result with an exception set"
@@ -315,6 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _interrupted(state.signum if state.signum is not None else signal.SIGINT)
     finally:
+        RUNNING.remove(state)
         state.raised = True  # stops the re-delivery
         sys.unraisablehook = unraisable
         for sig, old in previous.items():

@@ -3,7 +3,7 @@
 ::
 
     bleustats mbr NBEST -m chrf --best BEST.txt -o OUT.parquet [--exclude-self] \
-        [--pseudo-references FILE] [--aggregate] [--matrices DIR] [--json] [--dask ADDRESS]
+        [--pseudo-references FILE] [--aggregate] [--matrices DIR] [--replace] [--json] [--dask ADDRESS]
 
 NBEST is a Moses n-best list (streamed source by source) or a long-form
 hypotheses table (``seg_id``, ``text``, optional ``system`` and ``rank``: every
@@ -16,97 +16,116 @@ source's pseudo-references (the candidates themselves by default) goes to
 ``-o`` (one row per input candidate, input order; ``data_schemas/mbr.json``),
 the chosen candidates to ``--best`` (one line per source). A summary goes to
 stdout (``--json`` for JSON), a progress bar to stderr when it is a terminal
-or with ``--progress``.
+(or with ``--progress``; none with ``-q``). ``--matrices DIR`` is written as a
+whole folder, renamed into place when the run ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..engine._options import CHRF_DEFAULTS, SENTENCE_VARIANT_NAMES
 from ..errors import UsageError
-from .main import COMMANDS
-from ..engine._options import SENTENCE_VARIANT_NAMES
-from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from ..tools._options import PAIRWISE_METRICS
-from ._dask import add_dask_option, executor_for
-from ._progress import one_line, progress_bar
+from ._errors import guarded
+from .main import COMMANDS
+from ._options import Command, positive_float
+from ._progress import close_all, reporter
 
-__all__ = ["add_parser", "run"]
+__all__ = ["EXAMPLES", "add_parser", "run"]
+
+#: Everyday command lines (its ``--help``, the README, the kernels compiled into the wheel: bleustats._warm).
+EXAMPLES = (
+    "bleustats mbr nbest.txt -m chrf --best best_mbr.txt -o mbr.parquet   # MBR over the 8 systems' outputs",
+    "bleustats mbr nbest.txt -m bleu -o mbr_bleu.parquet",
+)
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any) -> Command:
     """Add the ``mbr`` subcommand to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser(
-        "mbr", help=COMMANDS["mbr"],
-        description="MBR over a Moses n-best list or a long-form hypotheses table: every candidate scored "
-                    "against every pseudo-reference of its source (chrF, chrF++, sentence BLEU and its variants, "
-                    "TER as a loss), the candidate with the highest expected utility chosen.")
-    p.add_argument("nbest", metavar="NBEST", help="Moses n-best file (.gz too), hypotheses table "
-                   "(.parquet/.tsv/.jsonl with seg_id, text, optional system and rank) or a folder of Parquet parts")
-    p.add_argument("-m", "--metric", default="chrf", metavar="NAME",
-                   help="utility: " + ", ".join(PAIRWISE_METRICS) + " or a sentence-BLEU variant ("
-                        + ", ".join(SENTENCE_VARIANT_NAMES) + "; default: %(default)s)")
-    p.add_argument("--exclude-self", action="store_true",
-                   help="leave each candidate out of its own pseudo-references")
-    p.add_argument("--pseudo-references", metavar="FILE",
-                   help="separate pseudo-references per source, same formats as NBEST (default: the candidates)")
-    p.add_argument("--aggregate", action="store_true",
-                   help="utility against the pooled n-gram statistics of all pseudo-references (Vamvas & "
-                        "Sennrich 2024; chrF, chrF++, BLEU): linear in their number")
-    g = p.add_argument_group("chrF options (sacreBLEU's CHRF)")
-    g.add_argument("--chrf-char-order", type=int, default=None, metavar="N", help="character order (default 6)")
-    g.add_argument("--chrf-word-order", type=int, default=None, metavar="N",
-                   help="word order (default 0; 2 for chrf++)")
-    g.add_argument("--chrf-beta", type=float, default=None, metavar="B", help="beta (default 2)")
-    g.add_argument("--chrf-whitespace", action="store_true", help="keep whitespace in character n-grams")
-    g.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF++.py / NLTK epsilon smoothing")
-    g = p.add_argument_group("BLEU options")
-    g.add_argument("-tok", "--tokenize", choices=SACREBLEU_TOKENIZERS, default=None,
-                   help=f"tokenizer, as sacreBLEU's (default: {DEFAULT_TOKENIZER})")
-    g.add_argument("--max-ngram-order", type=int, default=None, metavar="N", help="largest n-gram order (default 4)")
-    g.add_argument("--smooth-method", choices=("exp", "none", "floor", "add-k"), default=None,
-                   help="smoothing of -m bleu (default exp)")
-    g = p.add_argument_group("TER options")
-    for flag in ("normalized", "no-punct", "asian-support", "case-sensitive"):
-        g.add_argument(f"--ter-{flag}", action="store_true", help=f"sacreBLEU TER's {flag.replace('-', '_')}")
-    p.add_argument("-lc", "--lowercase", action="store_true", help="lowercase first (chrF, BLEU)")
-    p.add_argument("-o", "--output", metavar="PARQUET", help="per-candidate expected utilities (Parquet)")
-    p.add_argument("--best", metavar="FILE", help="the chosen candidate of each source, one line per source")
-    p.add_argument("--matrices", metavar="DIR", help="each source's pairwise matrix as DIR/<seg_id>.npy")
-    p.add_argument("--chunk-mb", type=float, default=32.0, help="MiB of n-best text per chunk (default: %(default)s)")
-    add_dask_option(p)
-    p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(func=run)
+    cmd = Command(subparsers, "mbr", summary=COMMANDS["mbr"], examples=EXAMPLES,
+                  description=("MBR over a Moses n-best list or a long-form hypotheses table: every candidate\n"
+                               "scored against every pseudo-reference of its source (chrF, chrF++, sentence BLEU\n"
+                               "and its variants, TER as a loss), the candidate with the highest expected\n"
+                               "utility chosen."))
+    cmd.own("nbest", metavar="NBEST", role="input", group="inputs",
+            help="Moses n-best file (.gz too), hypotheses table (.parquet/.tsv/.jsonl with seg_id, text, optional "
+                 "system and rank) or a folder of Parquet parts")
+    cmd.own("--pseudo-references", metavar="FILE", role="input", group="inputs",
+            help="separate pseudo-references per source, same formats as NBEST (default: the candidates)")
+    cmd.add("tokenize", default=None, shown="13a")
+    cmd.add("lowercase")
+    cmd.add("metrics", default=None, shown="chrf; mbr takes one",
+            names=", ".join(PAIRWISE_METRICS) + " or a sentence-BLEU variant (" + ", ".join(SENTENCE_VARIANT_NAMES)
+            + ")")
+    cmd.renamed("--metric", "metrics", does="extend", nargs="+")
+    cmd.own("--exclude-self", action="store_true", group="metrics",
+            help="leave each candidate out of its own pseudo-references")
+    cmd.own("--aggregate", action="store_true", group="metrics",
+            help="utility against the pooled n-gram statistics of all pseudo-references (Vamvas & Sennrich 2024; "
+                 "chrF, chrF++, BLEU): linear in their number")
+    cmd.add("max_ngram_order", "smooth_method", "chrf_char_order", "chrf_word_order", "chrf_beta",
+            "chrf_whitespace", "chrf_lowercase", "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support",
+            "ter_no_punct", "ter_normalized")
+    cmd.add("output", what="per-candidate expected utilities (Parquet; data_schemas/mbr.json)")
+    cmd.own("--best", metavar="FILE", role="output", group="outputs",
+            help="the chosen candidate of each source, one line per source")
+    cmd.own("--matrices", metavar="DIR", role="output", kind="folder", group="outputs",
+            help="each source's pairwise matrix as DIR/<seg_id>.npy")
+    cmd.add("replace", "json", "quiet", "progress")
+    cmd.own("--chunk-mb", type=positive_float, default=32.0, group="parallelism",
+            help="MiB of n-best text per chunk (default: %(default)s)")
+    cmd.add("dask")
+    cmd.parser.set_defaults(func=run)
+    return cmd
+
+
+#: The options of each metric family, with their defaults: (dest, option of the metric, default).
+_FAMILIES = {
+    "chrf": (("chrf_char_order", "char_order", CHRF_DEFAULTS["char_order"]),
+             ("chrf_word_order", "word_order", CHRF_DEFAULTS["word_order"]),
+             ("chrf_beta", "beta", CHRF_DEFAULTS["beta"]), ("chrf_whitespace", "whitespace", False),
+             ("chrf_eps_smoothing", "eps_smoothing", False), ("chrf_lowercase", "lowercase", False)),
+    "bleu": (("tokenize", "tokenize", None), ("max_ngram_order", "max_ngram_order", 4),
+             ("smooth_method", "smooth_method", "exp")),
+    "ter": tuple((f"ter_{k}", k, False) for k in ("normalized", "no_punct", "asian_support", "case_sensitive")),
+}
+
+
+def _metric(args: argparse.Namespace) -> str:
+    """The one utility metric of ``-m`` (default chrf)."""
+    names = list(dict.fromkeys(args.metrics or ["chrf"]))
+    if len(names) != 1:
+        raise UsageError(f"-m {' '.join(names)}: mbr chooses by one utility metric; give one.")
+    return names[0]
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The metric's options from the flags given; a flag of another metric family is a usage error."""
-    chrf = {"char_order": args.chrf_char_order, "word_order": args.chrf_word_order, "beta": args.chrf_beta,
-            "whitespace": args.chrf_whitespace or None, "eps_smoothing": args.chrf_eps_smoothing or None}
-    bleu = {"tokenize": args.tokenize, "max_ngram_order": args.max_ngram_order, "smooth_method": args.smooth_method}
-    ter = {k.replace("-", "_"): getattr(args, "ter_" + k.replace("-", "_")) or None
-           for k in ("normalized", "no-punct", "asian-support", "case-sensitive")}
-    family = "chrf" if args.metric in ("chrf", "chrf++") else "ter" if args.metric == "ter" else "bleu"
-    groups = {"chrf": chrf, "bleu": bleu, "ter": ter}
-    for name, group in groups.items():
-        given = [k for k, v in group.items() if v is not None]
-        if name != family and given:
-            raise UsageError(f"option(s) for {name} ({', '.join(given)}) given with -m {args.metric}; drop them or "
+    metric = _metric(args)
+    family = "chrf" if metric in ("chrf", "chrf++") else "ter" if metric == "ter" else "bleu"
+    given = {name: {key: getattr(args, dest) for dest, key, default in opts if getattr(args, dest) != default}
+             for name, opts in _FAMILIES.items()}
+    for name, options in given.items():
+        if name != family and options:
+            raise UsageError(f"option(s) for {name} ({', '.join(options)}) given with -m {metric}; drop them or "
                              f"choose a {name} metric.")
-    opts = {k: v for k, v in groups[family].items() if v is not None}
-    if family == "bleu" and args.metric != "bleu" and "smooth_method" in opts:
-        raise UsageError(f"--smooth-method: only for -m bleu; -m {args.metric} is its own smoothing.")
+    opts = dict(given[family])
+    if family == "bleu" and metric != "bleu" and "smooth_method" in opts:
+        raise UsageError(f"--smooth-method: only for -m bleu; -m {metric} is its own smoothing.")
     if args.lowercase:
         if family == "ter":
             raise UsageError("--lowercase: TER is case-insensitive unless --ter-case-sensitive; drop -lc.")
+        if family == "chrf":
+            if not args.quiet:
+                print("bleustats mbr: warning: -lc with a chrF metric is deprecated: -lc is BLEU's lowercase in every "
+                      "command; chrF's is --chrf-lowercase. It still works.", file=sys.stderr)
         opts["lowercase"] = True
-    if family == "chrf" and "beta" in opts and float(opts["beta"]).is_integer():
-        opts["beta"] = int(opts["beta"])  # sacreBLEU names chrF2, not chrF2.0
     return opts
 
 
@@ -118,43 +137,39 @@ def _partitioned(args: argparse.Namespace, common: dict[str, Any]) -> Any:
     if not (nbest.is_dir() or nbest.suffix.lower() == ".parquet"):
         raise UsageError(f"--dask: the candidates must be a Parquet table (a folder of parts or a .parquet file) with "
                          f"seg_id, text and optional system / rank; got {args.nbest}.")
+    from ._dask import executor_for  # loaded where a command runs partitioned work
     with executor_for(args) as executor:
         return mbr_dataset(args.nbest, executor=executor, **common)
 
 
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``bleustats mbr``; returns the exit code (0 ok, 1 error, 2 usage)."""
+    return guarded("mbr", _run, args, stderr, stdout=stdout, stderr=stderr)
+
+
+def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     from ..tools.mbr import mbr_nbest
+    from ._outputs import folder_in_place
 
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
-    if not args.chunk_mb > 0:
-        print(f"bleustats mbr: error: argument --chunk-mb: must be > 0; got {args.chunk_mb}", file=err)
-        return 2
-    bar = None
-    try:
-        opts = _options(args)
-        bar = progress_bar(err, forced=args.progress, label="mbr")
-        common = dict(pseudo_references=args.pseudo_references, metric=args.metric, exclude_self=args.exclude_self,
-                      aggregate=args.aggregate, output=args.output, best=args.best, matrices=args.matrices,
-                      progress=bar, **opts)
+    opts = _options(args)
+    metric = _metric(args)
+    if args.matrices and args.aggregate:
+        raise UsageError("--matrices: reference aggregation scores each candidate against the pooled "
+                         "pseudo-references, so there is no pairwise matrix to write; drop --matrices or --aggregate.")
+    with contextlib.ExitStack() as stack:
+        matrices = (stack.enter_context(folder_in_place(args.matrices, replace=args.replace, flag="--matrices"))
+                    if args.matrices else None)
+        bar = stack.enter_context(reporter(args, "mbr", err))
+        common = dict(pseudo_references=args.pseudo_references, metric=metric, exclude_self=args.exclude_self,
+                      aggregate=args.aggregate, output=args.output, best=args.best, matrices=matrices,
+                      progress=bar.callback, **opts)
         if args.dask or Path(args.nbest).is_dir():
             result = _partitioned(args, common)
         else:
             result = mbr_nbest(args.nbest, chunk_bytes=max(1, int(args.chunk_mb * 2**20)), **common)
-    except (ValueError, TypeError) as exc:  # InputError and SchemaError are ValueErrors
-        if bar is not None:
-            bar.close()
-        print(f"bleustats mbr: error: {one_line(exc)}", file=err)
-        return 2 if isinstance(exc, UsageError) else 1
-    except OSError as exc:
-        if bar is not None:
-            bar.close()
-        print(f"bleustats mbr: error: {one_line(exc.strerror or exc)}", file=err)
-        return 1
-    finally:
-        if bar is not None:
-            bar.close()
+    close_all()
     summary = result.to_dict()
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=1), file=out)

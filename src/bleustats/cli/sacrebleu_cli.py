@@ -9,11 +9,14 @@ explanation, sentence scores with ``-sl``, bootstrap intervals with ``-ci``.
 This mode is every sacreBLEU command line: texts (files, standard input or
 ``-t``) with sacreBLEU's flags only, ``bleustats score REF -i HYP`` included,
 and any line with ``-m``, ``-f``, ``-ci``, ``-sl``, ``--paired-*``, ``-l``,
-``-t`` or a chrF / TER flag (or ``$SACREBLEU_FORMAT`` set). bleustats' own output (one line per
-score, a per-system table) is for tables read without those flags,
-``--from-stats`` without them, and bleustats' own options (``--ref-weights``,
-``--json``, ``--by``, ``--max-ngram-order``, ...), which the sacreBLEU flags
-refuse. ``--from-stats TABLE`` with those flags scores each system of a table
+``-t``, ``-nr``, ``-e`` or a chrF / TER flag (or ``$SACREBLEU_FORMAT`` set)
+and none of bleustats' own options (:func:`bleustats.cli.score.sacrebleu_output`
+decides; those that only this mode has, with bleustats' own, are refused by
+name). A references file split by ``-nr N`` is text, whatever its name. An
+empty test set and a line without references are refused, as sacreBLEU refuses
+them. ``--segment-scores FILE`` writes every system's per-segment scores (the
+numbers ``-sl`` prints, at full precision) before the scores are printed.
+``--from-stats TABLE`` with those flags scores each system of a table
 saved by ``bleustats stats -m bleu chrf ter`` as sacreBLEU scores its texts
 (:func:`_saved_systems`).
 
@@ -35,13 +38,16 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError, UsageError
 from ..engine import _small as small
 from ..engine._options import CHRF_DEFAULTS, TABLE_SUFFIXES
+from ..tokenizers import DEFAULT_TOKENIZER
+from ._progress import close_all, step
 
 if TYPE_CHECKING:  # the metric objects load their kernels: imported where a command uses them
     from ..metrics.base import Metric
 
-__all__ = ["FORMATS", "METRIC_NAMES", "add_chrf_ter_options", "add_sacrebleu_options", "check_not_empty",
-           "chrf_options", "is_sacrebleu_command_line", "print_results_table", "print_single_results", "run",
-           "ter_options", "wants_sacrebleu"]
+__all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "check_file_not_empty", "check_not_empty",
+           "chrf_options", "chrf_ter_given",
+           "format_from_environment", "is_sacrebleu_command_line", "no_references", "output_flags_given",
+           "print_results_table", "print_single_results", "run", "ter_options"]
 
 #: ``-m`` choices and ``-f`` choices, as sacreBLEU spells them.
 METRIC_NAMES = ("bleu", "chrf", "ter")
@@ -57,59 +63,43 @@ _REJECTED = {
 }
 
 
-def add_sacrebleu_options(p: argparse.ArgumentParser) -> None:
-    """sacreBLEU's flags that ``bleustats score`` did not have (the shared ones live in cli.score)."""
-    g = p.add_argument_group("sacreBLEU's options (sacreBLEU output mode)")
-    g.add_argument("-m", "--metrics", choices=METRIC_NAMES, nargs="+", default=None,
-                   help="metrics to compute, as sacreBLEU's -m (default: bleu)")
-    g.add_argument("-f", "--format", choices=FORMATS, default=None,
-                   help="sacreBLEU's output format (default json; $SACREBLEU_FORMAT overrides it); latex: several "
-                        "systems' table in LaTeX (booktabs), one system as text")
-    g.add_argument("-sl", "--sentence-level", action="store_true", help="score each sentence (one metric)")
-    g.add_argument("--force", action="store_true", help="accepted (bleustats prints no tokenized-input warning)")
-    g.add_argument("-nr", "--num-refs", type=int, default=1, help="references per line of one tab-separated file")
-    g.add_argument("-e", "--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
-    add_chrf_ter_options(g)
-    g.add_argument("-ci", "--confidence", action="store_true", help="bootstrap 95%% interval of one system")
-    g.add_argument("-cin", "--confidence-n", type=int, default=1000, help="bootstrap resamples of -ci")
-    pair = g.add_mutually_exclusive_group()
+def add_sacrebleu_options(cmd: Any) -> None:
+    """sacreBLEU's flags of ``bleustats score`` that no other command has (the shared ones are in cli._options).
+
+    ``cmd`` is the subcommand's :class:`~bleustats.cli._options.Command`.
+    """
+    g = "sacreBLEU's options (sacreBLEU's output mode)"
+    cmd.own("-f", "--format", choices=FORMATS, default=None, group=g,
+            help="sacreBLEU's output format (default json; $SACREBLEU_FORMAT overrides it); latex: several "
+                 "systems' table in LaTeX (booktabs), one system as text")
+    cmd.own("-sl", "--sentence-level", action="store_true", group=g, help="score each sentence (one metric)")
+    cmd.own("--force", action="store_true", group=g, help="accepted (bleustats prints no tokenized-input warning)")
+    cmd.own("-nr", "--num-refs", type=int, default=1, group=g,
+            help="references per line of one tab-separated references file (read as text, whatever its name)")
+    cmd.own("-e", "--encoding", default="utf-8", group=g, help="text encoding of the files (default: utf-8)")
+    cmd.own("-ci", "--confidence", action="store_true", group=g, help="bootstrap 95%% interval of one system")
+    cmd.own("-cin", "--confidence-n", type=int, default=1000, group=g, help="bootstrap resamples of -ci")
+    pair = cmd.group(g).add_mutually_exclusive_group()
     pair.add_argument("-par", "--paired-ar", action="store_true", help="paired approximate randomization")
     pair.add_argument("-pbs", "--paired-bs", action="store_true", help="paired bootstrap resampling")
-    g.add_argument("-parn", "--paired-ar-n", type=int, default=10000, help="trials of --paired-ar")
-    g.add_argument("-pbsn", "--paired-bs-n", type=int, default=1000, help="resamples of --paired-bs")
-    g.add_argument("-j", "--paired-jobs", type=int, default=1, help="accepted (the tests are vectorized)")
-    g.add_argument("-q", "--quiet", action="store_true", help="accepted (bleustats logs nothing)")
-    g.add_argument("-sh", "--short", action="store_true", help="short signatures")
-    g.add_argument("-nc", "--no-color", action="store_true", help="accepted (bleustats prints no colors)")
-    g.add_argument("-l", "--language-pair", dest="langpair", default=None,
-                   help="SRC-TRG: picks the BLEU tokenizer for TRG (zh, ja, ko), as sacreBLEU does")
-    g.add_argument("-t", "--test-set", default=None,
-                   help="test set(s) of the local sacreBLEU cache ($SACREBLEU), comma-separated; with -l")
-    g.add_argument("--echo", nargs="+", default=None,
-                   help="print these fields (src, ref, docid, ..., all) of the -t test set and exit")
-    rejected = p.add_argument_group("sacreBLEU's test-set options (rejected: pass files)")
-    rejected.add_argument("--citation", "--cite", action="store_true", help=argparse.SUPPRESS)
-    rejected.add_argument("--list", action="store_true", help=argparse.SUPPRESS)
-    rejected.add_argument("--download", default=None, help=argparse.SUPPRESS)
-    rejected.add_argument("-ol", "--origlang", default=None, help=argparse.SUPPRESS)
-    rejected.add_argument("--subset", default=None, help=argparse.SUPPRESS)
-    rejected.add_argument("-d", "--detail", action="store_true", help=argparse.SUPPRESS)
-
-
-def add_chrf_ter_options(g: Any) -> None:
-    """sacreBLEU's chrF and TER flags (``score``, and ``stats -m chrf ter``, which saves them with the table)."""
-    g.add_argument("-cc", "--chrf-char-order", type=int, default=CHRF_DEFAULTS["char_order"],
-                   help="chrF character order")
-    g.add_argument("-cw", "--chrf-word-order", type=int, default=CHRF_DEFAULTS["word_order"],
-                   help="chrF word order (2: chrF++)")
-    g.add_argument("--chrf-beta", type=int, default=CHRF_DEFAULTS["beta"], help="chrF beta")
-    g.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
-    g.add_argument("--chrf-lowercase", action="store_true", help="chrF: lowercase")
-    g.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF: epsilon smoothing (chrF++.py)")
-    g.add_argument("--ter-case-sensitive", action="store_true", help="TER: keep case")
-    g.add_argument("--ter-asian-support", action="store_true", help="TER: Asian character rules")
-    g.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
-    g.add_argument("--ter-normalized", action="store_true", help="TER: tercom normalization")
+    cmd.own("-parn", "--paired-ar-n", type=int, default=10000, group=g, help="trials of --paired-ar")
+    cmd.own("-pbsn", "--paired-bs-n", type=int, default=1000, group=g, help="resamples of --paired-bs")
+    cmd.own("-j", "--paired-jobs", type=int, default=1, group=g, help="accepted (the tests are vectorized)")
+    cmd.own("-sh", "--short", action="store_true", group=g, help="short signatures")
+    cmd.own("-nc", "--no-color", action="store_true", group=g, help="accepted (bleustats prints no colors)")
+    cmd.own("-l", "--language-pair", dest="langpair", default=None, group=g,
+            help="SRC-TRG: picks the BLEU tokenizer for TRG (zh, ja, ko), as sacreBLEU does")
+    cmd.own("-t", "--test-set", default=None, group=g,
+            help="test set(s) of the local sacreBLEU cache ($SACREBLEU), comma-separated; with -l")
+    cmd.own("--echo", nargs="+", default=None, group=g,
+            help="print these fields (src, ref, docid, ..., all) of the -t test set and exit")
+    r = "sacreBLEU's test-set options (rejected: pass files)"
+    cmd.own("--citation", "--cite", action="store_true", group=r, help=argparse.SUPPRESS)
+    cmd.own("--list", action="store_true", group=r, help=argparse.SUPPRESS)
+    cmd.own("--download", default=None, group=r, help=argparse.SUPPRESS)
+    cmd.own("-ol", "--origlang", default=None, group=r, help=argparse.SUPPRESS)
+    cmd.own("--subset", default=None, group=r, help=argparse.SUPPRESS)
+    cmd.own("-d", "--detail", action="store_true", group=r, help=argparse.SUPPRESS)
 
 
 def chrf_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -125,31 +115,48 @@ def ter_options(args: argparse.Namespace) -> dict[str, bool]:
             "asian_support": args.ter_asian_support, "case_sensitive": args.ter_case_sensitive}
 
 
-def wants_sacrebleu(args: argparse.Namespace) -> bool:
-    """Whether the arguments ask for sacreBLEU's output (see the module docstring)."""
-    chrf_ter = (args.chrf_char_order != CHRF_DEFAULTS["char_order"]
-                or args.chrf_word_order != CHRF_DEFAULTS["word_order"]
-                or args.chrf_beta != CHRF_DEFAULTS["beta"] or args.chrf_whitespace or args.chrf_lowercase
-                or args.chrf_eps_smoothing or args.ter_case_sensitive or args.ter_asian_support
-                or args.ter_no_punct or args.ter_normalized)
-    return bool(args.metrics or args.format or args.confidence or args.sentence_level or args.paired_ar
-                or args.paired_bs or chrf_ter or os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS
-                or args.test_set or args.echo or args.langpair or any(getattr(args, k) for k in _REJECTED))
+def chrf_ter_given(args: argparse.Namespace) -> bool:
+    """Whether a chrF or TER flag differs from its default."""
+    return (args.chrf_char_order != CHRF_DEFAULTS["char_order"] or args.chrf_word_order != CHRF_DEFAULTS["word_order"]
+            or args.chrf_beta != CHRF_DEFAULTS["beta"] or args.chrf_whitespace or args.chrf_lowercase
+            or args.chrf_eps_smoothing or args.ter_case_sensitive or args.ter_asian_support
+            or args.ter_no_punct or args.ter_normalized)
+
+
+def format_from_environment() -> str | None:
+    """``$SACREBLEU_FORMAT`` when it names a format (it overrides ``-f``, as in sacreBLEU)."""
+    env = os.environ.get("SACREBLEU_FORMAT", "").lower()
+    return env if env in FORMATS else None
+
+
+def output_flags_given(args: argparse.Namespace) -> list[str]:
+    """The flags given that only sacreBLEU's output mode has (its format, tests, test sets, text reading)."""
+    flags = [("-f/--format", args.format), ("-sl/--sentence-level", args.sentence_level),
+             ("-ci/--confidence", args.confidence), ("--paired-bs", args.paired_bs), ("--paired-ar", args.paired_ar),
+             ("-t/--test-set", args.test_set), ("-l/--language-pair", args.langpair), ("--echo", args.echo),
+             ("-nr/--num-refs", args.num_refs != 1), ("-e/--encoding", args.encoding != "utf-8")]
+    flags += [(f"--{key}", getattr(args, key)) for key in _REJECTED]
+    return [flag for flag, given in flags if given]
 
 
 def is_sacrebleu_command_line(args: argparse.Namespace) -> bool:
-    """Whether the arguments are a sacreBLEU command line: texts in, none of bleustats' own options.
+    """Whether the inputs are texts: reference and hypotheses files (or standard input), no table, no --from-stats.
 
-    Such a line (``bleustats score REF -i HYP``, ``-b``, ``-w 2``, ``-lc``,
-    ``-tok X``, standard input, ...) prints what ``sacrebleu`` prints. Tables
-    (``.tsv``, ``.jsonl``, ``.parquet``), ``--from-stats`` and bleustats' own
-    options (weights, ``--json``, ``--by``, ...) keep bleustats' own output.
+    A references file split by ``-nr N`` is text, whatever its name (sacreBLEU reads it as lines).
     """
-    if getattr(args, "from_stats", None) or any(getattr(args, key, default) != default
-                                                 for key, _, default in _NOT_IN_SACREBLEU_MODE):
+    if getattr(args, "from_stats", None):
         return False
-    paths = [*(args.refs or []), *(getattr(args, "systems", None) or [])]
+    refs = [] if args.num_refs != 1 else list(args.refs or [])
+    paths = [*refs, *(getattr(args, "systems", None) or [])]
     return not any(_is_table(p) or os.path.isdir(p) for p in paths)
+
+
+def no_references(command: str = "score") -> InputError:
+    """The error of a command line without references: sacreBLEU refuses it, with the same advice."""
+    test_sets = ", or a test set of the local sacreBLEU cache with -t and -l" if command == "score" else ""
+    return InputError(f"no references: give reference files before -i (bleustats {command} REF... -i HYP...) or with "
+                      f"-r/--references{test_sets}; files after -i are hypotheses, one system each, never references "
+                      "(sacreBLEU refuses this line too: 'make sure to provide them before the -i/--input argument').")
 
 
 def _read(path: str, encoding: str) -> list[str]:
@@ -175,28 +182,13 @@ def _decode(data: bytes, encoding: str, where: str) -> str:
         raise InputError(f"{where}: not valid {name} at line {line}, byte {col} ({exc.reason}); re-encode it as "
                          f"{name} (e.g. iconv -f latin1 -t {name.lower()}) or name its encoding with -e.") from None
     except LookupError:
-        raise InputError(f"-e/--encoding: unknown encoding {encoding!r}.") from None
-
-
-#: bleustats' own options of ``score`` that sacreBLEU's output mode has no use for: (argument, flag, default).
-#: Given with a sacreBLEU flag they would be dropped without a word (a ΔBLEU or order-2 request printing plain
-#: BLEU-4, a --save-stats file never written), so they are refused.
-_NOT_IN_SACREBLEU_MODE = (
-    ("max_ngram_order", "--max-ngram-order", None), ("ref_weights", "--ref-weights", None),
-    ("ref_view", "--ref-view", None), ("weight_threshold", "--weight-threshold", None),
-    ("delta_definition", "--delta-definition", None), ("ref_length", "--ref-length", "closest"),
-    ("metric", "--metric", None), ("by", "--by", None), ("json", "--json", False),
-    ("use_effective_order", "-eff/--use-effective-order", False), ("save_stats", "--save-stats", None),
-    ("dask", "--dask", None), ("allow_partial", "--allow-partial", False),
-)
+        hint = (" (-eff is sacreBLEU's -e ff; the effective order of bleustats' own output is "
+                "--use-effective-order)" if encoding == "ff" else "")
+        raise InputError(f"-e/--encoding: unknown encoding {encoding!r}{hint}.") from None
 
 
 def _check(args: argparse.Namespace) -> None:
-    given = [flag for key, flag, default in _NOT_IN_SACREBLEU_MODE if getattr(args, key, default) != default]
-    if given:
-        raise UsageError(f"{', '.join(given)}: not an option of sacreBLEU's output mode (asked for by -m, -f, -ci, "
-                         "-sl, --paired-*, -l, -t, a chrF / TER flag or $SACREBLEU_FORMAT); drop it, or drop the "
-                         "sacreBLEU flags to use bleustats' own output (which has it).")
+    """sacreBLEU's checks of its command line (bleustats' own options never reach this mode: cli.score)."""
     for key, why in _REJECTED.items():
         if getattr(args, key):
             raise InputError(why)
@@ -204,8 +196,6 @@ def _check(args: argparse.Namespace) -> None:
         if args.test_set or args.echo or args.num_refs != 1:
             raise InputError("--from-stats: scores a saved table (its references are in it); drop -t / --echo / "
                              "-nr.")
-    elif args.sentence_level and len(args.metrics or ["bleu"]) > 1:
-        raise InputError("-sl: only one metric can be used in sentence-level mode.")
     if args.sentence_level and len(args.metrics or ["bleu"]) > 1:
         raise InputError("-sl: only one metric can be used in sentence-level mode.")
     if args.from_stats:
@@ -215,8 +205,7 @@ def _check(args: argparse.Namespace) -> None:
     elif args.echo:
         raise InputError("--echo needs a test set (-t) and a language pair (-l).")
     elif not args.refs:
-        raise InputError("no references: give reference files before -i (positional arguments), or a test set of "
-                         "the local sacreBLEU cache with -t and -l.")
+        raise no_references()
     if args.num_refs != 1 and (len(args.refs) > 1 or args.test_set):
         raise InputError("--num-refs: give one file of tab-separated references, not several files or -t.")
 
@@ -241,6 +230,7 @@ def _check_test_sets(args: argparse.Namespace) -> None:
 
 def _echo(args: argparse.Namespace, out: Any) -> None:
     """sacreBLEU's --echo: the requested fields of each -t test set, tab-separated, one line per segment."""
+    close_all()
     for test_set in args.test_sets:
         fields = test_set.fieldnames(args.langpair)
         wanted = fields if args.echo == ["all"] else list(args.echo)
@@ -278,6 +268,16 @@ def _references(args: argparse.Namespace) -> list[list[str]]:
     return refs
 
 
+def check_file_not_empty(path: str) -> None:
+    """Refuse an empty hypotheses file before reading the references (sacreBLEU says so first, too)."""
+    from ..engine.io import open_input
+
+    with open_input(path) as fh:
+        empty = fh.read(1) == b""
+    if empty:
+        check_not_empty([], path)
+
+
 def check_not_empty(stats: Any, what: str) -> None:
     """Refuse a test set with no segment, as sacreBLEU does ('Test set ... contains no sentence')."""
     if len(stats) == 0:
@@ -300,8 +300,8 @@ def _table_inputs(args: argparse.Namespace, paired: bool
     segment's k-th reference (``None`` where a segment has fewer).
     """
     paths = [*args.refs, *(args.input or [])]
-    if not any(_is_table(p) for p in paths):
-        return None
+    if not any(_is_table(p) for p in paths) or (args.num_refs != 1 and not any(map(_is_table, args.input or []))):
+        return None  # a references file split by -nr is text, as sacreBLEU reads it
     if args.test_set or len(args.refs) != 1 or len(args.input or []) != 1 or not all(map(_is_table, paths)):
         raise InputError("tables: give one references table (REF) and one hypotheses table (-i HYP), both .tsv, "
                          ".jsonl or .parquet; a table is always read as a table, never as lines of text, and does "
@@ -401,7 +401,7 @@ def _metrics(args: argparse.Namespace, refs: list[list[str]] | None) -> dict[str
         if name == "bleu":
             from ..metrics.bleu import BLEU
 
-            tokenize = None if args.tokenize_given is None else args.tokenize
+            tokenize = args.tokenize  # None: -l's target language picks it, as in sacreBLEU
             out["BLEU"] = BLEU(lowercase=bool(args.lowercase), force=args.force, tokenize=tokenize,
                                smooth_method=args.smooth_method, smooth_value=args.smooth_value,
                                effective_order=args.sentence_level, trg_lang=trg, references=refs)
@@ -421,6 +421,7 @@ def _metrics(args: argparse.Namespace, refs: list[list[str]] | None) -> dict[str
 
 
 def _print_single(results: list[str], fmt: str, out: Any) -> None:
+    close_all()
     if fmt == "json":
         print("[\n" + ",\n".join(results) + "\n]" if len(results) > 1 else results[0], file=out)
         return
@@ -470,6 +471,7 @@ _PAIRED_NOTE = """ - Each system is pairwise compared to {baseline}.
 
 def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argparse.Namespace, fmt: str,
                  out: Any) -> None:
+    close_all()
     width = args.width
     if fmt == "json":
         rows = []
@@ -509,12 +511,14 @@ def _print_table(scores: dict[str, list[Any]], sigs: dict[str, str], args: argpa
         print(f" - {name:<10} {sig}", file=out)
 
 
-def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
+def run(args: argparse.Namespace, out: Any = None, saved: Any = None, segments: Any = None) -> int:
     """``bleustats score`` in sacreBLEU's output mode; errors raise (cli.main prints them).
 
-    ``saved(args)`` loads the ``--from-stats`` table (given by ``cli.score``).
+    ``saved(args)`` loads the ``--from-stats`` table (given by ``cli.score``);
+    ``segments(args, names, systems, refs, tokenize)`` writes ``--segment-scores``
+    of the texts, once they are read and checked and before anything is printed.
     """
-    if out is None:  # this mode writes no file: the process may end without the interpreter's teardown
+    if out is None:  # every file this mode writes is in place when it returns (bleustats.cli._finish)
         from ._finish import mark_outputs_complete
 
         mark_outputs_complete()
@@ -522,31 +526,39 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
     _check(args)
     if args.from_stats and saved is None:
         raise UsageError("--from-stats: this entry point reads texts only; use bleustats score --from-stats.")
-    env = os.environ.get("SACREBLEU_FORMAT", "").lower()
-    fmt = env if env in FORMATS else (args.format or "json")
+    fmt = format_from_environment() or args.format or "json"
     if args.echo:
         _echo(args, out)
         return 0
-    if args.width_given is None:
+    if args.width is None:
         args.width = 1  # sacreBLEU's default width
     if args.smooth_value is not None and args.smooth_method not in ("floor", "add-k") and "bleu" in (
-            args.metrics or ["bleu"]):  # sacreBLEU ignores it without a word; the score is -s's alone
-        print(f"bleustats: note: -sv/--smooth-value is not used by -s {args.smooth_method} (only by -s floor and "
-              "-s add-k); the score is the same without it.", file=sys.stderr)
+            args.metrics or ["bleu"]) and not args.quiet:  # sacreBLEU ignores it without a word
+        print(f"bleustats score: note: -sv/--smooth-value is not used by -s {args.smooth_method} (only by -s floor "
+              "and -s add-k); the score is the same without it.", file=sys.stderr)
     paired = args.paired_bs or args.paired_ar
     if args.from_stats:
         from ..metrics.base import Metric as _Metric
 
-        names, keys, metrics, per_segment = _saved_systems(args, paired, saved)  # a system's key stands for its rows
+        names, keys, metrics, per_segment, table = _saved_systems(args, paired, saved)  # a key stands for its rows
         _check_systems(args, keys, paired)
+        if args.segment_scores:
+            from ._records import segment_scores, write_segment_scores
+
+            step("segment scores")
+            write_segment_scores(args.segment_scores, segment_scores(table, args.metrics or ["bleu"], options={
+                "smooth_method": args.smooth_method, "smooth_value": args.smooth_value}))
         return _score(args, fmt, out, names, keys, metrics, paired, per_segment,
                       lambda metric, system, n: _Metric._corpus_score(metric, system, None, n))
     if _streams_bleu(args, paired):
         _print_streamed_bleu(args, fmt, out)
         return 0
+    step("reading the files")
     tables = _table_inputs(args, paired)
     refs = tables[2] if tables else _references(args)
     names, systems = tables[:2] if tables else _systems(args, paired)
+    if not systems or not systems[0]:
+        check_not_empty(systems[0] if systems else [], args.input if args.input else "standard input")
     _check_lengths(args, names, systems, refs)
     _check_systems(args, systems, paired)
     # one system: references given with the call (the plain route, no cached-references table to build)
@@ -555,6 +567,9 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None) -> int:
         ref_chars = sum(len(r) for stream in refs for r in stream if r is not None)
         small.expect(sum(sum(map(len, system)) + ref_chars for system in systems))
     metrics = _metrics(args, None if single else refs)
+    if args.segment_scores and segments is not None:
+        tokenize = metrics["BLEU"].tokenize if "BLEU" in metrics else (args.tokenize or DEFAULT_TOKENIZER)
+        segments(args, [n.removeprefix("Baseline: ") for n in names], systems, refs, tokenize)
     given = refs if single else None
     per_segment = [sum(r[i] is not None for r in refs) for i in range(len(systems[0]))] if args.sentence_level else []
     batched: dict[int, dict[int, Any]] = {}
@@ -593,6 +608,7 @@ def _batched_statistics(metrics: list[Metric], systems: list[Any]) -> dict[int, 
             return metric._systems_statistics(systems)
 
     rows: list[Any] = []
+    step(f"statistics of {len(systems)} systems")
     if len(metrics) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
@@ -630,7 +646,9 @@ def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], syste
     """
     if args.sentence_level:
         metric = next(iter(metrics.values()))
+        step("sentence scores")
         stats = metric._extract_corpus_statistics(systems[0], None)
+        close_all()
         for row, n_refs in zip(stats, per_segment):
             metric.num_refs = n_refs
             score = metric._compute_score_from_stats(row)
@@ -647,6 +665,7 @@ def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], syste
     if paired:
         from ..meta.paired import PairedTest
 
+        step(f"paired test of {len(systems)} systems")
         test = PairedTest(list(zip(names, systems)), metrics, None, test_type="bs" if args.paired_bs else "ar",
                           n_samples=args.paired_bs_n if args.paired_bs else args.paired_ar_n,
                           n_jobs=args.paired_jobs)
@@ -655,7 +674,8 @@ def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], syste
     else:
         sigs, table = {}, defaultdict(list)
         table["System"] = names
-        for system in systems:
+        for k, system in enumerate(systems, 1):
+            step(f"scoring system {k} of {len(systems)}")
             for name in sorted(metrics):
                 score = corpus_score(metrics[name], system, 1)
                 sigs[score.name] = metrics[name].get_signature().format(args.short)
@@ -665,13 +685,13 @@ def _score(args: argparse.Namespace, fmt: str, out: Any, names: list[str], syste
 
 
 def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
-                   ) -> tuple[list[str], list[str], dict[str, Metric], list[int]]:
+                   ) -> tuple[list[str], list[str], dict[str, Metric], list[int], Any]:
     """The systems of a table saved by ``bleustats stats`` (``-m bleu chrf ter``), and metric objects over its rows.
 
     ``saved(args)`` loads the table (``cli.score``'s ``--from-stats`` reader,
     which checks the statistics options given against it). Returns the
-    systems' names as printed, their keys, the metric objects and the first
-    system's number of references per segment.
+    systems' names as printed, their keys, the metric objects, the first
+    system's number of references per segment and the table (at BLEU order 4).
 
     Each ``system`` of the table (in order of first appearance; the first the
     baseline of a paired test) is scored on its rows, ordered by ``seg_id``;
@@ -697,7 +717,7 @@ def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
                          "output scores all references (score it with bleustats' own output: drop -m / -f).")
     stats = stats.up_to_order(4)
     wanted = args.metrics or ["bleu"]
-    if args.langpair and args.tokenize_given is None and "bleu" in wanted:  # -l picks BLEU's tokenizer
+    if args.langpair and args.tokenize is None and "bleu" in wanted:  # -l picks BLEU's tokenizer
         trg = args.langpair.split("-")[1] if "-" in args.langpair else ""
         if BLEU(trg_lang=trg).tokenize != stats.tokenize:
             raise InputError(f"-l {args.langpair}: BLEU into {trg!r} uses the tokenizer "
@@ -761,13 +781,14 @@ def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
     display = list(names)
     if paired:
         display[0] = f"Baseline: {display[0]}"
-    return display, names, metrics, n_refs[rows[names[0]]].tolist()
+    return display, names, metrics, n_refs[rows[names[0]]].tolist(), stats
 
 
 def _streams_bleu(args: argparse.Namespace, paired: bool) -> bool:
     """One system's corpus BLEU from UTF-8 text files: the streaming statistics route serves it."""
     plain = args.input and len(args.input) == 1 and not any(map(_is_table, [*args.refs, *args.input]))
     return bool(plain and (args.metrics or ["bleu"]) == ["bleu"] and not args.test_set and args.num_refs == 1
+                and not args.segment_scores
                 and args.encoding.lower().replace("_", "-") in ("utf-8", "utf8") and not args.confidence
                 and not args.sentence_level and not paired)
 
@@ -783,6 +804,8 @@ def _print_streamed_bleu(args: argparse.Namespace, fmt: str, out: Any) -> None:
     from ..engine.stats import compute_stats_files
     from ..metrics.tables import corpus_score
     metric = _metrics(args, None)["BLEU"]
+    check_file_not_empty(args.input[0])
+    step("BLEU statistics (streamed from the files)")
     stats = compute_stats_files(args.input[0], args.refs, tokenize=metric.tokenize, lowercase=metric.lowercase,
                                 max_ngram_order=metric.max_ngram_order)
     check_not_empty(stats, args.input[0])

@@ -1,33 +1,44 @@
-"""``bleustats score``: corpus BLEU / ΔBLEU with sacreBLEU's arguments, from texts, tables or saved statistics.
+"""``bleustats score``: corpus BLEU / ΔBLEU / chrF / TER with sacreBLEU's arguments, from texts, tables or statistics.
 
-Reference files are positional arguments and ``-i`` gives the hypotheses, as
-for the ``sacrebleu`` command; a path ending in ``.tsv``, ``.jsonl`` or
-``.parquet`` is read as a long-form table, so one hypotheses table can hold
-many systems (scored per system). ``--from-stats`` rescores a table saved by
-``bleustats stats`` without the texts. A sacreBLEU command line (text files or
-standard input, sacreBLEU's flags only) prints sacreBLEU's output
-(:mod:`bleustats.cli.sacrebleu_cli`); tables, ``--from-stats`` and bleustats'
-own options print bleustats' format. The pipeline helpers here
-(:func:`add_input_options`, :func:`compute_from_args`, :func:`print_scores`)
+Reference files are positional arguments (or ``-r/--references``) and ``-i``
+gives the hypotheses, as for the ``sacrebleu`` command: several files after
+``-i`` are several systems, never references. A path ending in ``.tsv``,
+``.jsonl`` or ``.parquet`` is read as a long-form table (one hypotheses table
+can hold many systems), except a references file split by ``-nr N``, which is
+text as in sacreBLEU. ``--from-stats`` rescores a table saved by ``bleustats
+stats`` without the texts.
+
+Every spelling sacreBLEU 2.6's parser accepts means what it means there: its
+short and long flags and the abbreviations argparse resolves for it
+(``--tok``, ``--lower``, ``--metric chrf``, ``--chrf-word 2``, ``--smooth-m
+floor``); the bleustats options beside them never make one ambiguous. A line
+without bleustats' own options prints what ``sacrebleu`` prints
+(:mod:`bleustats.cli.sacrebleu_cli`); bleustats' own options (``-m
+delta_bleu``, ``--ref-weights``, ``--json``, ``--by``, ``--max-ngram-order``,
+...) print bleustats' own output: text lines, or score records with ``--json``
+(``data_schemas/score_records.json``). Tables and ``--from-stats`` without
+sacreBLEU's flags print bleustats' own output too. ``--segment-scores FILE``
+writes every system's per-segment scores in either mode. The pipeline helpers
+here (:func:`compute_from_args`, :func:`print_scores`, :func:`statistics_options`)
 serve ``stats`` and ``demo`` too.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
-
-from .main import COMMANDS
-from ..engine._options import DELTA_DEFINITIONS, MAX_ORDER_LIMIT, REF_LENGTHS, REF_VIEWS, SMOOTH_METHODS
+from ..engine._options import TABLE_SUFFIXES
 from ..errors import InputError, UsageError
-from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
+from ..tokenizers import DEFAULT_TOKENIZER
 from . import sacrebleu_cli
-from .sacrebleu_cli import check_not_empty
-from ._dask import add_dask_option, executor_for
+from ._errors import guarded
+from .main import COMMANDS
+from ._options import Command, metric_names, non_negative_int
+from ._progress import reporter, step
+from .sacrebleu_cli import check_not_empty, no_references
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -35,110 +46,120 @@ if TYPE_CHECKING:
     from ..engine.dataset import StatsDataset
     from ..engine.stats import StatsTable
 
-__all__ = ["add_input_options", "add_parser", "add_score_options", "check_not_empty", "compute_from_args",
-           "print_scores", "run", "statistics_options"]
+__all__ = ["EXAMPLES", "SCORE_METRICS", "add_parser", "add_score_options", "check_not_empty", "column_metrics",
+           "compute_from_args", "own_options_given", "print_scores", "run", "sacrebleu_output", "statistics_options"]
 
-_METRIC_CHOICES = ("bleu", "delta_bleu", "both")
+#: ``-m`` of ``score``: sacreBLEU's metrics, and ΔBLEU (bleustats' own output).
+SCORE_METRICS = ("bleu", "chrf", "ter", "delta_bleu")
 
+#: Everyday command lines (its ``--help``, the README, the kernels compiled into the wheel: bleustats._warm).
+EXAMPLES = (
+    "bleustats score ref0.txt ref1.txt -i hyp.txt                   # like `sacrebleu ref0.txt ref1.txt -i hyp.txt`",
+    "bleustats score ref0.txt ref1.txt -i hyp.txt -tok none -lc -s floor --json",
+    "bleustats score ref0.txt ref1.txt -i hyp.txt sys2.txt -m bleu chrf ter -f text    # sacreBLEU's output, byte "
+    "for byte",
+    "bleustats score ref0.txt -i hyp.txt sys2.txt -m bleu chrf ter --paired-bs     # sacreBLEU's paired tests",
+    "bleustats score ref0.txt ref1.txt -i hyp.txt --ref-weights w0.txt w1.txt   # BLEU and ΔBLEU",
+    "bleustats score refs.tsv -i hyps.tsv --ref-view threshold --weight-threshold 0.5   # per system",
+    "bleustats score refs.tsv -i hyps.tsv -m bleu chrf ter --by system --segment-scores segments.tsv   # and "
+    "per segment",
+    "bleustats score ref0.txt -i hyp.txt -m chrf --chrf-word-order 2",
+    "bleustats score ref0.txt -i hyp.txt -m ter --ter-normalized --ter-case-sensitive",
+    "bleustats score ref0.txt -i hyp.txt -tok none",
+    "bleustats score ref0.txt -i hyp.txt -tok intl",
+    "bleustats score ref0.txt -i hyp.txt -tok char",
+    "bleustats score ref0.txt -i hyp.txt -tok zh",
+    "bleustats score ref0.txt -i hyp.txt -lc",
+)
 
-class _Given(argparse.Action):
-    """Store the value and note that it was given (sacreBLEU's mode has other defaults for -w and -tok)."""
-
-    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
-        setattr(namespace, self.dest, values)
-        setattr(namespace, f"{self.dest}_given", True)
-
-
-def add_input_options(p: argparse.ArgumentParser) -> None:
-    """Inputs and statistics options shared by ``score`` and ``stats``."""
-    p.add_argument("refs", nargs="*", metavar="REF",
-                   help="reference files, one segment per line (one file per reference stream), or one "
-                        "long-form references table (.tsv/.jsonl/.parquet with seg_id, ref_id, weight, text)")
-    p.add_argument("-i", "--input", metavar="HYP", nargs="+",
-                   help="hypotheses: a text file (one segment per line) or a long-form table "
-                        "(seg_id, system, text); default: standard input. Several files are several "
-                        "systems (sacreBLEU's output mode); with no REF before -i, '-i HYP REF...' reads "
-                        "the files after HYP as references")
-    # defaults are None here and filled in by statistics_options, so that `score --from-stats` can
-    # tell an option the user gave (which must agree with the saved table) from one left alone
-    p.add_argument("-tok", "--tokenize", choices=SACREBLEU_TOKENIZERS, default=None, action=_Given,
-                   help=f"tokenizer, as sacreBLEU's (default: {DEFAULT_TOKENIZER}; ja-mecab, ko-mecab, spm, "
-                        "flores* need their extras)")
-    p.add_argument("-lc", "--lowercase", action="store_true", default=None, help="lowercase before tokenizing")
-    p.add_argument("--max-ngram-order", type=int, default=None, metavar="N",
-                   help=f"largest n-gram order, 1..{MAX_ORDER_LIMIT} (default: 4; with --from-stats the "
-                        "table's, or any lower order)")
-    p.add_argument("--ref-weights", nargs="+", metavar="FILE",
-                   help="ΔBLEU weights in [-1, 1]: one file per reference file, one weight per line")
-    p.add_argument("--ref-view", choices=REF_VIEWS, default=None,
-                   help="references used: all, weight >= --weight-threshold, or the first (default: all)")
-    p.add_argument("--weight-threshold", type=float, default=None, metavar="THETA",
-                   help="θ of --ref-view threshold")
-    p.add_argument("--delta-definition", choices=DELTA_DEFINITIONS, default=None,
-                   help="ΔBLEU weighted matches: the paper's or the 2019 implementation's (default: paper)")
+#: bleustats' own options of ``score``, which ask for bleustats' own output: (argument, flag, default).
+OWN_OPTIONS = (
+    ("max_ngram_order", "--max-ngram-order", None), ("ref_weights", "--ref-weights", None),
+    ("ref_view", "--ref-view", None), ("weight_threshold", "--weight-threshold", None),
+    ("delta_definition", "--delta-definition", None), ("ref_length", "--ref-length", "closest"),
+    ("by", "--by", None), ("json", "--json", False), ("use_effective_order", "--use-effective-order", False),
+    ("save_stats", "--save-stats", None), ("dask", "--dask", None), ("allow_partial", "--allow-partial", False),
+    ("undefined", "--undefined", "error"),
+)
 
 
-def add_score_options(p: argparse.ArgumentParser) -> None:
-    """Scoring and output options shared by ``score`` and ``demo``."""
-    p.add_argument("-s", "--smooth-method", choices=SMOOTH_METHODS, default="exp",
-                   help="smoothing (default: %(default)s)")
-    p.add_argument("-sv", "--smooth-value", type=float, default=None,
-                   help="k of floor (default 0.1) and add-k (default 1)")
-    p.add_argument("-eff", "--use-effective-order", action="store_true",
-                   help="average precisions only up to the last order with n-grams")
-    p.add_argument("--ref-length", choices=REF_LENGTHS, default="closest",
-                   help="reference length of the brevity penalty (default: %(default)s)")
-    p.add_argument("--metric", choices=_METRIC_CHOICES, default=None,
-                   help="bleu, delta_bleu or both (default: both when weights are given, else bleu)")
-    p.add_argument("--by", default=None, metavar="COLUMN",
-                   help="score per group of this statistics column (default: per system when there "
-                        "are several)")
-    p.add_argument("--allow-partial", action="store_true",
-                   help="score systems that cover different segments, each on the segments it has (refused "
-                        "otherwise); the coverage is printed, and 'coverage:partial' added to the signature")
-    p.add_argument("--json", action="store_true",
-                   help="bleustats' own output as JSON (all statistics; sacreBLEU's output is JSON already)")
-    p.add_argument("-w", "--width", type=int, default=2, action=_Given,
-                   help="decimals of the score (default: 1, as sacreBLEU; 2 in bleustats' own output)")
-    p.add_argument("-b", "--score-only", action="store_true", help="print only the score")
-
-
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any) -> Command:
     """Add the ``score`` subcommand."""
-    p = subparsers.add_parser("score", help=COMMANDS["score"],
-                              description="Corpus BLEU / chrF / TER with sacreBLEU's command line and output: "
-                                          "a sacreBLEU command line prints what sacreBLEU prints "
-                                          "(bleustats.cli.sacrebleu_cli). Tables and --from-stats print it per "
-                                          "system with -m, -f, -ci, -sl or --paired-*, bleustats' own output "
-                                          "without them; bleustats' own options (ΔBLEU weights, --json, --by, "
-                                          "...) print bleustats' own output.", allow_abbrev=False)
-    add_input_options(p)
-    add_score_options(p)
-    sacrebleu_cli.add_sacrebleu_options(p)
-    p.set_defaults(width_given=None, tokenize_given=None)
-    p.add_argument("--from-stats", metavar="PARQUET",
-                   help="score a saved statistics table (a .parquet file or a dataset folder) instead of texts "
-                        "(no REF/-i); with -m, -f, -ci, -sl or --paired-*, per system as sacreBLEU scores the "
-                        "texts (save chrF / TER with bleustats stats -m bleu chrf ter)")
-    p.add_argument("--save-stats", metavar="PARQUET", help="also save the statistics table")
-    add_dask_option(p)
+    cmd = Command(subparsers, "score", summary=COMMANDS["score"], examples=EXAMPLES,
+                  description=("Corpus BLEU, ΔBLEU, chrF and TER with sacreBLEU's command line and output: a\n"
+                               "sacreBLEU command line prints what sacreBLEU prints, and every spelling\n"
+                               "sacreBLEU's parser accepts means what it means there. bleustats' own options (-m\n"
+                               "delta_bleu, --ref-weights, --json, --by, ...) print bleustats' own output; so do\n"
+                               "tables and --from-stats without sacreBLEU's flags."))
+    add_score_options(cmd, sacrebleu=True)
+    p = cmd.parser
+    # sacreBLEU's parser resolves --m, --w, --de and --se (abbreviations) to --metrics, --width, --detail and
+    # --sentence-level; beside --max-ngram-order, --weight-threshold, --delta-definition and --segment-scores they
+    # would be ambiguous, so they are spelled out (hidden)
+    p.add_argument("--m", dest="metrics", nargs="+", type=metric_names(SCORE_METRICS), help=argparse.SUPPRESS)
+    p.add_argument("--w", dest="width", type=non_negative_int, help=argparse.SUPPRESS)
+    p.add_argument("--de", dest="detail", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--se", dest="sentence_level", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
+    return cmd
 
 
-def _inputs(args: argparse.Namespace) -> None:
-    """``-i`` takes one or more files: with no REF before it (and no -t test set), the files after the first are
-    references."""
-    if isinstance(args.input, list):
-        if not args.refs and len(args.input) > 1 and not getattr(args, "test_set", None):
-            args.refs, args.input = args.input[1:], [args.input[0]]
-        args.systems = args.input
-        args.input = args.input[0]
+def add_score_options(cmd: Command, *, sacrebleu: bool) -> None:
+    """The options of ``score`` (``sacrebleu=True``) and of ``demo`` (its scoring and output options only)."""
+    if sacrebleu:
+        cmd.add("refs", "references")
+        cmd.add("input", nargs="*")
+        cmd.own("--from-stats", metavar="PARQUET", role="input", group="inputs",
+                help="score a saved statistics table (a .parquet file or a dataset folder) instead of texts (no REF, "
+                     "no -i); with sacreBLEU's flags, per system as sacreBLEU scores the texts (save chrF and TER "
+                     "with bleustats stats -m bleu chrf ter)")
+        # None: not given (a --from-stats table's own settings apply; -l picks sacreBLEU's tokenizer)
+        cmd.add("tokenize", default=None)
+        cmd.add("lowercase", default=None)
+    cmd.add("metrics", choices=SCORE_METRICS if sacrebleu else ("bleu", "delta_bleu"), action="store", default=None,
+            shown="bleu, and delta_bleu with reference weights; a repeated -m replaces the earlier one, as in "
+                  "sacreBLEU")
+    if sacrebleu:
+        cmd.add("max_ngram_order", default=None)
+    cmd.add("smooth_method", "smooth_value", "ref_length")
+    cmd.own("--use-effective-order", action="store_true", group="metrics",
+            help="average BLEU's precisions only up to the last order with n-grams")
+    if sacrebleu:
+        cmd.add("chrf_char_order", "chrf_word_order", "chrf_beta", "chrf_whitespace", "chrf_lowercase",
+                "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support", "ter_no_punct", "ter_normalized")
+        cmd.add("ref_weights", "ref_view")
+        cmd.add("weight_threshold", default=None)
+        cmd.add("delta_definition")
+        cmd.add("undefined")
+    cmd.add("json")
+    cmd.own("-w", "--width", type=non_negative_int, default=None, group="outputs",
+            help="decimals of the printed score (default: 1 in sacreBLEU's output, 2 in bleustats' own)")
+    cmd.own("-b", "--score-only", action="store_true", group="outputs", help="print only the score")
+    cmd.own("--by", default=None, metavar="COLUMN", group="outputs",
+            help="score per group of this statistics column (default: per system when there are several)")
+    cmd.own("--allow-partial", action="store_true", group="outputs",
+            help="score systems that cover different segments, each on the segments it has (refused otherwise); "
+                 "the coverage is printed, and 'coverage:partial' added to the signature")
+    if sacrebleu:
+        cmd.add("segment_scores")
+        cmd.own("--save-stats", metavar="PARQUET", role="output", group="outputs",
+                help="also save the statistics table (bleustats' own output)")
+        cmd.add("replace", "quiet", "progress")
+        sacrebleu_cli.add_sacrebleu_options(cmd)
+        cmd.add("dask")
 
 
 #: statistics options: (argument name, flag, default)
 _STATS_OPTIONS = (("tokenize", "-tok/--tokenize", DEFAULT_TOKENIZER), ("lowercase", "-lc/--lowercase", False),
                   ("ref_view", "--ref-view", "all"), ("weight_threshold", "--weight-threshold", None),
                   ("delta_definition", "--delta-definition", "paper"))
+#: the metrics whose statistics have their own columns (BLEU's and ΔBLEU's are always there)
+_COLUMN_METRICS = ("chrf", "ter")
+
+
+def column_metrics(args: argparse.Namespace) -> tuple[str, ...]:
+    """The statistics groups the asked metrics need: ``('bleu',)`` and chrf / ter when asked for."""
+    return tuple(dict.fromkeys(["bleu", *(m for m in (args.metrics or ()) if m in _COLUMN_METRICS)]))
 
 
 def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -146,43 +167,39 @@ def statistics_options(args: argparse.Namespace) -> dict[str, Any]:
     options = {name: default if getattr(args, name) is None else getattr(args, name)
                for name, _, default in _STATS_OPTIONS}
     options["max_ngram_order"] = 4 if args.max_ngram_order is None else args.max_ngram_order
-    metrics = getattr(args, "stat_metrics", None)  # bleustats stats -m: chrF / TER statistics too
-    if metrics:
-        options["metrics"] = tuple(dict.fromkeys(["bleu", *metrics]))
+    metrics = column_metrics(args)
+    if len(metrics) > 1:
+        options["metrics"] = metrics
         if "chrf" in metrics:
             options["chrf_options"] = sacrebleu_cli.chrf_options(args)
         if "ter" in metrics:
             options["ter_options"] = sacrebleu_cli.ter_options(args)
-    given = [flag for flag, on in _chrf_ter_flags(args, metrics or ())]
+    given = _chrf_ter_flags(args, metrics)
     if given:
-        raise UsageError(f"{given[0]}: a {'chrF' if 'chrf' in given[0] else 'TER'} option; add -m "
-                         f"{'chrf' if 'chrf' in given[0] else 'ter'} to save that metric's statistics, or drop "
-                         f"{given[0]}.")
+        metric = "chrf" if "chrf" in given[0] else "ter"
+        raise UsageError(f"{given[0]}: a {'chrF' if metric == 'chrf' else 'TER'} option; add -m {metric} to compute "
+                         f"that metric, or drop {given[0]}.")
     if options["weight_threshold"] is not None and options["ref_view"] != "threshold":
         raise UsageError("--weight-threshold: only used with --ref-view threshold; add --ref-view threshold "
                          "or drop --weight-threshold.")
     if options["ref_view"] == "threshold" and options["weight_threshold"] is None:
-        raise UsageError("--ref-view threshold: needs --weight-threshold THETA (keep references with "
-                         "weight >= THETA).")
+        options["weight_threshold"] = 0.0  # the shown default of --weight-threshold
     return options
 
 
-def _chrf_ter_flags(args: argparse.Namespace, metrics: Any) -> list[tuple[str, bool]]:
-    """``stats``' chrF / TER flags given without their metric in ``-m`` (empty for ``score``, which has no such
-    combination to check here)."""
+def _chrf_ter_flags(args: argparse.Namespace, metrics: Any) -> list[str]:
+    """chrF / TER flags given without their metric in ``-m``."""
     from ..engine._options import CHRF_DEFAULTS
 
-    if getattr(args, "stat_metrics", "absent") == "absent":
-        return []
     out = []
     for key, flag in (("char_order", "-cc/--chrf-char-order"), ("word_order", "-cw/--chrf-word-order"),
                       ("beta", "--chrf-beta"), ("lowercase", "--chrf-lowercase"), ("whitespace", "--chrf-whitespace"),
                       ("eps_smoothing", "--chrf-eps-smoothing")):
         if "chrf" not in metrics and sacrebleu_cli.chrf_options(args)[key] != CHRF_DEFAULTS[key]:
-            out.append((flag, True))
+            out.append(flag)
     for key, on in sacrebleu_cli.ter_options(args).items():
         if "ter" not in metrics and on:
-            out.append((f"--ter-{key.replace('_', '-')}", True))
+            out.append(f"--ter-{key.replace('_', '-')}")
     return out
 
 
@@ -196,7 +213,7 @@ def _check_score_options(args: argparse.Namespace) -> None:
 
 def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
     """The saved table or dataset, at the asked order; every statistics option given must agree with it."""
-    if args.refs or args.input:
+    if args.refs or args.systems:
         raise UsageError("--from-stats: scores a saved table; drop REF and -i.")
     if args.ref_weights:
         raise UsageError("--ref-weights: the weights are already in the saved statistics; drop --ref-weights.")
@@ -228,36 +245,135 @@ def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
     return stats
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``bleustats score``; errors propagate to :func:`bleustats.cli.main`."""
+def _inputs(args: argparse.Namespace) -> None:
+    """REF and -r/--references as one list; ``args.systems`` the -i files; ``args.input`` the first (or None)."""
+    args.refs = [*(args.refs or []), *(args.references or [])]
+    systems = args.input
+    if systems is not None and not systems:
+        raise UsageError("-i/--input: give at least one hypotheses file, or leave -i out to read standard input.")
+    args.systems = list(systems or [])
+    args.input = args.systems[0] if args.systems else None
+
+
+def own_options_given(args: argparse.Namespace) -> list[str]:
+    """The flags of bleustats' own options on the command line (they ask for bleustats' own output)."""
+    given = [flag for key, flag, default in OWN_OPTIONS if getattr(args, key, default) != default]
+    if "delta_bleu" in (args.metrics or ()):
+        given.append("-m delta_bleu")
+    return given
+
+
+def sacrebleu_output(args: argparse.Namespace) -> bool:
+    """Whether ``score`` prints sacreBLEU's output (else bleustats' own); see the module docstring."""
+    own, only = own_options_given(args), sacrebleu_cli.output_flags_given(args)
+    if own and only:
+        raise UsageError(f"{', '.join(own)}: not an option of sacreBLEU's output mode (asked for by {only[0]}); drop "
+                         f"it, or drop {', '.join(only)} to use bleustats' own output (which has it).")
+    if own:
+        return False
+    if only or args.metrics or sacrebleu_cli.chrf_ter_given(args) or sacrebleu_cli.format_from_environment():
+        return True
+    return sacrebleu_cli.is_sacrebleu_command_line(args)
+
+
+def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run ``bleustats score``; returns the exit code (errors are said on ``stderr`` as one line)."""
+    return guarded("score", _run, args, stderr)
+
+
+def _run(args: argparse.Namespace) -> int:
     _inputs(args)
-    if sacrebleu_cli.wants_sacrebleu(args) or sacrebleu_cli.is_sacrebleu_command_line(args):
-        args.input = getattr(args, "systems", None)
-        return sacrebleu_cli.run(args, saved=_from_stats)
-    if len(getattr(args, "systems", None) or ()) > 1:
-        raise InputError(f"-i: {len(args.systems)} system files; several systems are scored in sacreBLEU's "
-                         "output (drop bleustats' own options such as --json, --by, --ref-weights), or give one "
-                         "hypotheses table.")
-    _check_score_options(args)
-    if args.from_stats:
-        stats = _from_stats(args)
-        with executor_for(args) as executor:  # a dataset is scored part by part (--dask: on the cluster)
-            print_scores(args, stats.with_executor(executor))
-        return 0
-    if getattr(args, "dask", None):
-        raise UsageError("--dask: compute the statistics on the cluster with bleustats stats --dask ... -o DIR, "
-                         "then score them with bleustats score --from-stats DIR --dask ...")
-    stats = compute_from_args(args)
-    if args.save_stats:
-        stats.save(args.save_stats)
-    print_scores(args, stats)
+    with reporter(args, "bleustats score"):
+        if sacrebleu_output(args):
+            args.input = args.systems or None  # sacreBLEU's -i: every system's file
+            return sacrebleu_cli.run(args, saved=_from_stats, segments=_write_text_segments)
+        if len(args.systems) > 1:
+            raise InputError(f"-i: {len(args.systems)} system files; several systems are scored in sacreBLEU's "
+                             "output (drop bleustats' own options such as --json, --by, --ref-weights), or give one "
+                             "hypotheses table.")
+        _check_score_options(args)
+        if args.width is None:
+            args.width = 2  # bleustats' own output
+        if args.from_stats:
+            stats = _from_stats(args)
+            from ._dask import executor_for  # loaded where a command runs partitioned work
+            with executor_for(args) as executor:  # a dataset is scored part by part (--dask: on the cluster)
+                stats = _defined(args, stats.with_executor(executor))
+                _write_segments(args, stats)
+                print_scores(args, stats)
+            return 0
+        if getattr(args, "dask", None):
+            raise UsageError("--dask: compute the statistics on the cluster with bleustats stats --dask ... -o DIR, "
+                             "then score them with bleustats score --from-stats DIR --dask ...")
+        stats = compute_from_args(args)
+        if args.save_stats:
+            step("saving the statistics")
+            stats.save(args.save_stats)
+        stats = _defined(args, stats)
+        _write_segments(args, stats)
+        print_scores(args, stats)
     return 0
 
 
-def _is_table_path(path: str | None) -> bool:
-    from ..engine import io
+def has_positive_weight(batch: Any) -> Any:
+    """Rows of ``batch`` with a reference of positive weight: where ΔBLEU is defined (a module-level predicate, run
+    where a dataset's parts are)."""
+    return batch.column("ref_weight_max") > 0
 
-    return path is not None and Path(path).suffix.lower() in io.TABLE_SUFFIXES
+
+def _defined(args: argparse.Namespace, stats: Any) -> Any:
+    """With ``--undefined exclude``: the rows where ΔBLEU is defined, for every metric (the count said on stderr)."""
+    if getattr(args, "undefined", "error") != "exclude":
+        return stats
+    kept = stats.where(has_positive_weight)
+    dropped = len(stats) - len(kept)
+    if not args.quiet:
+        from ._progress import close_all
+
+        close_all()
+        print(f"bleustats score: --undefined exclude: {dropped} segment row(s) where ΔBLEU is undefined (no "
+              "reference of positive weight) left out, for every metric", file=sys.stderr)
+    check_not_empty(kept, getattr(args, "from_stats", None) or args.input or "standard input")
+    return kept
+
+
+def _write_segments(args: argparse.Namespace, stats: Any) -> None:
+    """``--segment-scores`` of bleustats' own output: every metric printed, per row of ``stats``."""
+    if not getattr(args, "segment_scores", None):
+        return
+    from ._records import segment_scores, write_segment_scores
+
+    step("segment scores")
+    options = _scoring_options(args)
+    metrics = _metrics(args, stats)
+    table = segment_scores(stats, metrics, options=options)
+    write_segment_scores(args.segment_scores, table)
+
+
+def _write_text_segments(args: argparse.Namespace, names: list[str], systems: list[list[str]],
+                         refs: list[list[str | None]], tokenize: str) -> None:
+    """``--segment-scores`` of sacreBLEU's output: each system's texts scored segment by segment, every -m metric."""
+    import pyarrow as pa
+
+    from ..engine.stats import compute_stats
+    from ._records import segment_scores, write_segment_scores
+
+    step("segment scores")
+    wanted = list(args.metrics or ["bleu"])
+    metrics = tuple(dict.fromkeys(["bleu", *(m for m in wanted if m in _COLUMN_METRICS)]))
+    tables = []
+    for name, lines in zip(names, systems):
+        stats = compute_stats(list(lines), refs, tokenize=tokenize, lowercase=bool(args.lowercase), system=name,
+                              references_layout="streams", metrics=metrics,
+                              chrf_options=sacrebleu_cli.chrf_options(args) if "chrf" in metrics else None,
+                              ter_options=sacrebleu_cli.ter_options(args) if "ter" in metrics else None)
+        tables.append(segment_scores(stats, wanted, options={"smooth_method": args.smooth_method,
+                                                             "smooth_value": args.smooth_value}))
+    write_segment_scores(args.segment_scores, pa.concat_tables(tables))
+
+
+def _is_table_path(path: str | None) -> bool:
+    return path is not None and Path(path).suffix.lower() in TABLE_SUFFIXES
 
 
 def _read_stdin_lines() -> pa.Array:
@@ -275,20 +391,20 @@ def _read_stdin_lines() -> pa.Array:
 
 
 def compute_from_args(args: argparse.Namespace) -> StatsTable:
-    """The statistics table of the inputs named by ``score`` / ``stats`` arguments."""
+    """The statistics table of the inputs named by ``score`` / ``stats`` arguments (``args.input``: one path)."""
     from ..engine.stats import compute_stats, compute_stats_files
     from ..engine import io
 
-    _inputs(args)
     options = statistics_options(args)
     if not args.refs:
-        raise InputError("no references: give reference files (or one references table) as "
-                            "positional arguments.")
+        raise no_references(args.command)
+    step("reading the inputs and computing the statistics")
     plain = args.input and not _is_table_path(args.input) and not any(_is_table_path(r) for r in args.refs)
     if args.ref_weights and plain and len(args.ref_weights) != len(args.refs):
         raise InputError(f"--ref-weights: need one weight file per reference file ({len(args.refs)}); "
-                            f"got {len(args.ref_weights)}.")
+                         f"got {len(args.ref_weights)}.")
     if plain:  # line-aligned text files: streamed in chunks, memory stays bounded
+        sacrebleu_cli.check_file_not_empty(args.input)
         stats = compute_stats_files(args.input, args.refs, ref_weight_paths=args.ref_weights, **options)
         check_not_empty(stats, args.input)
         return stats
@@ -300,16 +416,16 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
     if len(args.refs) == 1 and _is_table_path(args.refs[0]):
         if args.ref_weights:
             raise InputError("--ref-weights: a references table carries its weights in its "
-                                "'weight' column; drop --ref-weights.")
+                             "'weight' column; drop --ref-weights.")
         refs = io.read_table(args.refs[0], "references")
     else:
         tables = [r for r in args.refs if _is_table_path(r)]
         if tables:
             raise InputError(f"references: {tables[0]} is a table; give either one references "
-                                "table or plain-text reference files, not a mix.")
+                             "table or plain-text reference files, not a mix.")
         if _is_table_path(args.input):
             raise InputError("references: plain-text reference files pair with plain-text "
-                                "hypotheses line by line; with a hypotheses table give a references table.")
+                             "hypotheses line by line; with a hypotheses table give a references table.")
         streams = [io.read_lines(p) for p in args.refs]
         weights = None
         if args.ref_weights:
@@ -320,6 +436,7 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
             weights = [io.read_weights(w, n=len(s), ref_path=r)
                        for w, s, r in zip(args.ref_weights, streams, args.refs)]
         refs = io.streams_table(streams, weights, n_hyp=len(hyps), names=args.refs)
+    check_not_empty(hyps, args.input or "standard input")
     try:
         stats = compute_stats(hyps, refs, **options)
     except InputError as exc:  # name the file the problem is in, not only the table's role
@@ -337,63 +454,76 @@ def compute_from_args(args: argparse.Namespace) -> StatsTable:
     return stats
 
 
-def _metrics(args: argparse.Namespace, stats: StatsTable) -> list[str]:
-    if args.metric == "both" or (args.metric is None and stats.weights == "custom"):
+def _metrics(args: argparse.Namespace, stats: StatsTable | StatsDataset) -> list[str]:
+    if args.metrics:
+        return list(dict.fromkeys(args.metrics))
+    if stats.weights == "custom":
         return ["bleu", "delta_bleu"]
-    return [args.metric or "bleu"]
+    return ["bleu"]
+
+
+def _scoring_options(args: argparse.Namespace) -> dict[str, Any]:
+    return dict(smooth_method=args.smooth_method, smooth_value=args.smooth_value,
+                use_effective_order=args.use_effective_order, ref_length=args.ref_length)
+
+
+#: column headers of the per-group text table
+_HEADERS = {"bleu": "BLEU", "delta_bleu": "ΔBLEU", "chrf": "chrF", "ter": "TER"}
 
 
 def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out: Any = None) -> None:
-    """Print corpus scores of ``stats`` (per group with several systems or ``--by``) as text or JSON.
+    """Print corpus scores of ``stats`` (per group with several systems or ``--by``) as text or score records.
 
     ``stats`` may be a partitioned dataset (the scorers of :mod:`bleustats.metrics.tables` take either).
+    ``--json`` prints a list of records (``data_schemas/score_records.json``), every number at full precision.
     """
     from ..metrics.tables import corpus_score, corpus_scores, n_systems
+    from ._progress import close_all
+    from ._records import signature
 
+    step("scoring")
     out = out if out is not None else sys.stdout
-    options = dict(smooth_method=args.smooth_method, smooth_value=args.smooth_value,
-                   use_effective_order=args.use_effective_order, ref_length=args.ref_length)
+    options = _scoring_options(args)
     by = args.by
     if by is None and n_systems(stats) > 1:
         by = "system"
     metrics = _metrics(args, stats)
-    if by is None:
-        results = [corpus_score(stats, metric=m, **options) for m in metrics]
-        if args.json:
-            payload = [{**r.to_dict(args.width), "signature": str(r.signature)} for r in results]
-            print(json.dumps(payload[0] if len(payload) == 1 else payload, ensure_ascii=False, indent=1), file=out)
-            return
-        for r in results:
-            print(r.format(args.width, score_only=args.score_only), file=out)
-            if not args.score_only:
-                print(f"  signature: {str(r.signature)}", file=out)
-        return
     allow_partial = bool(getattr(args, "allow_partial", False))
-    try:
-        frames = {m: corpus_scores(stats, by=by, metric=m, allow_partial=allow_partial, **options) for m in metrics}
-    except InputError as exc:
-        source = getattr(args, "from_stats", None) or getattr(args, "input", None)
-        if "cover different segments" in str(exc) and source:  # name the input the systems came from
-            raise InputError(f"{source if isinstance(source, str) else ', '.join(source)}: {exc}") from None
-        raise
-    coverage = frames[metrics[0]].attrs.get("coverage")  # only when the systems' segments differ
     if args.json:
-        payload = {m: {"signature": str(f.attrs["signature"]),
-                       "scores": json.loads(f.to_json(orient="records"))}
-                   for m, f in frames.items()}
-        if coverage is not None:
-            for m in payload:
-                payload[m]["coverage"] = coverage
+        from ._records import records
+
+        try:
+            payload = records(stats, metrics, by=by, options=options, allow_partial=allow_partial)
+        except InputError as exc:
+            _name_source(args, exc)
+        import json
+
+        close_all()
         print(json.dumps(payload, ensure_ascii=False, indent=1), file=out)
         return
+    width = 2 if args.width is None else args.width
+    if by is None:
+        results = [corpus_score(stats, metric=m, **(options if m in ("bleu", "delta_bleu") else {})) for m in metrics]
+        close_all()
+        for m, r in zip(metrics, results):
+            print(r.format(width, score_only=args.score_only), file=out)
+            if not args.score_only:
+                print(f"  signature: {signature(stats, m, r)}", file=out)
+        return
+    try:
+        frames = {m: corpus_scores(stats, by=by, metric=m, allow_partial=allow_partial,
+                                   **(options if m in ("bleu", "delta_bleu") else {})) for m in metrics}
+    except InputError as exc:
+        _name_source(args, exc)
+    coverage = frames[metrics[0]].attrs.get("coverage")  # only when the systems' segments differ
+    close_all()
     keys = frames[metrics[0]][by].tolist()
-    names = {"bleu": "BLEU", "delta_bleu": "ΔBLEU"}
     label_w = max(len(by), *(len(str(k)) for k in keys))
     seg_w = len(f"{coverage['segments']}/{coverage['segments']}") if coverage is not None else 0
-    print(f"{by:<{label_w}}  " + "  ".join(f"{names[m]:>7}" for m in metrics)
+    print(f"{by:<{label_w}}  " + "  ".join(f"{_HEADERS[m]:>7}" for m in metrics)
           + (f"  {'segments':>{max(seg_w, 8)}}" if coverage is not None else ""), file=out)
     for i, key in enumerate(keys):
-        cells = "  ".join(f"{frames[m]['score'].iloc[i]:>7.{args.width}f}" for m in metrics)
+        cells = "  ".join(f"{frames[m]['score'].iloc[i]:>7.{width}f}" for m in metrics)
         if coverage is not None:
             have = f"{frames[metrics[0]]['segments'].iloc[i]}/{coverage['segments']}"
             cells += f"  {have:>{max(seg_w, 8)}}"
@@ -404,4 +534,12 @@ def print_scores(args: argparse.Namespace, stats: StatsTable | StatsDataset, out
               file=out)
     if not args.score_only:
         for m in metrics:
-            print(f"{names[m]} signature: {frames[m].attrs['signature']}", file=out)
+            print(f"{_HEADERS[m]} signature: {frames[m].attrs['signature']}", file=out)
+
+
+def _name_source(args: argparse.Namespace, exc: InputError) -> None:
+    """Re-raise ``exc``, naming the input the systems came from when they cover different segments."""
+    source = getattr(args, "from_stats", None) or getattr(args, "input", None)
+    if "cover different segments" in str(exc) and source:
+        raise InputError(f"{source if isinstance(source, str) else ', '.join(source)}: {exc}") from None
+    raise exc

@@ -11,7 +11,7 @@ references table (:mod:`bleustats.engine._partitioned_stats`); memory then
 holds the references and one batch. ``--dask ADDRESS`` runs the partitions on
 a Dask cluster (``local:N`` for N local worker processes)::
 
-    bleustats stats --dask local:2 -i HYPS_DIR REFS.parquet -o STATS_DIR
+    bleustats stats --dask local:2 REFS.parquet -i HYPS_DIR -o STATS_DIR
 
 A single ``.parquet`` output holds the whole table in memory first (except
 from a folder of parts or on Dask, where a dataset is written, then copied
@@ -30,43 +30,66 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._interrupts import deferred
-from .main import COMMANDS
 from ..engine._options import DEFAULT_BATCH_ROWS
 from ..errors import InputError, UsageError
-from ._dask import add_dask_option, executor_for
-from .sacrebleu_cli import METRIC_NAMES, add_chrf_ter_options
-from .score import add_input_options, compute_from_args, statistics_options
+from ._errors import guarded
+from .main import COMMANDS
+from ._options import Command, positive_int
+from ._progress import reporter, step
+from .sacrebleu_cli import METRIC_NAMES
+from .score import compute_from_args, statistics_options
 
 if TYPE_CHECKING:
     from ..engine.dataset import StatsDataset
 
-__all__ = ["add_parser", "run"]
+__all__ = ["EXAMPLES", "add_parser", "run"]
+
+#: Everyday command lines (its ``--help``, the README, the kernels compiled into the wheel: bleustats._warm).
+EXAMPLES = (
+    "bleustats stats ref0.txt -i hyp.txt -o stats.parquet           # compute once ...",
+    "bleustats score --from-stats stats.parquet -s add-k            # ... rescore without the texts",
+    "bleustats score --from-stats stats.parquet --max-ngram-order 2 # any lower order, from the same table",
+    "bleustats stats refs.tsv -i hyps.tsv -m bleu chrf ter -o stats/   # a dataset folder, chrF and TER too",
+    "bleustats score --from-stats stats/ -m chrf ter -f text        # per system, as sacreBLEU scores the texts",
+)
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any) -> Command:
     """Add the ``stats`` subcommand."""
-    p = subparsers.add_parser("stats", help=COMMANDS["stats"],
-                              description="Compute per-hypothesis sufficient statistics and save them "
-                                          "to Parquet for later rescoring: one file or a partitioned dataset "
-                                          "folder (-o DIR/), streamed with bounded memory.")
-    add_input_options(p)
-    p.add_argument("-m", "--metrics", dest="stat_metrics", choices=METRIC_NAMES, nargs="+", default=None,
-                   help="metrics whose statistics the table holds, as sacreBLEU's -m (default: bleu; BLEU's are "
-                        "always there): 'bleustats score --from-stats' then scores each, per system")
-    add_chrf_ter_options(p.add_argument_group("chrF / TER options (saved with the table; with -m chrf / ter)"))
-    p.add_argument("-o", "--output", required=True, metavar="PATH",
-                   help="output: a Parquet file, or a dataset folder (one Parquet part per partition): a path "
-                        "ending in '/', an existing dataset, or any non-.parquet path with -i DIR or --dask")
-    p.add_argument("--batch-rows", type=int, default=DEFAULT_BATCH_ROWS, metavar="N",
-                   help="hypotheses computed per step when streaming (bounds memory; default: %(default)s)")
-    add_dask_option(p)
-    p.set_defaults(func=run)
+    cmd = Command(subparsers, "stats", summary=COMMANDS["stats"], examples=EXAMPLES,
+                  description=("Compute per-hypothesis sufficient statistics and save them to Parquet for later\n"
+                               "rescoring (bleustats score --from-stats): one file or a partitioned dataset\n"
+                               "folder (-o DIR/), streamed with bounded memory."))
+    cmd.add("refs", "references", "input")
+    cmd.add("tokenize", "lowercase")
+    cmd.add("metrics", choices=METRIC_NAMES, default=None,
+            shown="bleu; BLEU's and ΔBLEU's columns are always there, chrf and ter add theirs")
+    cmd.add("max_ngram_order", "chrf_char_order", "chrf_word_order", "chrf_beta", "chrf_whitespace",
+            "chrf_lowercase", "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support", "ter_no_punct",
+            "ter_normalized")
+    cmd.add("ref_weights", "ref_view")
+    cmd.add("weight_threshold", default=None)
+    cmd.add("delta_definition")
+    cmd.add("output", kind="either", required=True,
+            what="a Parquet file, or a dataset folder (one Parquet part per partition): a path ending in '/', an "
+                 "existing dataset, or any non-.parquet path with -i DIR or --dask")
+    cmd.add("replace", "quiet", "progress")
+    cmd.own("--batch-rows", type=positive_int, default=DEFAULT_BATCH_ROWS, metavar="N", group="parallelism",
+            help="hypotheses computed per step when streaming (bounds memory; default: %(default)s)")
+    cmd.add("dask")
+    cmd.parser.set_defaults(func=run)
+    return cmd
 
 
 def _split_inputs(args: argparse.Namespace) -> None:
-    """``-i HYP REF...`` with no REF before ``-i``: the files after HYP are references (as ``score``)."""
+    """REF and -r as one list; ``-i HYP REF...`` (references after the hypotheses) still works, with a warning."""
+    args.refs = [*(args.refs or []), *(args.references or [])]
     if isinstance(args.input, list):
         if not args.refs and len(args.input) > 1:
+            if not args.quiet:
+                print("bleustats stats: warning: -i HYP REF... is deprecated: -i names hypotheses only, as in every "
+                      "command; give the references first (bleustats stats REF... -i HYP) or with -r/--references. "
+                      "It still works.", file=sys.stderr)
             args.refs, args.input = args.input[1:], [args.input[0]]
         if len(args.input) > 1:
             raise UsageError(f"-i: {len(args.input)} hypotheses files; stats takes one (or one hypotheses table "
@@ -126,13 +149,21 @@ def _scratch(out: Path) -> Path:
         raise OSError(exc.errno, f"cannot write {out}: {exc.strerror}; nothing was written", str(out)) from None
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``bleustats stats``; errors propagate to :func:`bleustats.cli.main`."""
+def run(args: argparse.Namespace, *, stdout: Any = None, stderr: Any = None) -> int:
+    """Run ``bleustats stats``; returns the exit code (errors are said on ``stderr`` as one line)."""
+    return guarded("stats", _run, args, stderr)
+
+
+def _run(args: argparse.Namespace) -> int:
+    with reporter(args, "bleustats stats"):
+        return _compute(args)
+
+
+def _compute(args: argparse.Namespace) -> int:
     from ..engine.dataset import DatasetWriter, save_as_file, write_part
 
     _split_inputs(args)
-    if args.batch_rows < 1:
-        raise UsageError(f"--batch-rows: must be a positive number of rows; got {args.batch_rows}.")
+    statistics_options(args)  # every option checked before any work
     out = Path(args.output)
     dask = getattr(args, "dask", None)
     input_dir = bool(args.input and Path(args.input).is_dir())
@@ -140,9 +171,11 @@ def run(args: argparse.Namespace) -> int:
     if as_file and not dask and not input_dir:
         # one file: the whole table in memory, as before (plain-text inputs are still read chunk by chunk)
         stats = compute_from_args(args)
+        step("saving")
         stats.save(out)
-        print(f"wrote {len(stats)} rows × {stats.table.num_columns} columns to {out}", file=sys.stderr)
+        _said(args, f"wrote {len(stats)} rows × {stats.table.num_columns} columns to {out}")
         return 0
+    from ._dask import executor_for  # loaded where a command runs partitioned work
     with executor_for(args) as executor:
         scratch = _scratch(out) if as_file else None
         try:
@@ -157,9 +190,18 @@ def run(args: argparse.Namespace) -> int:
             if as_file:
                 save_as_file(ds, out)
             where = str(out) if as_file else f"{out} ({len(ds.parts)} part(s))"
-            print(f"wrote {len(ds)} rows × {len(ds.schema)} columns to {where}", file=sys.stderr)
+            _said(args, f"wrote {len(ds)} rows × {len(ds.schema)} columns to {where}")
         finally:
             if scratch is not None:
                 with deferred():
                     shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _said(args: argparse.Namespace, text: str) -> None:
+    """A note on stderr (none with -q), after the progress line."""
+    from ._progress import close_all
+
+    close_all()
+    if not args.quiet:
+        print(text, file=sys.stderr)

@@ -3,7 +3,7 @@
 ::
 
     bleustats study --hypotheses hyps.tsv --references refs.tsv --human human.tsv -o results/ \\
-        [--unit-sizes 1,10,100] [--assignments 1000] [--seed 0] [--threshold 0.5] \\
+        [--unit-sizes 1,10,100] [--assignments 1000] [--seed 0] [--weight-threshold 0.5] \\
         [--ref-weights-from mqm.tsv --weight-transform linear:12.5] [--single-ref ref-B] \\
         [--compare delta_bleu:all,bleu:all] [--sweep threshold --sweep max_ngram_order]
 
@@ -26,14 +26,16 @@ for ``--compare A,B`` (difference of ρ and of τ, interval, p-value:
 :mod:`bleustats.meta.study_compare`). ``--undefined exclude`` drops, for every
 metric, the segments where ΔBLEU has no positively weighted reference.
 
-The results folder is written whole or not at all: ``table2.md`` /
+Every option and name is checked before any work (a ``--compare`` name that
+is no metric of the study, an output folder that exists without ``--replace``
+or whose parent is missing). The results folder is written whole or not at all: ``table2.md`` /
 ``table2.csv`` / ``table2.json`` (every number with its signature, one block
 per unit size), ``assignments.parquet`` (per-assignment ρ and τ),
 ``comparisons.csv`` (with ``--compare``), ``pairs.csv``, one
 ``sweep_<parameter>.csv`` per ``--sweep``, ``figure2_M<M>.png`` per unit size
 (needs matplotlib) and ``study.json`` (inputs, options, exclusions, timings,
 files). Table 2 is printed on stdout (or the JSON with ``--json``); progress on
-stderr.
+stderr (a terminal, or ``--progress``; none with ``-q``).
 """
 
 from __future__ import annotations
@@ -48,12 +50,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .._version import __version__
+from ..engine._options import SENTENCE_VARIANT_NAMES
+from ..errors import UsageError
+from ._errors import guarded
 from .main import COMMANDS
-from ..engine._options import MAX_ORDER_LIMIT, SENTENCE_VARIANT_NAMES, SMOOTH_METHODS
-from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
-from ._dask import add_dask_option, executor_for
-from ._progress import one_line, progress_bar
-from ..meta._options import COMPARE_RESAMPLING, SWEEP_PARAMETERS, UNDEFINED, UNMATCHED
+from ._options import Command, metric_names, non_negative_int, positive_int
+from ._progress import close_all, reporter
+from ..meta._options import COMPARE_RESAMPLING, SWEEP_PARAMETERS, UNMATCHED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -62,10 +65,21 @@ if TYPE_CHECKING:
     from . import _study_inputs as inputs_
 
 
-__all__ = ["STUDY_METRICS", "add_parser", "run"]
+__all__ = ["EXAMPLES", "STUDY_METRICS", "add_parser", "add_study_inputs", "check_compare", "run"]
 
-#: Metrics of ``--metric``: corpus BLEU, mean sentence BLEU, corpus ΔBLEU.
+#: Metrics of ``-m``: corpus BLEU, mean sentence BLEU, corpus ΔBLEU.
 STUDY_METRICS = ("bleu", "sbleu", "delta_bleu")
+#: Reference views of a study, in Table 2's column order (``_study_inputs.VIEW_NAMES``, named without its imports).
+VIEWS = ("single", "threshold", "all")
+
+#: Everyday command lines (its ``--help``, the README, the kernels compiled into the wheel: bleustats._warm).
+EXAMPLES = (
+    "bleustats study --hypotheses hyps.tsv --references refs.tsv --human mqm.tsv --human-column mqm "
+    "--undefined exclude -o study/ --sweep unit_size --assignments 100 --bootstrap 100",
+    "bleustats study --hypotheses hyps.tsv --references refs.tsv --human mqm.tsv --human-column mqm "
+    "--undefined exclude -o study2/ --unit-sizes 1,10 --compare delta_bleu:all,bleu:all --assignments 100 "
+    "--bootstrap 100 --compare-bootstrap 100",
+)
 
 
 def _ints(text: str) -> list[int]:
@@ -85,13 +99,6 @@ def _floats(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers; got {text!r}") from None
 
 
-def weight_transform_arg(text: str) -> str:
-    """A ``--weight-transform`` spec, checked when parsed (argparse type; the check loads the study's inputs)."""
-    from ._study_inputs import weight_transform_arg as check
-
-    return check(text)
-
-
 def pair_of_names(text: str) -> tuple[str, str]:
     """``A,B`` of ``--compare`` (argparse type)."""
     from ._study_inputs import pair_of_names as check
@@ -99,82 +106,80 @@ def pair_of_names(text: str) -> tuple[str, str]:
     return check(text)
 
 
-def add_parser(subparsers: Any) -> None:
+def add_study_inputs(cmd: Command, *, metrics: tuple[str, ...], default_metrics: tuple[str, ...],
+                     hypotheses_required: bool) -> None:
+    """The inputs, references' weights, tokenization and metrics of ``study`` and ``correlate``."""
+    cmd.add("hypotheses", required=hypotheses_required)
+    cmd.add("references", required=hypotheses_required)
+    cmd.add("human", "human_column")
+    cmd.add("ref_weights_from", "weight_transform", "single_ref", "weight_threshold")
+    cmd.renamed("--threshold", "weight_threshold", type=float)
+    cmd.add("undefined")
+    cmd.add("tokenize", "lowercase")
+    cmd.add("metrics", choices=metrics, default=None, shown=", ".join(default_metrics))
+    cmd.renamed("--metric", "metrics", does="extend", nargs="+", type=metric_names(metrics))
+    cmd.add("max_ngram_order", "smooth_method")
+    cmd.add("sentence_variant", names=", ".join(SENTENCE_VARIANT_NAMES))
+
+
+def add_parser(subparsers: Any) -> Command:
     """Add the ``study`` subcommand to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser(
-        "study", help=COMMANDS["study"],
-        description="Correlation of BLEU, sBLEU and ΔBLEU score differences with human score differences "
-                    "on random units of M segments (Galley et al. 2015, section 5), from cached statistics.")
-    p.add_argument("--hypotheses", required=True, metavar="TABLE",
-                   help="hypotheses table (.tsv/.jsonl/.parquet: seg_id, system, text)")
-    p.add_argument("--references", required=True, action="append", metavar="TABLE",
-                   help="references table (seg_id, ref_id or ref, weight, text); repeatable, concatenated")
-    p.add_argument("--human", required=True, metavar="TABLE",
-                   help="human scores (system, seg_id, score column; one row per rating, raters averaged)")
-    p.add_argument("--human-column", default="score", metavar="NAME",
-                   help="score column of --human (and of --ref-weights-from when it has one) (default: %(default)s)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="results folder (written whole or not at all)")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing results folder")
-    add_dask_option(p)
-    p.add_argument("--ref-weights-from", metavar="TABLE",
-                   help="human scores of the references (ref_id, seg_id, score rows, or a human table whose "
-                        "system names are reference ids) that set the references' ΔBLEU weights")
-    p.add_argument("--weight-transform", type=weight_transform_arg, metavar="SPEC",
-                   help="scores -> weights in [-1, 1]: linear:SCALE, rank or constant-linear:SCALE")
-    p.add_argument("--single-ref", metavar="REF_ID",
-                   help="the reference of the single-reference view (default: each segment's first)")
-    p.add_argument("-tok", "--tokenize", choices=TOKENIZERS, default=DEFAULT_TOKENIZER,
-                   help="tokenizer, as sacreBLEU's (default: %(default)s)")
-    p.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
-    p.add_argument("--max-ngram-order", type=int, default=4, metavar="N",
-                   help=f"largest n-gram order, 1..{MAX_ORDER_LIMIT} (default: %(default)s)")
-    p.add_argument("-m", "--metric", action="append", choices=STUDY_METRICS,
-                   help="metric to study, repeatable (default: all of %s)" % ", ".join(STUDY_METRICS))
-    p.add_argument("--sentence-variant", default="sacrebleu:exp", metavar="NAME",
-                   help="sentence-level variant of sBLEU (default: %(default)s; any of "
-                        + ", ".join(SENTENCE_VARIANT_NAMES) + ")")
-    p.add_argument("-s", "--smooth-method", choices=SMOOTH_METHODS, default="exp",
-                   help="smoothing of corpus BLEU / ΔBLEU (default: %(default)s)")
-    p.add_argument("--threshold", type=float, default=0.0, metavar="THETA",
-                   help="θ of the 'w ≥ θ' reference view (default: %(default)s)")
-    p.add_argument("--unit-size", type=int, default=100, metavar="M",
-                   help="segments per unit, when --unit-sizes is not given (default: %(default)s)")
-    p.add_argument("--unit-sizes", type=_ints, default=None, metavar="LIST",
-                   help="unit sizes of the study, one run each, e.g. 1,10,100 (default: --unit-size)")
-    p.add_argument("--assignments", type=int, default=1000, metavar="A",
-                   help="random assignments (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random draw (default: %(default)s)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="B",
-                   help="bootstrap replicates over observations; 0 skips (default: %(default)s)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
-    p.add_argument("--kendall-variant", choices=("b", "c"), default="b", help="Kendall τ variant (default: b)")
-    p.add_argument("--unmatched", choices=UNMATCHED, default="error",
-                   help="rated cells without a hypothesis (in some view): error, or exclude and count")
-    p.add_argument("--undefined", choices=UNDEFINED, default="error",
-                   help="segments where ΔBLEU has no positively weighted reference: error, or exclude them "
-                        "for every metric (counted)")
-    p.add_argument("--pair", action="append", nargs=2, metavar=("SYS_A", "SYS_B"),
-                   help="system pair, repeatable (default: all pairs sharing rated segments)")
-    p.add_argument("--compare", action="append", type=pair_of_names, metavar="A,B",
-                   help="paired comparison of two metrics (e.g. delta_bleu:all,bleu:all): difference of ρ and τ, "
-                        "interval, p-value; repeatable")
-    p.add_argument("--compare-bootstrap", type=int, default=None, metavar="B",
-                   help="replicates of each resampling of --compare (default: --bootstrap, or 1000 with --bootstrap 0)")
-    p.add_argument("--compare-resampling", choices=COMPARE_RESAMPLING, default=None,
-                   help="how --compare samples system pairs: systems (default) or pairs")
-    p.add_argument("--sweep", action="append", choices=SWEEP_PARAMETERS,
-                   help="Figure 2 panel, repeatable: threshold, unit_size, max_ngram_order")
-    p.add_argument("--thresholds", type=_floats, default=None, metavar="LIST",
-                   help="θ values of --sweep threshold, e.g. --thresholds=-1,0,0.5 "
-                        "(default: -1,-0.5,0,0.25,0.5,0.75,1)")
-    p.add_argument("--orders", type=_ints, default=None, metavar="LIST",
-                   help="N values of --sweep max_ngram_order (default: 1..--max-ngram-order)")
-    p.add_argument("--sweep-assignments", type=int, default=None, metavar="A",
-                   help="assignments per sweep point (default: --assignments)")
-    p.add_argument("--no-plot", action="store_true", help="do not draw figure2_M<M>.png")
-    p.add_argument("--progress", action="store_true", help="progress bar on stderr even when it is not a terminal")
-    p.add_argument("--json", action="store_true", help="print the study as JSON instead of Table 2")
-    p.set_defaults(func=run)
+    cmd = Command(subparsers, "study", summary=COMMANDS["study"], examples=EXAMPLES,
+                  description=("Correlation of BLEU, sBLEU and ΔBLEU score differences with human score\n"
+                               "differences on random units of M segments (Galley et al. 2015, section 5), from\n"
+                               "cached statistics."))
+    add_study_inputs(cmd, metrics=STUDY_METRICS, default_metrics=STUDY_METRICS, hypotheses_required=True)
+    g = "the study"
+    cmd.own("--unit-size", type=positive_int, default=100, metavar="M", group=g,
+            help="segments per unit, when --unit-sizes is not given (default: %(default)s)")
+    cmd.own("--unit-sizes", type=_ints, default=None, metavar="LIST", group=g,
+            help="unit sizes of the study, one run each, e.g. 1,10,100 (default: --unit-size)")
+    cmd.own("--assignments", type=positive_int, default=1000, metavar="A", group=g,
+            help="random assignments (default: %(default)s)")
+    cmd.own("--bootstrap", type=non_negative_int, default=1000, metavar="B", group=g,
+            help="bootstrap replicates over observations; 0 skips (default: %(default)s)")
+    cmd.own("--confidence", type=float, default=0.95, group=g, help="interval level (default: %(default)s)")
+    cmd.own("--kendall-variant", choices=("b", "c"), default="b", group=g, help="Kendall τ variant (default: b)")
+    cmd.own("--unmatched", choices=UNMATCHED, default="error", group=g,
+            help="rated cells without a hypothesis (in some view): error, or exclude and count")
+    cmd.own("--pair", action="append", nargs=2, metavar=("SYS_A", "SYS_B"), group=g,
+            help="system pair, repeatable (default: all pairs sharing rated segments)")
+    cmd.own("--compare", action="append", type=pair_of_names, metavar="A,B", group=g,
+            help="paired comparison of two metrics (e.g. delta_bleu:all,bleu:all): difference of ρ and τ, interval, "
+                 "p-value; repeatable")
+    cmd.own("--compare-bootstrap", type=int, default=None, metavar="B", group=g,
+            help="replicates of each resampling of --compare (default: --bootstrap, or 1000 with --bootstrap 0)")
+    cmd.own("--compare-resampling", choices=COMPARE_RESAMPLING, default=None, group=g,
+            help="how --compare samples system pairs: systems (default) or pairs")
+    cmd.own("--sweep", action="append", choices=SWEEP_PARAMETERS, group=g,
+            help="Figure 2 panel, repeatable: threshold, unit_size, max_ngram_order")
+    cmd.own("--thresholds", type=_floats, default=None, metavar="LIST", group=g,
+            help="θ values of --sweep threshold, e.g. --thresholds=-1,0,0.5 (default: -1,-0.5,0,0.25,0.5,0.75,1)")
+    cmd.own("--orders", type=_ints, default=None, metavar="LIST", group=g,
+            help="N values of --sweep max_ngram_order (default: 1..--max-ngram-order)")
+    cmd.own("--sweep-assignments", type=positive_int, default=None, metavar="A", group=g,
+            help="assignments per sweep point (default: --assignments)")
+    cmd.add("output", kind="folder", required=True, what="results folder (written whole or not at all)")
+    cmd.add("replace")
+    cmd.renamed("--overwrite", "replace", does="store_true", default=False)
+    cmd.own("--no-plot", action="store_true", group="outputs", help="do not draw figure2_M<M>.png")
+    cmd.add("json", "quiet", "progress", "seed", "dask")
+    cmd.parser.set_defaults(func=run)
+    return cmd
+
+
+def check_compare(args: argparse.Namespace, names: list[str]) -> None:
+    """Refuse, before any work, a ``--compare`` name of the form METRIC:VIEW that is no metric of the command.
+
+    Labels (``BLEU [all]``, an external score's column) are resolved once the inputs are read.
+    """
+    known = {f"{name}:{view}" for name in names for view in VIEWS}
+    for pair in args.compare or []:
+        for name in pair:
+            metric, sep, view = name.partition(":")
+            if sep and (metric in names or view in VIEWS or metric in STUDY_METRICS) and name not in known:
+                raise UsageError(f"--compare: {name!r} is not a metric of this command line; its metrics are "
+                                 f"{', '.join(sorted(known))} (or their labels). Nothing was computed.")
 
 
 def _keep_freed_memory() -> None:
@@ -199,31 +204,16 @@ def _keep_freed_memory() -> None:
         mallopt(ctypes.c_int(option), ctypes.c_int(value))
 
 
-def _usage(err: TextIO, message: str) -> int:
-    print(f"bleustats study: error: {message}", file=err)
-    return 2
-
-
-def _write_folder(target: Path, files: dict[str, Any], overwrite: bool) -> None:
-    """Write every file into a new folder beside ``target``, then rename it into place (:func:`io.write_folder`)."""
-    from ..engine import io
-
-    io.write_folder(target, files, overwrite=overwrite, option="--output", overwrite_hint="--overwrite")
-
-
 #: θ values of ``--sweep threshold`` without ``--thresholds``.
 DEFAULT_THRESHOLDS = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-def _check_args(args: argparse.Namespace, err: TextIO) -> int | None:
-    if not 1 <= args.max_ngram_order <= MAX_ORDER_LIMIT:
-        return _usage(err, f"argument --max-ngram-order: must be from 1 to {MAX_ORDER_LIMIT}; "
-                           f"got {args.max_ngram_order}")
+def _check_args(args: argparse.Namespace) -> None:
+    """Every option checked together, before any work (usage errors)."""
     given_orders = args.orders is not None
     orders = args.orders or list(range(1, args.max_ngram_order + 1))
     if any(not 1 <= n <= args.max_ngram_order for n in orders):
-        return _usage(err, f"argument --orders: each must be from 1 to --max-ngram-order ({args.max_ngram_order}); "
-                           f"got {orders}")
+        raise UsageError(f"--orders: each must be from 1 to --max-ngram-order ({args.max_ngram_order}); got {orders}")
     args.orders = orders
     # options of a part of the study that was not asked for would be dropped without a word: refuse them
     sweeps = set(args.sweep or ())
@@ -234,41 +224,43 @@ def _check_args(args: argparse.Namespace, err: TextIO) -> int | None:
              ("--compare-resampling", args.compare_resampling is not None, bool(args.compare), "--compare")]
     for flag, given, used, needed in needs:
         if given and not used:
-            return _usage(err, f"argument {flag}: applies only with {needed}, which was not given; add it or "
-                               f"drop {flag}")
+            raise UsageError(f"{flag}: applies only with {needed}, which was not given; add it or drop {flag}")
     if args.thresholds is None:
         args.thresholds = list(DEFAULT_THRESHOLDS)
     if args.compare_resampling is None:
         args.compare_resampling = "systems"
     if args.compare_bootstrap is not None and args.compare_bootstrap < 2:
-        return _usage(err, f"argument --compare-bootstrap: must be >= 2; got {args.compare_bootstrap}")
-    return None
+        raise UsageError(f"--compare-bootstrap: must be >= 2; got {args.compare_bootstrap}")
+    check_compare(args, list(dict.fromkeys(args.metrics or STUDY_METRICS)))
 
 
 def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``bleustats study``; returns the exit code (0 ok, 1 error, 2 usage)."""
+    return guarded("study", _run, args, stderr, stdout=stdout, stderr=stderr)
+
+
+def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     from ..metrics.sentence import get_variant
     from . import _study_inputs as inputs_
+    from ._outputs import write_folder
     from ..meta import report, study
 
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
-    code = _check_args(args, err)
-    if code is not None:
-        return code
-    names = list(dict.fromkeys(args.metric or STUDY_METRICS))
+    _check_args(args)
+    get_variant(args.sentence_variant)
+    names = list(dict.fromkeys(args.metrics or STUDY_METRICS))
     sizes = list(dict.fromkeys(args.unit_sizes or [args.unit_size]))
     _keep_freed_memory()
     t0 = time.perf_counter()
-    cluster = contextlib.ExitStack()  # --dask: the statistics of each reference view are computed there
-    try:
+    with contextlib.ExitStack() as cluster:  # --dask: the statistics of each reference view are computed there
+        from ._dask import executor_for  # loaded where a command runs partitioned work
         executor = cluster.enter_context(executor_for(args)) if args.dask else None
-        get_variant(args.sentence_variant)
         inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
         options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
-        print(f"bleustats study: {len(inputs.hypotheses)} rated hypotheses ({inputs.notes['hypotheses_not_rated']} "
-              f"without a rating not scored), {len(inputs.references)} references, {len(inputs.human)} ratings; "
-              "computing statistics per reference view", file=err)
+        _note(args, err, f"{len(inputs.hypotheses)} rated hypotheses ({inputs.notes['hypotheses_not_rated']} "
+                         f"without a rating not scored), {len(inputs.references)} references, {len(inputs.human)} "
+                         "ratings; computing statistics per reference view")
         t_stats = time.perf_counter()
         metrics = inputs_.StudyMetrics(inputs, names, args, options, err, executor=executor)
         main_metrics = metrics.build()
@@ -279,47 +271,44 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
                           unmatched=args.unmatched, pairs=[tuple(p) for p in args.pair] if args.pair else None)
         results = []
         for m in sizes:
-            bar = progress_bar(err, forced=args.progress, label=f"study M={m}")
-            with warnings.catch_warnings(record=True) as caught:  # said once below, one line per reason
-                warnings.simplefilter("always", RuntimeWarning)
-                results.append(study.correlation_study(main_metrics, inputs.human, unit_size=m, progress=bar,
+            with reporter(args, f"study M={m}", err) as bar, warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", RuntimeWarning)  # said once below, one line per reason
+                results.append(study.correlation_study(main_metrics, inputs.human, unit_size=m, progress=bar.callback,
                                                        compare=compare or None,
                                                        n_compare_bootstrap=args.compare_bootstrap,
                                                        compare_resampling=args.compare_resampling, **study_opts))
-            if bar is not None:
-                bar.close()
             if caught:  # the warnings say it per metric; here one line per reason, naming the metrics
                 for note in report.undefined_notes(results[-1].summary):
                     print(f"bleustats study: warning (M = {m}): {note}", file=err)
         sweeps = _sweeps(args, inputs, metrics, sizes, results, study_opts, err)
         files = _result_files(results, sweeps, inputs, args, {"statistics": t_stats,
                                                               "total": time.perf_counter() - t0}, err)
-        _write_folder(Path(args.output), files, args.overwrite)
-    except (ValueError, TypeError) as exc:
-        print(f"bleustats study: error: {one_line(exc)}", file=err)
-        return 1
-    except OSError as exc:
-        print(f"bleustats study: error: {one_line(exc.strerror or exc)}", file=err)
-        return 1
-    finally:
-        cluster.close()
+        write_folder(Path(args.output), files, replace=args.replace)
+    close_all()
     if args.json:
         print(json.dumps(_payload(results, inputs), ensure_ascii=False, indent=1), file=out)
     else:
         print("\n\n".join(_markdown(r) for r in results), file=out)
     ex = results[0].exclusions
     notes = inputs.notes
-    print(f"bleustats study: {len(results[0].pairs)} pairs; unit sizes {', '.join(map(str, sizes))} "
-          f"({', '.join(str(r.n_observations) for r in results)} observations); excluded: {ex['human_nan_rows']} NaN "
-          f"rating(s), {ex['human_without_hypothesis']} rated cell(s) without hypothesis, "
-          f"{notes.get('undefined_segments', 0)} segment(s) where ΔBLEU is undefined, "
-          f"{notes['human_reference_rows']} rating(s) of references; wrote {args.output} "
-          f"({', '.join(sorted(files))})", file=err)
+    _note(args, err, f"{len(results[0].pairs)} pairs; unit sizes {', '.join(map(str, sizes))} "
+                     f"({', '.join(str(r.n_observations) for r in results)} observations); excluded: "
+                     f"{ex['human_nan_rows']} NaN rating(s), {ex['human_without_hypothesis']} rated cell(s) without "
+                     f"hypothesis, {notes.get('undefined_segments', 0)} segment(s) where ΔBLEU is undefined, "
+                     f"{notes['human_reference_rows']} rating(s) of references; wrote {args.output} "
+                     f"({', '.join(sorted(files))})")
     if stdout is None:  # the folder is in place, every file closed: the process may end without its teardown
         from ._finish import mark_outputs_complete
 
         mark_outputs_complete()
     return 0
+
+
+def _note(args: argparse.Namespace, err: TextIO, text: str) -> None:
+    """A note on stderr (none with -q)."""
+    if not args.quiet:
+        close_all()
+        print(f"bleustats study: {text}", file=err)
 
 
 def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: inputs_.StudyMetrics, sizes: list[int],
@@ -345,22 +334,18 @@ def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: inpu
             if len(sizes) > 1:
                 frames = [r.summary.assign(parameter="unit_size", value=r.unit_size) for r in results]
             else:
-                bar = progress_bar(err, forced=args.progress, label="sweep unit_size")
-                frames = [study.sweep("unit_size", study.PAPER_UNIT_SIZES, metrics.build(), inputs.human,
-                                      progress=bar, **opts)]
-                if bar is not None:
-                    bar.close()
+                with reporter(args, "sweep unit_size", err) as bar:
+                    frames = [study.sweep("unit_size", study.PAPER_UNIT_SIZES, metrics.build(), inputs.human,
+                                          progress=bar.callback, **opts)]
         else:
             for m in sizes:
-                bar = progress_bar(err, forced=args.progress, label=f"sweep {param} M={m}")
-                if param == "max_ngram_order":
-                    frame = study.sweep(param, args.orders, lambda n: metrics.build(max_ngram_order=n),
-                                        inputs.human, unit_size=m, progress=bar, **opts)
-                else:
-                    frame = study.sweep(param, args.thresholds, at_theta, inputs.human, unit_size=m, progress=bar,
-                                        **opts)
-                if bar is not None:
-                    bar.close()
+                with reporter(args, f"sweep {param} M={m}", err) as bar:
+                    if param == "max_ngram_order":
+                        frame = study.sweep(param, args.orders, lambda n: metrics.build(max_ngram_order=n),
+                                            inputs.human, unit_size=m, progress=bar.callback, **opts)
+                    else:
+                        frame = study.sweep(param, args.thresholds, at_theta, inputs.human, unit_size=m,
+                                            progress=bar.callback, **opts)
                 frames.append(frame.assign(unit_size=m))
         frame = pd.concat(frames, ignore_index=True)
         lead = [c for c in ("parameter", "value", "unit_size") if c in frame.columns]
@@ -429,8 +414,8 @@ def _result_files(results: list, sweeps: dict, inputs: inputs_.StudyInputs, args
         "version": __version__,
         "inputs": {"hypotheses": str(args.hypotheses), "references": [str(r) for r in args.references],
                    "human": str(args.human), "ref_weights_from": args.ref_weights_from},
-        "options": {k: v for k, v in vars(args).items() if k not in ("func", "command", "hypotheses", "references",
-                                                                     "human", "output")},
+        "options": {k: v for k, v in vars(args).items() if k not in ("func", "command", "command_spec", "hypotheses",
+                                                                     "references", "human", "output")},
         "signatures": {r.unit_size: str(r.signature) for r in results},
         "exclusions": {**results[0].exclusions, **inputs.notes,
                        "undefined_segments_per_view": inputs.undefined_segments},

@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io as _stdio
@@ -33,7 +34,7 @@ import secrets
 import sys
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -741,43 +742,32 @@ def make_temp_dir(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
         return _new_temp(folder, target.name, suffix, directory=True)
 
 
-def write_folder(target: str | os.PathLike, files: dict[str, Callable[[Path], None]], *, overwrite: bool,
-                 option: str = "output", overwrite_hint: str = "overwrite=True") -> Path:
-    """Write a folder of results whole or not at all: every file into a new folder, then renamed into place.
+@contextlib.contextmanager
+def folder_in_place(target: str | os.PathLike, *, replace: bool, flag: str, hint: str = "--replace"
+                    ) -> Iterator[Path]:
+    """A new hidden folder beside ``target``, renamed into place when the block ends without an error.
 
-    ``files`` maps each file name to a function that writes that file at the
-    path it is given. The folder is filled beside ``target`` (a hidden
-    temporary folder, :func:`make_temp_dir`) and renamed to ``target`` once
-    every file is written; on any error or interrupt the temporary folder is
-    removed and ``target`` is left as it was. A ``target`` that exists is
-    refused unless ``overwrite`` (then it is replaced in one rename, the old
-    folder removed after); a link is followed to its folder, and a path that
-    is a file, a device or a FIFO is refused (:func:`output_target`).
-
-    Errors name ``option`` and suggest ``overwrite_hint`` (the command line's flag).
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> d = os.path.join(tempfile.mkdtemp(), "report")
-    >>> write_folder(d, {"a.txt": lambda p: p.write_text("x")}, overwrite=False).name, os.listdir(d)
-    ('report', ['a.txt'])
+    The block fills the folder (a library function given its path writes its
+    files there). Leaving the block with an exception removes it, and
+    ``target`` is left as it was; an existing ``target`` (a folder, or a link
+    to one) is replaced only with ``replace=True``, and then only after the new
+    folder is complete. A file, device or FIFO at ``target`` is refused
+    (:func:`output_target`). Errors name ``flag`` and suggest ``hint``.
     """
     import shutil
 
     target = Path(target)
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
-        raise InputError(f"{option}: the parent folder {parent} does not exist; create it first.")
+        raise InputError(f"{flag}: the parent folder {parent} does not exist; create it first.")
     target = output_target(target, folder_output=True)  # a link: its folder; a file, device or FIFO: refused
-    if target.exists() and not overwrite:
-        raise InputError(f"{option}: {target} exists; pass {overwrite_hint} to replace it or choose another folder.")
+    if target.exists() and not replace:
+        raise InputError(f"{flag} {target}: exists; add {hint} to replace it, or choose another folder.")
     tmp = old = None
     try:
         with deferred():  # made and named before an interrupt can land
             tmp = make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
-        for name, write in files.items():
-            write(tmp / name)
+        yield tmp
         if target.exists():
             with deferred():
                 old = make_temp_dir(target, ".old")
@@ -792,7 +782,27 @@ def write_folder(target: str | os.PathLike, files: dict[str, Callable[[Path], No
     finally:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-    return target
+
+
+def write_folder(target: str | os.PathLike, files: dict[str, Callable[[Path], Any]], *, replace: bool,
+                 flag: str = "--output", hint: str = "--replace") -> Path:
+    """Write a folder of results whole or not at all: every file into a new folder, then renamed into place.
+
+    ``files`` maps each file name to a function that writes that file at the
+    path it is given (:func:`folder_in_place` does the rest). Returns the
+    folder's path.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = os.path.join(tempfile.mkdtemp(), "report")
+    >>> write_folder(d, {"a.txt": lambda p: p.write_text("x")}, replace=False).name, os.listdir(d)
+    ('report', ['a.txt'])
+    """
+    with folder_in_place(target, replace=replace, flag=flag, hint=hint) as tmp:
+        for name, write in files.items():
+            write(tmp / name)
+    return output_target(target, folder_output=True)
 
 
 def _write_through(path: Path, write: Callable[[str], None]) -> None:

@@ -75,7 +75,7 @@ from ..engine.stats import MAX_ORDER_LIMIT, compute_stats
 from ..meta.resample import generator_and_label
 from ..metrics.tables import sentence_scores
 from ..metrics.results import BLEUSignature, Signature
-from ..tokenizers import DEFAULT_TOKENIZER, TOKENIZERS, tokenize_lines
+from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS, tokenize_lines
 
 if TYPE_CHECKING:  # pandas and matplotlib are imported only when used
     import os
@@ -136,8 +136,8 @@ def _rng(seed: Any) -> tuple[np.random.Generator, int | None]:
 
 
 def _check_options(tokenize: Any, max_ngram_order: Any) -> None:
-    if tokenize not in TOKENIZERS:
-        raise ValueError(f"tokenize must be one of {', '.join(map(repr, TOKENIZERS))}; got {tokenize!r}.")
+    if tokenize not in SACREBLEU_TOKENIZERS:
+        raise ValueError(f"tokenize must be one of {', '.join(map(repr, SACREBLEU_TOKENIZERS))}; got {tokenize!r}.")
     if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)) or not (
         2 <= max_ngram_order <= MAX_ORDER_LIMIT
     ):

@@ -265,10 +265,10 @@ def report_html(comparison: Comparison, *, title: str = "bleustats compare") -> 
 
 
 def write_report(comparison: Comparison, directory: str | os.PathLike, *, title: str = "bleustats compare",
-                 overwrite: bool = False) -> Path:
+                 replace: bool = False) -> Path:
     """Write :func:`report_html` as ``directory/index.html``, the folder whole or not at all.
 
-    An existing ``directory`` is refused unless ``overwrite`` (then replaced
+    An existing ``directory`` is refused unless ``replace`` (then replaced
     in one rename; :func:`bleustats.engine.io.write_folder`). Returns the
     folder's path.
 
@@ -285,4 +285,4 @@ def write_report(comparison: Comparison, directory: str | os.PathLike, *, title:
 
     page = report_html(comparison, title=title)
     return io.write_folder(directory, {"index.html": lambda p: p.write_text(page, encoding="utf-8")},
-                           overwrite=overwrite, option="directory", overwrite_hint="overwrite=True (--overwrite)")
+                           replace=replace, flag="directory", hint="replace=True")
