@@ -12,7 +12,7 @@ importing only from the floors below it: :mod:`~bleustats.tokenizers` →
 :mod:`~bleustats.engine` (encode, kernels, statistics, io, schemas) →
 :mod:`~bleustats.metrics` (statistics → scores) → :mod:`~bleustats.meta`
 (resampling, correlation, significance, studies, combination) →
-:mod:`~bleustats.tools` (k-best, blind spots, outliers, trees) →
+:mod:`~bleustats.tools` (k-best, system comparison, blind spots, outliers, trees) →
 :mod:`~bleustats.cli`. The names below load their module on first use, so
 ``import bleustats`` itself imports no numpy, numba, pandas or scipy.
 
@@ -82,6 +82,7 @@ _EXPORTS = {
     "fit_pairwise": "meta.combine",
     "normalize_scores": "meta.combine",
     "uniform_combination": "meta.combine",
+    "compare": "tools.system_compare",
     "discotk_light": "tools.trees",
     "tree_kernel": "tools.trees",
     "tree_kernels": "tools.trees",

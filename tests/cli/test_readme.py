@@ -70,7 +70,8 @@ def test_the_readme_names_the_commands_this_test_expects():
         pytest.skip("not running from a source checkout")
     commands = readme_commands(README.read_text(encoding="utf-8"))
     subcommands = {shlex.split(c, comments=True)[1] for c in commands}
-    assert subcommands == {"demo", "score", "stats", "kbest", "mbr", "tune", "analyze", "study", "correlate"}, commands
+    assert subcommands == {"demo", "score", "stats", "kbest", "mbr", "tune", "analyze", "study", "correlate",
+                           "compare"}, commands
     assert len(commands) >= 12
 
 
@@ -101,7 +102,8 @@ def test_every_readme_command_line_runs_as_written(tmp_path, monkeypatch, capsys
     monkeypatch.chdir(tmp_path)
     failures = run_commands(readme_commands(README.read_text(encoding="utf-8")), capsys)
     assert not failures, "\n".join(failures)
-    for made in ("stats.parquet", "scores.parquet", "perms.png", "study/table2.md", "weights.json", "best.txt"):
+    for made in ("stats.parquet", "scores.parquet", "perms.png", "study/table2.md", "weights.json", "best.txt",
+                 "report/index.html"):
         assert (tmp_path / made).exists(), made
 
 

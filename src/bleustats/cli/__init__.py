@@ -4,7 +4,8 @@
 - Subcommands: :mod:`~bleustats.cli.demo`, :mod:`~bleustats.cli.score` (with
   sacreBLEU's own flags and output in :mod:`~bleustats.cli.sacrebleu_cli`),
   :mod:`~bleustats.cli.stats`, :mod:`~bleustats.cli.kbest`, :mod:`~bleustats.cli.mbr`, :mod:`~bleustats.cli.tune`,
-  :mod:`~bleustats.cli.analyze`, :mod:`~bleustats.cli.study`, :mod:`~bleustats.cli.correlate`.
+  :mod:`~bleustats.cli.analyze`, :mod:`~bleustats.cli.study`, :mod:`~bleustats.cli.correlate`,
+  :mod:`~bleustats.cli.compare`.
 - The parts every subcommand is built from (docs/command-line.md): ``_options`` (the
   shared options, defined once, composed per command by group, each with its role:
   input, output, other), ``_outputs`` (the one output writer: every path checked

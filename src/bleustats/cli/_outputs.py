@@ -40,13 +40,11 @@ Examples
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import stat
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-from .._interrupts import deferred
 from ..errors import InputError, UsageError
 
 __all__ = ["check", "folder_in_place", "write_folder"]
@@ -172,49 +170,22 @@ def write_folder(target: str | os.PathLike, files: dict[str, Callable[[Path], An
     ``files`` maps each file name to a function writing that file at the path
     it is given. An existing ``target`` (a folder, or a link to one) is
     replaced only with ``replace=True``; a file, device or FIFO there is refused.
-    On any error or interrupt, nothing is left but what was there before.
+    On any error or interrupt, nothing is left but what was there before
+    (:func:`bleustats.engine.io.write_folder`, which the library's own folder
+    outputs use too).
     """
-    with folder_in_place(target, replace=replace, flag="--output") as tmp:
-        for name, write in files.items():
-            write(tmp / name)
-
-
-@contextlib.contextmanager
-def folder_in_place(target: str | os.PathLike, *, replace: bool, flag: str) -> Iterator[Path]:
-    """A new hidden folder beside ``target``, renamed into place when the block ends without an error.
-
-    The block fills the folder (a library function given its path writes its
-    files there). Leaving the block with an exception removes it, and
-    ``target`` is left as it was; an existing ``target`` is replaced only with
-    ``replace=True``, and then only after the new folder is complete.
-    """
-    import shutil
-
     from ..engine import io
 
-    target = Path(target)
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"{flag}: the parent folder {parent} does not exist; create it first.")
-    target = io.output_target(target, folder_output=True)  # a link: its folder; a file, device or FIFO: refused
-    if target.exists() and not replace:
-        raise InputError(f"{flag} {target}: exists; add --replace to replace it, or choose another folder.")
-    tmp = old = None
-    try:
-        with deferred():  # made and named before an interrupt can land
-            tmp = io.make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
-        yield tmp
-        if target.exists():
-            with deferred():
-                old = io.make_temp_dir(target, ".old")
-            os.replace(target, old / target.name)
-        os.replace(tmp, target)
-    except BaseException:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None and not target.exists():
-            os.replace(old / target.name, target)
-        raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+    io.write_folder(target, files, replace=replace, flag="--output")
+
+
+def folder_in_place(target: str | os.PathLike, *, replace: bool, flag: str) -> Any:
+    """A new hidden folder beside ``target``, renamed into place when the block ends without an error.
+
+    :func:`bleustats.engine.io.folder_in_place`: the block fills the folder (a
+    library function given its path writes its files there); leaving it with
+    an exception removes it and leaves ``target`` as it was.
+    """
+    from ..engine import io
+
+    return io.folder_in_place(target, replace=replace, flag=flag)

@@ -1,7 +1,7 @@
 """The ``bleustats`` command: one parser, one module per subcommand, one error policy.
 
 Subcommands: ``score``, ``stats``, ``kbest``, ``mbr``, ``tune``, ``analyze``, ``study``, ``correlate``,
-``demo`` (``bleustats <command> -h``), each made of the same parts (docs/command-line.md).
+``compare``, ``demo`` (``bleustats <command> -h``), each made of the same parts (docs/command-line.md).
 Results go to stdout, errors to stderr as one line; exit code 0 ok, 1 error, 2
 usage (argparse's, and :class:`bleustats.errors.UsageError`: options that cannot
 go together).
@@ -53,6 +53,7 @@ COMMANDS = {
     "analyze": "BLEU's blind spots: same-scoring chunk permutations per sentence (Callison-Burch et al. 2006)",
     "study": "the ΔBLEU paper's correlation study (Table 2, Figure 2, metric comparisons) into a folder",
     "correlate": "system- and segment-level correlations of metrics with human scores, and comparisons",
+    "compare": "compare systems as compare-mt does (buckets, n-grams, examples), with intervals and p-values",
     "demo": "score the bundled WMT21 en-de sample (BLEU and ΔBLEU per system)",
 }
 _SUBCOMMANDS = tuple(COMMANDS)

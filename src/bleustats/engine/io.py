@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io as _stdio
@@ -33,7 +34,7 @@ import secrets
 import sys
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -739,6 +740,69 @@ def make_temp_dir(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
     folder = target.parent if str(target.parent) else Path(".")
     with deferred():  # the command line's interrupt waits (bleustats._interrupts)
         return _new_temp(folder, target.name, suffix, directory=True)
+
+
+@contextlib.contextmanager
+def folder_in_place(target: str | os.PathLike, *, replace: bool, flag: str, hint: str = "--replace"
+                    ) -> Iterator[Path]:
+    """A new hidden folder beside ``target``, renamed into place when the block ends without an error.
+
+    The block fills the folder (a library function given its path writes its
+    files there). Leaving the block with an exception removes it, and
+    ``target`` is left as it was; an existing ``target`` (a folder, or a link
+    to one) is replaced only with ``replace=True``, and then only after the new
+    folder is complete. A file, device or FIFO at ``target`` is refused
+    (:func:`output_target`). Errors name ``flag`` and suggest ``hint``.
+    """
+    import shutil
+
+    target = Path(target)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"{flag}: the parent folder {parent} does not exist; create it first.")
+    target = output_target(target, folder_output=True)  # a link: its folder; a file, device or FIFO: refused
+    if target.exists() and not replace:
+        raise InputError(f"{flag} {target}: exists; add {hint} to replace it, or choose another folder.")
+    tmp = old = None
+    try:
+        with deferred():  # made and named before an interrupt can land
+            tmp = make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
+        yield tmp
+        if target.exists():
+            with deferred():
+                old = make_temp_dir(target, ".old")
+            os.replace(target, old / target.name)
+        os.replace(tmp, target)
+    except BaseException:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and not target.exists():
+            os.replace(old / target.name, target)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def write_folder(target: str | os.PathLike, files: dict[str, Callable[[Path], Any]], *, replace: bool,
+                 flag: str = "--output", hint: str = "--replace") -> Path:
+    """Write a folder of results whole or not at all: every file into a new folder, then renamed into place.
+
+    ``files`` maps each file name to a function that writes that file at the
+    path it is given (:func:`folder_in_place` does the rest). Returns the
+    folder's path.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = os.path.join(tempfile.mkdtemp(), "report")
+    >>> write_folder(d, {"a.txt": lambda p: p.write_text("x")}, replace=False).name, os.listdir(d)
+    ('report', ['a.txt'])
+    """
+    with folder_in_place(target, replace=replace, flag=flag, hint=hint) as tmp:
+        for name, write in files.items():
+            write(tmp / name)
+    return output_target(target, folder_output=True)
 
 
 def _write_through(path: Path, write: Callable[[str], None]) -> None:

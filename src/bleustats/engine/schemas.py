@@ -58,7 +58,8 @@ __all__ = [
 ]
 
 #: Names of the declared tables (one JSON file each in ``data_schemas/``).
-TABLES = ("hypotheses", "references", "statistics", "mbr", "score_records", "segment_scores")
+TABLES = ("hypotheses", "references", "statistics", "mbr", "score_records", "segment_scores",
+          "compare")
 
 _TYPES = {
     "int64": pa.int64(),

@@ -415,7 +415,21 @@ def _check_metadata(meta: dict, path: Any) -> int:
 # --------------------------------------------------------------------------- checks
 
 
-def _apply_view(refs: pa.Table, ref_view: str, weight_threshold: float | None) -> pa.Table:
+def apply_ref_view(refs: pa.Table, ref_view: str, weight_threshold: float | None) -> pa.Table:
+    """The rows of a references table that count in ``ref_view``, in their order.
+
+    ``'all'``: every row; ``'threshold'``: rows with ``weight >= weight_threshold``;
+    ``'first'``: each segment's first row. :func:`compute_stats` scores against
+    these, and so does every other reader of the references that must agree with it.
+
+    Examples
+    --------
+    >>> t = pa.table({"seg_id": [0, 0, 1], "weight": [1.0, -0.5, 0.2]})
+    >>> apply_ref_view(t, "threshold", 0.0)["seg_id"].to_pylist()
+    [0, 1]
+    >>> apply_ref_view(t, "first", None)["weight"].to_pylist()
+    [1.0, 0.2]
+    """
     if ref_view == "threshold":
         keep = columns_.to_numpy(refs.column("weight")) >= weight_threshold
         return refs.take(columns_.numeric(np.flatnonzero(keep)))
@@ -731,7 +745,7 @@ def compute_stats(
     refs, pretokenized = _references_table(references, ref_weights, hyps, io.is_table(hypotheses),
                                            references_layout, tokenize, lowercase)
     uniform = bool((columns_.to_numpy(refs.column("weight")) == 1.0).all())
-    refs = _apply_view(refs, ref_view, weight_threshold)
+    refs = apply_ref_view(refs, ref_view, weight_threshold)
     timings["read"] = time.perf_counter() - t0
 
     # Segment index: the distinct seg_ids that have references in this view.

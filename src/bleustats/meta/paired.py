@@ -64,8 +64,8 @@ from ..metrics.base import Signature as MetricSignature
 from ..metrics.results import Signature
 from .resample import generator_and_label
 
-__all__ = ["PairedTest", "PairedTestResult", "Result", "estimate_ci", "paired_approximate_randomization",
-           "paired_bootstrap"]
+__all__ = ["PairedTest", "PairedTestResult", "Result", "bootstrap_p_value", "estimate_ci",
+           "paired_approximate_randomization", "paired_bootstrap"]
 
 #: Scores of rows of summed statistics; the flag asks for sacreBLEU's float32 bootstrap arithmetic.
 Scorer = Callable[[NDArray[np.float64], bool], NDArray[Any]]
@@ -225,9 +225,46 @@ def _scores(sums: NDArray[np.float64], n_order: int, metric: str, smooth_method:
                        smooth_value=smooth_value, use_effective_order=use_effective_order, float32=float32)
 
 
-def _p_value(sample_stats: NDArray[np.float64], real: float) -> float:
-    # sacreBLEU (after multeval): strictly greater, plus one in numerator and denominator
-    return (int(np.sum(sample_stats > real)) + 1) / (len(sample_stats) + 1)
+def bootstrap_p_value(baseline_scores: ArrayLike, system_scores: ArrayLike, difference: ArrayLike
+                      ) -> float | NDArray[np.float64]:
+    r"""The paired bootstrap p-value of sacreBLEU's ``--paired-bs`` from both systems' resampled scores.
+
+    With :math:`\delta` the absolute difference of the two systems' scores on
+    all segments and :math:`\delta_i = |s_i - b_i|` on resample :math:`i`
+    (the same draws for both), the differences are centred to simulate the
+    null hypothesis and
+
+    .. math::
+
+        p = \frac{1 + \#\{i : \delta_i - \bar\delta > \delta\}}{1 + B}
+
+    (sacreBLEU after multeval: strictly greater, one added above and below).
+
+    Parameters
+    ----------
+    baseline_scores, system_scores : array_like, shape (B, ...)
+        Resampled scores, resamples along the first axis; several columns
+        (groups, metrics) are tested at once.
+    difference : float or array_like, shape (...)
+        :math:`\delta` of each column.
+
+    Returns
+    -------
+    float, or numpy.ndarray of shape (...) for 2-D or larger scores
+
+    Examples
+    --------
+    >>> b, s = np.array([10.0, 11.0, 12.0, 13.0]), np.array([12.0, 12.0, 15.0, 14.0])
+    >>> bootstrap_p_value(b, s, 1.5)   # deltas 2, 1, 3, 1 (mean 1.75): none above 1.5 once centred
+    0.2
+    """
+    deltas = np.abs(np.asarray(system_scores) - np.asarray(baseline_scores))
+    # a Python number is compared as given (NumPy's rules then keep float32 scores in float32, as sacreBLEU's)
+    real = np.asarray(difference) if isinstance(difference, (list, tuple)) else difference
+    above = np.sum(deltas - deltas.mean(axis=0) > real, axis=0)
+    if deltas.ndim == 1:
+        return (int(above) + 1) / (len(deltas) + 1)
+    return (above + 1.0) / (deltas.shape[0] + 1)
 
 
 def _matrix_and_scorer(stats: StatsTable, metric: str, smooth_method: str, smooth_value: float | None,
@@ -269,8 +306,7 @@ def bootstrap_comparisons(rng: np.random.Generator, n_samples: int,
     out = []
     for i, (score, diff) in enumerate(zip(scorers, differences)):
         scores_b, scores_s = score(sums[2 * i], float32), score(sums[2 * i + 1], float32)
-        deltas = np.abs(scores_s - scores_b)
-        out.append((_p_value(deltas - deltas.mean(), diff), estimate_ci(scores_b), estimate_ci(scores_s)))
+        out.append((bootstrap_p_value(scores_b, scores_s, diff), estimate_ci(scores_b), estimate_ci(scores_s)))
     return out
 
 

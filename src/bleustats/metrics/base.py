@@ -41,7 +41,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +59,11 @@ __all__ = [
     "Metric",
     "Score",
     "Signature",
+    "bootstrap_counts",
+    "bootstrap_draws",
+    "bootstrap_interval",
     "bootstrap_sums",
+    "draw_counts",
     "estimate_ci",
     "sacrebleu_seed",
 ]
@@ -97,17 +101,100 @@ def chunk_rows(n_cols: int) -> int:
     return max(32, (_CHUNK // max(1, n_cols)) // 32 * 32)
 
 
+def bootstrap_draws(rng: np.random.Generator, n_samples: int, n: int) -> Iterator[NDArray[np.int64]]:
+    r"""sacreBLEU's bootstrap draws, ``rng.choice(n, size=(n_samples, n))``, a chunk of resamples at a time.
+
+    The chunks have :func:`chunk_rows` rows (drawn so, they consume the
+    generator as one big draw does); the next chunk is drawn on a helper
+    thread while the caller uses this one.
+
+    Examples
+    --------
+    >>> [c.shape for c in bootstrap_draws(np.random.default_rng(0), 3, 4)]
+    [(3, 4)]
+    """
+    step = chunk_rows(n)
+    sizes = [min(step, n_samples - start) for start in range(0, n_samples, step)]
+    if not sizes:
+        return
+
+    def draw(c: int) -> NDArray[np.int64]:
+        return rng.choice(n, size=(c, n), replace=True)
+
+    from concurrent.futures import ThreadPoolExecutor  # here: it loads logging and threading (ms per process)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(draw, sizes[0])
+        for i in range(len(sizes)):
+            idx = pending.result()
+            if i + 1 < len(sizes):
+                pending = pool.submit(draw, sizes[i + 1])
+            yield idx
+
+
+def draw_counts(draws: NDArray[np.int64], n: int, *, relabel: NDArray[np.int64] | None = None,
+                dtype: Any = np.float64) -> NDArray[Any]:
+    r"""How often each of the ``n`` rows was drawn in each resample: the count matrix :math:`K` of ``draws``.
+
+    ``relabel`` renames row ``i`` to ``relabel[i]`` first (the columns of
+    :math:`K` then follow that order: rows sorted by group make each group's
+    columns one slice).
+
+    Examples
+    --------
+    >>> draws = np.array([[0, 0, 2]])
+    >>> draw_counts(draws, 3).tolist(), draw_counts(draws, 3, relabel=np.array([2, 1, 0])).tolist()
+    ([[2.0, 0.0, 1.0]], [[1.0, 0.0, 2.0]])
+    """
+    if relabel is not None:
+        draws = relabel[draws]
+    counts = np.empty((draws.shape[0], n), dtype=dtype)
+    for r in range(draws.shape[0]):  # row by row: each row's n counters stay in cache
+        counts[r] = np.bincount(draws[r], minlength=n)
+    return counts
+
+
+def bootstrap_counts(rng: np.random.Generator, n_samples: int, n: int) -> Iterator[NDArray[np.float64]]:
+    r"""sacreBLEU's bootstrap draws as count matrices, a chunk of resamples at a time.
+
+    Resample :math:`b` of :func:`bootstrap_draws` becomes the count vector
+    :math:`k_b` (how often each of the ``n`` rows was drawn,
+    :func:`draw_counts`), so the sums of any per-segment statistics matrix
+    :math:`S` over the chunk's resamples are :math:`K S`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_samples : int
+    n : int
+        Rows (segments) of each resample.
+
+    Yields
+    ------
+    numpy.ndarray of float64, shape (c, n)
+        The counts of the chunk's ``c`` resamples; the chunks together hold ``n_samples`` rows.
+
+    Examples
+    --------
+    >>> chunks = list(bootstrap_counts(np.random.default_rng(0), 3, 4))
+    >>> [c.shape for c in chunks], chunks[0].sum(axis=1).tolist()
+    ([(3, 4)], [4.0, 4.0, 4.0])
+    """
+    for idx in bootstrap_draws(rng, n_samples, n):
+        yield draw_counts(idx, n)
+
+
 def bootstrap_sums(rng: np.random.Generator, n_samples: int, mats: Sequence[NDArray[np.float64]]
                    ) -> list[NDArray[np.float64]]:
     r"""Column sums of ``n_samples`` bootstrap resamples of each matrix, all resamples shared.
 
-    The draws are sacreBLEU's ``rng.choice(n, size=(n_samples, n))``; resample
-    :math:`b` becomes a count vector :math:`k_b` (how often each row was
-    drawn) and its sums :math:`k_b^\top S`, so every resample of every matrix
-    is one product :math:`K [S_1 \dots S_m]`. Exact for integer statistics
-    (sums below :math:`2^{53}`). The next chunk of draws is made on a helper
-    thread while this one is summed; the draws stay in order, so the numbers
-    are those of one big draw.
+    The draws are sacreBLEU's ``rng.choice(n, size=(n_samples, n))``
+    (:func:`bootstrap_counts`); resample :math:`b` becomes a count vector
+    :math:`k_b` (how often each row was drawn) and its sums
+    :math:`k_b^\top S`, so every resample of every matrix is one product
+    :math:`K [S_1 \dots S_m]`. Exact for integer statistics (sums below
+    :math:`2^{53}`). The draws stay in order, so the numbers are those of one
+    big draw.
 
     Parameters
     ----------
@@ -129,27 +216,44 @@ def bootstrap_sums(rng: np.random.Generator, n_samples: int, mats: Sequence[NDAr
     n = mats[0].shape[0]
     widths = [m.shape[1] for m in mats]
     both = np.hstack(mats) if len(mats) > 1 else mats[0]
-    step = chunk_rows(n)
-    sizes = [min(step, n_samples - start) for start in range(0, n_samples, step)]
-    out: list[NDArray[np.float64]] = []
-
-    def draw(c: int) -> NDArray[np.int64]:
-        return rng.choice(n, size=(c, n), replace=True)
-
-    from concurrent.futures import ThreadPoolExecutor  # here: it loads logging and threading (ms per process)
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(draw, sizes[0]) if sizes else None
-        for i, c in enumerate(sizes):
-            idx = pending.result()
-            if i + 1 < len(sizes):
-                pending = pool.submit(draw, sizes[i + 1])
-            counts = np.empty((c, n))
-            for r in range(c):  # row by row: each row's n counters stay in cache
-                counts[r] = np.bincount(idx[r], minlength=n)
-            out.append(counts @ both)
+    out = [counts @ both for counts in bootstrap_counts(rng, n_samples, n)]
     sums = np.concatenate(out) if out else np.zeros((0, both.shape[1]))
     return np.split(sums, np.cumsum(widths)[:-1], axis=1)
+
+
+def bootstrap_interval(scores: ArrayLike, *, axis: int = 0) -> tuple[NDArray[Any], NDArray[Any]]:
+    r"""The bounds of sacreBLEU's 95% bootstrap interval, along ``axis``.
+
+    With the :math:`B` scores sorted and :math:`l = \lfloor B/40 \rfloor`, the
+    interval is :math:`[s_{(l)}, s_{(B - l - 1)}]` (0-based order statistics);
+    :func:`estimate_ci` reports half its width. Values keep the scores' dtype.
+
+    Parameters
+    ----------
+    scores : array_like, shape (B, ...) (``axis=0``)
+        Bootstrap scores, sorted or not.
+    axis : int
+        The resamples' axis.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The lower and upper bounds (the shape of ``scores`` without ``axis``).
+
+    Examples
+    --------
+    >>> low, high = bootstrap_interval(np.arange(80.0))   # l = 2
+    >>> float(low), float(high)
+    (2.0, 77.0)
+    >>> [b.tolist() for b in bootstrap_interval(np.arange(160.0).reshape(2, 80), axis=1)]
+    [[2.0, 82.0], [77.0, 157.0]]
+    """
+    s = np.sort(np.asarray(scores), axis=axis)
+    size = s.shape[axis]
+    if size == 0:
+        raise InputError(f"scores must hold at least one bootstrap score along axis {axis}; got shape {s.shape}.")
+    lower = size // 40
+    return np.take(s, lower, axis=axis), np.take(s, size - lower - 1, axis=axis)
 
 
 def estimate_ci(scores: ArrayLike) -> tuple[float, float]:
@@ -195,9 +299,8 @@ def estimate_ci(scores: ArrayLike) -> tuple[float, float]:
     if not np.isfinite(s).all():  # np.sort puts NaN last: the interval would silently shift
         raise InputError(f"scores must be finite; got {int((~np.isfinite(s)).sum())} NaN or infinite value(s). "
                          "Drop the resamples whose score is undefined first.")
-    lower = s.size // 40
-    upper = s.size - lower - 1
-    return float(s.mean()), float(0.5 * (s[upper] - s[lower]))
+    low, high = bootstrap_interval(s)
+    return float(s.mean()), float(0.5 * (high - low))
 
 
 # --------------------------------------------------------------------------- signatures

@@ -1,4 +1,4 @@
-"""Tools built on statistics and scores: k-best lists, tuning, BLEU's blind spots, system outliers, tree kernels.
+"""Tools built on statistics and scores: k-best lists, tuning, system comparison, blind spots, outliers, trees.
 
 - :mod:`~bleustats.tools.kbest`: k-best (n-best) lists streamed, every entry
   scored under sentence-level variants, oracles and 1-best selections.
@@ -16,6 +16,12 @@
   minimum Bayes risk selection and reference aggregation;
   :mod:`~bleustats.tools._mbr_partitioned` runs the selection per partition of
   a Parquet candidates table (here or on a Dask cluster).
+- :mod:`~bleustats.tools.system_compare`: ``bleustats compare``'s analyses
+  (compare-mt's, and chrF / TER / ΔBLEU per bucket, labels, intervals and
+  p-values) from one statistics table and the texts' token ids
+  (:mod:`~bleustats.tools._compare_tokens`, :mod:`~bleustats.tools._compare_text`),
+  resampled in one pass (:mod:`~bleustats.tools._compare_resample`);
+  :mod:`~bleustats.tools.compare_report` writes them as a self-contained HTML page.
 - :mod:`~bleustats.tools.blind_spots`: Callison-Burch, Osborne & Koehn's
   (2006) permutations and reference draws that keep BLEU unchanged.
 - :mod:`~bleustats.tools.outliers`: R² of a metric against human scores and
@@ -43,6 +49,8 @@ _EXPORTS = {
     "mbr_dataset": "_mbr_partitioned",
     "pairwise_scores": "pairwise",
     "read_tuning_list": "tune",
+    "compare": "system_compare",
+    "write_report": "compare_report",
     "check_permutations": "blind_spots",
     "reference_draws": "blind_spots",
     "leave_one_out_r2": "outliers",
