@@ -34,8 +34,11 @@ floored), :func:`bleu_from_precisions` (BP times the geometric mean of the
 precisions in percent), and the sentence-level smoothings
 :func:`add_k_precisions` (BLEU+1, Lin & Och) and :func:`chen_cherry_precisions`
 (Chen & Cherry's methods 1–7). The sentence variants of
-:mod:`bleustats.metrics.sentence` and the combination features of
-:mod:`bleustats.meta.combine` score with them.
+:mod:`bleustats.metrics.sentence`, the combination features of
+:mod:`bleustats.meta.combine` and the study's units score with them;
+:func:`exp_bleu_scores_of_rows` is the formula (exp smoothing) on many rows
+through numba kernels (:mod:`bleustats.metrics._formula_kernels`), the same
+bits as :func:`bleu_scores`.
 
 Examples
 --------
@@ -58,7 +61,8 @@ from .results import BLEUScore
 
 __all__ = ["CHEN_CHERRY_METHODS", "LOG_FLOOR", "METRICS", "add_k_precisions", "bleu_from_precisions",
            "bleu_from_sums", "bleu_scores", "brevity_penalty", "chen_cherry_precisions", "check_scoring_options",
-           "count_columns", "geometric_mean", "score_from_sums"]
+           "count_columns", "exp_bleu_scores_of_columns", "exp_bleu_scores_of_rows", "geometric_mean",
+           "score_from_sums"]
 
 #: log(0) as sacreBLEU writes it (its ``my_log``): a precision of 0 adds this to the sum of logs.
 LOG_FLOOR = -9999999999.0
@@ -359,6 +363,73 @@ def bleu_scores(
     correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
     dtype = np.float32 if float32 else np.float64
     return np.asarray(_bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, dtype)["score"])
+
+
+def exp_bleu_scores_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], *, clamp: bool = False,
+                            memo: dict | None = None) -> NDArray[np.float64] | None:
+    r""":func:`bleu_scores` (exp smoothing, no effective order) of many rows of statistics, by numba kernels.
+
+    The statistics of row u are ``cols[idx, u]``: ``idx`` names the rows of
+    ``cols`` (k, units) holding hyp_len, ref_len, then N correct and N total
+    sums (each row contiguous: the study's unit sums). ``clamp`` clamps the
+    numerators at 0 first (ΔBLEU). The scores are :func:`bleu_scores`' bit for
+    bit (:mod:`bleustats.metrics._formula_kernels` does its exactly rounded
+    steps, NumPy its logs and exponentials). ``None`` where an input is NaN
+    or infinite (:func:`bleu_scores` then names it) or a precision overflows
+    (:math:`c_n / t_n > 1.7 \cdot 10^{306}`, which :func:`bleu_scores` scores as
+    sacreBLEU does). ``memo`` (one dict per
+    ``cols``) keeps the brevity penalties by their (hyp_len, ref_len) rows, so
+    that metrics sharing the lengths (BLEU and ΔBLEU of one reference view)
+    compute them once.
+
+    Examples
+    --------
+    >>> cols = np.array([[6.0], [6.0], [5.0], [3.0], [1.0], [0.0], [6.0], [5.0], [4.0], [3.0]])
+    >>> exp_bleu_scores_of_rows(cols, np.arange(10)).round(4).tolist()
+    [37.9918]
+    """
+    from . import _formula_kernels as kernels  # numba: loaded where the resampling needs it
+
+    prec, bp_arg, bp_case, ok, finite = kernels.smooth_precisions(cols, idx, clamp)
+    if not finite:
+        return None
+    key = ("bp", int(idx[0]), int(idx[1]))
+    with np.errstate(all="ignore"):  # a row scored 0 may have a zero or negative precision: its log is unused
+        geo = np.exp(kernels.average_logs(np.log(prec)))
+        bp = None if memo is None else memo.get(key)
+        if bp is None:
+            shorter = np.flatnonzero(bp_case == 1)  # the rows whose brevity penalty is not 1 or 0
+            if 2 * len(shorter) < len(bp_case):
+                bp = np.zeros(len(bp_case))
+                bp[shorter] = np.exp(bp_arg[shorter])  # elementwise: the bits of np.exp(bp_arg) there
+            else:
+                bp = np.exp(bp_arg)
+            if memo is not None:
+                memo[key] = bp
+    return kernels.scale_scores(geo, bp, bp_case, ok)
+
+
+def exp_bleu_scores_of_columns(sums: NDArray[np.float64], max_ngram_order: int, *,
+                               clamp: bool = False) -> NDArray[np.float64] | None:
+    """:func:`exp_bleu_scores_of_rows` of sums whose last axis is ``[hyp_len, ref_len, correct_1..N, total_1..N]``.
+
+    Shape (..., 2 + 2N) → (...). ``None`` when the last axis is not such
+    columns, holds a NaN or infinity or a precision overflows:
+    :func:`bleu_scores` then scores them, or says which input is not finite.
+
+    Examples
+    --------
+    >>> exp_bleu_scores_of_columns(np.array([[6.0, 6.0, 5, 3, 1, 0, 6, 5, 4, 3]]), 4).round(4).tolist()
+    [37.9918]
+    """
+    n = max_ngram_order
+    if n < 1 or sums.shape[-1] != 2 + 2 * n:
+        return None
+    cols = np.moveaxis(sums, -1, 0)
+    shape = cols.shape[1:]
+    cols = cols.reshape(cols.shape[0], -1)  # a view when each column is contiguous (the study's unit sums)
+    scores = exp_bleu_scores_of_rows(cols, np.arange(2 + 2 * n, dtype=np.int64), clamp=clamp)
+    return None if scores is None else scores.reshape(shape)
 
 
 # --------------------------------------------------------------------------- building blocks

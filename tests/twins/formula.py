@@ -1,6 +1,6 @@
-"""Plain-Python twin of the unit BLEU kernels (``bleustats.meta._unit_kernels``).
+"""Plain-Python twin of the BLEU formula kernels (``bleustats.metrics._formula_kernels``).
 
-No numpy, no numba: one unit at a time, sacreBLEU's ``compute_bleu`` with exp
+No numpy, no numba: one row at a time, sacreBLEU's ``compute_bleu`` with exp
 smoothing as its definition reads — the precision of order n is
 ``100 * correct / total``, or, where nothing matched, ``100 / (2**z * total)``
 with z the number of such orders so far; the score is the brevity penalty
@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 
 
-def unit_bleu_twin(hyp_len, ref_len, correct, total, clamp=False):
-    """BLEU (0-100) of one unit's summed statistics."""
+def exp_bleu_twin(hyp_len, ref_len, correct, total, clamp=False):
+    """BLEU (0-100) of one row of summed statistics."""
     if clamp:
         correct = [max(c, 0.0) for c in correct]
     if not any(c != 0 for c in correct) or any(t <= 0 for t in total) or any(c < 0 for c in correct):
