@@ -51,11 +51,14 @@ __all__ = [
 
 #: The most text (characters of hypotheses and references together) one call counts on the plain
 #: path; a larger call goes to the numba kernels. The rule reads the call's input and nothing else,
-#: so a call takes the same path in any process, whatever ran before it. The value is the one that
-#: loses least, against the faster path of each size, over calls of one sentence to 10,000 segments
-#: in a fresh process and in one with the kernels loaded (``benchmarks/bench_latency.py --tasks
-#: route``, ``benchmarks/results/latency.md``).
-PLAIN_MAX_CHARS = 1_000_000
+#: so a call takes the same path in any process, whatever ran before it. Measured over calls of one
+#: sentence to 10,000 segments, in a fresh process (where the kernels' path first loads numba, about
+#: 0.5 s) and in one with the kernels loaded (where they are 4-25x faster from ~20,000 characters on),
+#: the rule's worst loss against the faster path of each call is least, about 4x, for a threshold
+#: between about 20,000 and 35,000 characters; this is the upper end of that band, which keeps a
+#: call of 100 segments of the benchmark corpus (34,302 characters) on the plain path
+#: (``benchmarks/bench_latency.py --tasks route``, ``benchmarks/results/latency.md``).
+PLAIN_MAX_CHARS = 35_000
 
 #: One reference of a segment: (text, weight).
 Reference = tuple[str, float]
