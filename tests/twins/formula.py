@@ -6,8 +6,9 @@ smoothing as its definition reads — the precision of order n is
 with z the number of such orders so far; the score is the brevity penalty
 times the exponential of the mean log precision, and 0 when no order matched,
 a total is 0 or a count is negative. ΔBLEU's numerators are clamped at 0
-first. Logs and exponentials are Python's ``math`` functions, so the twin
-agrees with the kernels to rounding, not bit for bit.
+first; a precision that underflows to 0 makes the score 0. Logs and
+exponentials are Python's ``math`` functions, so the twin agrees with the
+kernels to rounding, not bit for bit.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ def exp_bleu_twin(hyp_len, ref_len, correct, total, clamp=False):
     for c, t in zip(correct, total):
         if c == 0:
             zeros += 1
-            logs.append(math.log(100.0 / (2 ** zeros * t)))
+            p = 100.0 / (2 ** zeros * t)
         else:
-            logs.append(math.log(100.0 * c / t))
+            p = 100.0 * c / t
+        logs.append(math.log(p) if p > 0 else -math.inf)  # a precision that underflows to 0 scores 0
     if hyp_len >= ref_len:
         bp = 1.0
     elif hyp_len > 0:

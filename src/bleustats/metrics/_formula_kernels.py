@@ -88,7 +88,7 @@ def smooth_precisions(cols, idx, clamp):
             p = (100.0 if z else 100.0 * c) / (f * t if z else t)
             pr[u] = p
             # 100 c / t beyond float64 (c / t > 1.7e306): the formula's infinite log, left to its general path
-            bad += t > 0 and p == np.inf
+            bad += (t > 0.0) & (p == np.inf)
             st = state[u]
             if c != 0:
                 st |= 1
