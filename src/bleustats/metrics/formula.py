@@ -30,8 +30,8 @@ clamped to 0 before smoothing (as the first author's implementation does).
 The formula's steps are public building blocks, so that every other BLEU of
 the package is this one: :func:`brevity_penalty` (clipped, or not as Nakov et
 al.'s variant), :func:`geometric_mean` (the logs summed in order, log(0)
-floored), :func:`bleu_from_precisions` (BP times the geometric mean of the
-precisions in percent), and the sentence-level smoothings
+floored), :func:`bleu_from_precisions` (100 times BP times the geometric
+mean of the precisions), and the sentence-level smoothings
 :func:`add_k_precisions` (BLEU+1, Lin & Och) and :func:`chen_cherry_precisions`
 (Chen & Cherry's methods 1–7). The sentence variants of
 :mod:`bleustats.metrics.sentence`, the combination features of
@@ -146,8 +146,11 @@ def _log_precision(p: Any, where: Any) -> Any:
     """ln p for a precision p > 0, else sacreBLEU's log(0) (:data:`LOG_FLOOR`)."""
     if where is _pick:
         return np.log(p) if p > 0 else LOG_FLOOR
+    positive = p > 0
+    if _AND(positive, axis=None):  # the common case (smoothed precisions): one plain call
+        return np.log(p)
     # one masked call: the log of each element where p > 0 (the same values), LOG_FLOOR elsewhere
-    return np.log(p, out=np.full(p.shape, LOG_FLOOR), where=p > 0)
+    return np.log(p, out=np.full(p.shape, LOG_FLOOR), where=positive)
 
 
 def _safe_div(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -476,11 +479,15 @@ def geometric_mean(precisions: ArrayLike) -> NDArray[np.float64]:
     [2.0, 0.0]
     """
     p = np.asarray(precisions, dtype=np.float64)
+    n = p.shape[-1]
+    if not n:
+        return np.ones(p.shape[:-1])
     logs = _log_precision(p, np.where)
-    acc = logs[..., 0] if p.shape[-1] else np.zeros(p.shape[:-1])
-    for i in range(1, p.shape[-1]):
-        acc = acc + logs[..., i]
-    return np.exp(acc / max(p.shape[-1], 1))
+    acc = logs[..., 0].copy()
+    for i in range(1, n):  # in order, in place (large arrays: each temporary costs its pages)
+        acc += logs[..., i]
+    acc /= n
+    return np.exp(acc, out=acc)
 
 
 def bleu_from_precisions(precisions: ArrayLike, bp: ArrayLike) -> NDArray[np.float64]:
@@ -488,17 +495,17 @@ def bleu_from_precisions(precisions: ArrayLike, bp: ArrayLike) -> NDArray[np.flo
 
     .. math::
 
-        \mathrm{BLEU} = \mathrm{BP} \cdot G(100\,p_1, \dots, 100\,p_N)
+        \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot G(p_1, \dots, p_N)
 
-    with :func:`geometric_mean` :math:`G` (the precisions in percent, as
-    :func:`bleu_from_sums` reports and averages them).
+    with :func:`geometric_mean` :math:`G` (:func:`bleu_from_sums` takes the
+    same mean of the precisions in percent).
 
     Examples
     --------
     >>> bleu_from_precisions([[5 / 6, 3 / 5, 1 / 4, 1 / 6]], [1.0]).round(4).tolist()
     [37.9918]
     """
-    return np.asarray(bp, dtype=np.float64) * geometric_mean(100.0 * np.asarray(precisions, dtype=np.float64))
+    return 100.0 * np.asarray(bp, dtype=np.float64) * geometric_mean(precisions)
 
 
 def add_k_precisions(match: ArrayLike, total: ArrayLike, *, k: float = 1.0,
@@ -519,13 +526,16 @@ def add_k_precisions(match: ArrayLike, total: ArrayLike, *, k: float = 1.0,
     >>> add_k_precisions([[1, 0, 0, 0]], [[2, 1, 0, 0]], first_order=2).tolist()
     [[0.5, 0.5, 1.0, 1.0]]
     """
-    m, t = np.asarray(match, dtype=np.float64), np.asarray(total, dtype=np.float64)
+    m, t = np.array(match, dtype=np.float64), np.array(total, dtype=np.float64)  # copies, smoothed in place
     if k:
-        m, t = m.copy(), t.copy()
         m[..., first_order - 1:] += k
         t[..., first_order - 1:] += k
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _safe_div(m, t)
+    positive = t > 0
+    if _AND(positive, axis=None):
+        return np.divide(m, t, out=m)
+    np.divide(m, t, out=m, where=positive)
+    m[~positive] = 0.0
+    return m
 
 
 #: Chen & Cherry's smoothing methods (NLTK's ``SmoothingFunction().method1`` .. ``method7``).

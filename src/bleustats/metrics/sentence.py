@@ -9,7 +9,7 @@ the variant's own precisions :math:`p_n` and reference length:
 
 .. math::
 
-    \mathrm{score} = \mathrm{BP}(c, r') \cdot \exp\Big(\frac{1}{N} \sum_{n=1}^{N} \ln (100\,p_n)\Big)
+    \mathrm{score} = 100 \cdot \mathrm{BP}(c, r') \cdot \exp\Big(\frac{1}{N} \sum_{n=1}^{N} \ln p_n\Big)
 
 (:func:`~bleustats.metrics.formula.brevity_penalty`,
 :func:`~bleustats.metrics.formula.bleu_from_precisions`; the precisions of
@@ -222,7 +222,7 @@ def sentence_stats(
 
 # --------------------------------------------------------------------------- variants
 # Each variant is the one formula (bleustats.metrics.formula) with its own precisions and brevity penalty:
-# BLEU = BP(c, r) * G(100 p_1, ..., 100 p_N) (formula.bleu_from_precisions), or sacreBLEU's smoothings.
+# BLEU = 100 * BP(c, r) * G(p_1, ..., p_N) (formula.bleu_from_precisions), or sacreBLEU's smoothings.
 
 
 def _bleu_plus_one(s: SentenceStats) -> np.ndarray:
