@@ -398,7 +398,9 @@ def exp_bleu_scores_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], *
         return None
     key = ("bp", int(idx[0]), int(idx[1]))
     with np.errstate(all="ignore"):  # a row scored 0 may have a zero or negative precision: its log is unused
-        geo = np.exp(kernels.average_logs(np.log(prec)))
+        # in place: the kernels' arrays are this call's own, and a fresh array of this size costs its pages
+        geo = kernels.average_logs(np.log(prec, out=prec))
+        np.exp(geo, out=geo)
         bp = None if memo is None else memo.get(key)
         if bp is None:
             shorter = np.flatnonzero(bp_case == 1)  # the rows whose brevity penalty is not 1 or 0
@@ -406,7 +408,7 @@ def exp_bleu_scores_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], *
                 bp = np.zeros(len(bp_case))
                 bp[shorter] = np.exp(bp_arg[shorter])  # elementwise: the bits of np.exp(bp_arg) there
             else:
-                bp = np.exp(bp_arg)
+                bp = np.exp(bp_arg, out=bp_arg)
             if memo is not None:
                 memo[key] = bp
     return kernels.scale_scores(geo, bp, bp_case, ok)
