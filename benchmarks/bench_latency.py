@@ -21,6 +21,16 @@ Tasks, every one on the corpora of ``benchmarks/generate.py`` (``hyp.10000.txt``
                 none, by the command line (``sacrebleu REF -i HYP``, ``bleustats score REF -i HYP``) and
                 by the API (read the files, call corpus BLEU; bleustats: ``corpus_bleu_files``).
 
+  route         the plain-Python path against the numba kernels, per call size: ``corpus_bleu`` of S
+                segments (1 to 10,000; ``--route-sizes``), 13a, in a fresh process whose first call it is
+                (*cold*: the kernels' path pays for loading numba and the kernels) and in a process that
+                scored the 10,000 segments first (*warm*: kernels loaded; the call is made once untimed,
+                then timed as the median of at least 3 calls). Each size runs on the plain path and on the
+                kernels (forced through ``bleustats.engine._small.PLAIN_MAX_CHARS``), and as the library
+                routes it; ``--baseline`` adds the baseline tree's own routing. The summary gives, for each
+                threshold that the grid of sizes allows, the worst and the geometric-mean ratio of a rule's
+                time to the faster path's over every size, cold and warm.
+
   numba floor   beside the 10k rows: a fresh process that imports numpy and numba and calls one cached
                 ``@njit`` kernel (``x.sum()``) and nothing else: what any tool built on numba kernels pays
                 before its first byte of work (timing only).
@@ -49,6 +59,7 @@ Usage::
     python benchmarks/bench_latency.py                       # 5 repeats (a few minutes; cold runs compile)
     python benchmarks/bench_latency.py --repeats 3 --cold-repeats 1 --out benchmarks/results/latency_quick
     python benchmarks/bench_latency.py --tasks per --baseline /tmp/main/src --out /tmp/latency_small
+    python benchmarks/bench_latency.py --tasks route --repeats 3 --baseline /tmp/main/src --out /tmp/latency_route
 """
 
 from __future__ import annotations
@@ -57,6 +68,7 @@ import argparse
 import compileall
 import datetime as _dt
 import json
+import math
 import os
 import shutil
 import statistics
@@ -140,6 +152,47 @@ _FEW = f"H = [H[i:i + {FEW}] for i in range(0, len(H), {FEW})]\nR = [R[i:i + {FE
 #: chrF and TER per call, the same loops (sentence: one pair per call; corpus: FEW segments per call), default
 #: options; sacreBLEU's TER takes milliseconds per sentence, so its tasks use the first TER_CALLS pairs only.
 TER_CALLS = 200
+#: segments per call of the route task (13a, 1 reference; the 10k corpus's first S lines)
+ROUTE_SIZES = [1, 5, 20, 100, 300, 1000, 2000, 3000, 5000, 10000]
+# argv after the common four: S MODE PATH; PATH 'rule' leaves the library's routing alone
+ROUTE = r'''
+import statistics
+import time
+P = time.process_time
+S, MODE, PATH = int(sys.argv[5]), sys.argv[6], sys.argv[7]
+h, r = H[:S], R[:S]
+t0, p0 = time.perf_counter(), P()
+import bleustats
+t1, p1 = time.perf_counter(), P()
+
+
+def force():
+    if PATH != "rule":
+        from bleustats.engine import _small as small
+        small.PLAIN_MAX_CHARS = 10**15 if PATH == "plain" else -1
+
+
+if MODE == "warm":
+    bleustats.corpus_bleu(H, [R], tokenize=TOK)  # 10,000 segments: every rule sends them to the kernels
+    assert "bleustats.engine._stats_kernels" in sys.modules
+    force()
+    bleustats.corpus_bleu(h, [r], tokenize=TOK)  # once untimed
+    times = []
+    start = time.perf_counter()
+    while len(times) < 3 or (time.perf_counter() - start < 0.5 and len(times) < 50):
+        a, b = time.perf_counter(), P()
+        OUT = [bleustats.corpus_bleu(h, [r], tokenize=TOK).score]
+        times.append((time.perf_counter() - a, P() - b))
+    wall, cpu = statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
+    print("TIMES", t1 - t0, p1 - p0, 0.0, 0.0, wall, cpu)
+else:
+    force()
+    a, b = time.perf_counter(), P()
+    OUT = [bleustats.corpus_bleu(h, [r], tokenize=TOK).score]
+    wall, cpu = time.perf_counter() - a, P() - b
+    print("TIMES", t1 - t0, p1 - p0, wall, cpu, wall, cpu)
+'''
+ROUTE_PATHS = ("plain", "kernels", "rule")
 
 
 def _routes(metric: str, cls: str, var: str, method: str) -> dict[str, tuple[str, str]]:
@@ -251,6 +304,18 @@ def plan(a) -> list[dict]:
     if a.baseline:  # the same per-call tasks with another bleustats source tree first on sys.path
         for job in [j for j in jobs if j["task"].startswith("per_") and j["tool"].startswith("bleustats")]:
             jobs.append(dict(job, tool=job["tool"] + " (baseline)", env={"PYTHONPATH": a.baseline}))
+    hyp_lines = open(hyp, encoding="utf-8").read().split("\n")
+    ref_lines = open(ref, encoding="utf-8").read().split("\n")
+    for size in a.route_sizes:
+        chars = sum(map(len, hyp_lines[:size])) + sum(map(len, ref_lines[:size]))
+        for mode in ("cold", "warm"):
+            for path in ROUTE_PATHS:
+                code = _READ + ROUTE + _EMIT
+                cmd = [sys.executable, "-c", code, hyp, ref, "13a", "10000", str(size), mode, path]
+                jobs.append(dict(task=f"route_{size}", label=f"corpus BLEU of {size:,} segments per call",
+                                 tool=f"{path}, {mode}", cmd=cmd, size=size, chars=chars))
+                if a.baseline and path == "rule":
+                    jobs.append(dict(jobs[-1], tool=f"rule, {mode} (baseline)", env={"PYTHONPATH": a.baseline}))
     for tool, body in SENTENCES.items():
         jobs.append(dict(task="sentences100", label="100 sentences, sentence BLEU each (whole process, 13a)",
                          tool=tool, cmd=[sys.executable, "-c", _READ + body + _EMIT, hyp, ref, "13a", "100"]))
@@ -293,8 +358,11 @@ def summarize(runs: list[dict]) -> dict:
 
 
 def check(task_runs: dict[str, list[dict]], task: str) -> tuple[dict[str, str], list[str]]:
-    """Agreement of every tool's scores with sacreBLEU's (the first sacreBLEU run that has scores)."""
-    ref_tool = "sacrebleu"
+    """Agreement of every tool's scores with sacreBLEU's (the first sacreBLEU run that has scores).
+
+    The route tasks compare the paths with each other: every score equal to the plain path's, cold.
+    """
+    ref_tool = "plain, cold" if task == "route" else "sacrebleu"
     ref = next((r["scores"] for r in task_runs.get(ref_tool, []) if r.get("scores")), None)
     agree, fails = {}, []
     for tool, runs in task_runs.items():
@@ -341,8 +409,10 @@ def main(argv=None) -> int:
     ap.add_argument("--tok", nargs="+", default=["13a", "none"])
     ap.add_argument("--tasks", nargs="+", default=None,
                     choices=["import", "per", "per_call", "per_corpus", "per_chrf", "per_chrfcorpus", "per_ter",
-                             "per_tercorpus", "sentences100", "corpus100", "corpus10k"],
+                             "per_tercorpus", "route", "sentences100", "corpus100", "corpus10k"],
                     help="tasks to run (default all; 'per' is every per-call task, per_* one of them)")
+    ap.add_argument("--route-sizes", type=int, nargs="+", default=ROUTE_SIZES,
+                    help="segments per call of the route task")
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--baseline", metavar="SRC", default=None,
                     help="also run the per-call tasks with this bleustats source tree (its src/ folder, e.g. a "
@@ -356,6 +426,7 @@ def main(argv=None) -> int:
         with open(a.render) as fh:
             result = json.load(fh)
         result["targets"] = targets(result["tasks"])
+        result["route"] = route_thresholds(result["tasks"])
         with open(a.render, "w") as fh:
             json.dump(result, fh, indent=1, default=str)
         with open(a.render[:-len(".json")] + ".md", "w") as fh:
@@ -400,6 +471,10 @@ def main(argv=None) -> int:
     for j in jobs:
         if j["tool"] in ("bleustats", "bleustats-cli", *FLOOR_TOOLS) and j["task"].startswith("corpus10k"):
             _run_cpu(j["cmd"], dict(base_env, NUMBA_CACHE_DIR=warm_dir), a.timeout)
+    route_warm = [j for j in jobs if j["task"].startswith("route_") and ", warm" in j["tool"]]
+    for tool in dict.fromkeys(j["tool"] for j in route_warm if j["tool"].startswith(("kernels", "rule"))):
+        j = next(j for j in route_warm if j["tool"] == tool)  # each source tree's kernels compiled once
+        _run_cpu(j["cmd"], dict(base_env, NUMBA_CACHE_DIR=warm_dir, **j.get("env", {})), a.timeout)
     runs: dict[tuple[str, str], list[dict]] = {}
     tasks = list(dict.fromkeys(j["task"] for j in jobs))
     for task in tasks:
@@ -426,7 +501,7 @@ def main(argv=None) -> int:
     for task in tasks:
         tjobs = [j for j in jobs if j["task"] == task]
         task_runs = {j["tool"]: runs.get((task, j["tool"]), []) for j in tjobs}
-        agree, f = check(task_runs, task.split("_")[0] if task.startswith("corpus10k") else task)
+        agree, f = check(task_runs, task.split("_")[0] if task.startswith(("corpus10k", "route")) else task)
         fails += f
         tools = {}
         for tool, rs in task_runs.items():
@@ -434,10 +509,12 @@ def main(argv=None) -> int:
             if s.get("n_ok", 0) == 0:
                 fails.append(f"{task}: {tool} failed: {s.get('error', '')[:300]}")
             tools[tool] = {"summary": s, "agree": agree.get(tool), "runs": rs}
-        out_tasks.append({"task": task, "label": tjobs[0]["label"], "tools": tools})
+        out_tasks.append({"task": task, "label": tjobs[0]["label"], "tools": tools,
+                          **({"size": tjobs[0]["size"], "chars": tjobs[0]["chars"]} if "size" in tjobs[0] else {})})
     meta["finished"] = _dt.datetime.now().isoformat(timespec="seconds")
     meta["loadavg_at_end"] = os.getloadavg()
-    result = {"meta": meta, "tasks": out_tasks, "failures": fails, "targets": targets(out_tasks), "missing": missing}
+    result = {"meta": meta, "tasks": out_tasks, "failures": fails, "targets": targets(out_tasks), "missing": missing,
+              "route": route_thresholds(out_tasks)}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out + ".json", "w") as fh:
         json.dump(result, fh, indent=1, default=str)
@@ -501,6 +578,91 @@ def targets(tasks: list[dict]) -> list[dict]:
     return out
 
 
+def _route_rows(tasks: list[dict], key: str = "per_call_wall") -> list[dict]:
+    """One row per route size: the median time of the call on each path and rule, cold and warm."""
+    rows = []
+    for t in sorted((t for t in tasks if t["task"].startswith("route_")), key=lambda t: t["size"]):
+        row = {"size": t["size"], "chars": t["chars"]}
+        for tool in t["tools"]:
+            row[tool] = _med(t, tool, key)
+        rows.append(row)
+    return rows
+
+
+def route_thresholds(tasks: list[dict], key: str = "per_call_wall") -> list[dict]:
+    """For every threshold the sizes allow (plain up to the call of S segments): the rule's time against the
+    faster path's at every size, cold and warm; the worst ratio (and where) and the geometric mean."""
+    rows = _route_rows(tasks, key)
+    if not rows:
+        return []
+    out = []
+    for limit in [-1] + [r["chars"] for r in rows]:
+        ratios = []
+        for r in rows:
+            for mode in ("cold", "warm"):
+                plain, kernels = r.get(f"plain, {mode}"), r.get(f"kernels, {mode}")
+                if plain and kernels:
+                    ratios.append(((plain if r["chars"] <= limit else kernels) / min(plain, kernels),
+                                   r["size"], mode))
+        if not ratios:
+            continue
+        worst = max(ratios)
+        geo = math.exp(sum(math.log(x[0]) for x in ratios) / len(ratios))
+        out.append({"plain_max_chars": limit, "plain_up_to_segments": max((r["size"] for r in rows
+                                                                           if r["chars"] <= limit), default=0),
+                    "worst": worst[0], "worst_at": f"{worst[1]:,} segments, {worst[2]}", "geomean": geo})
+    return out
+
+
+def render_route(result: dict) -> list[str]:
+    tasks = result["tasks"]
+    if not _route_rows(tasks):
+        return []
+    L = ["## Route: plain Python or the kernels, by call size (corpus BLEU, 13a, 1 ref)", "",
+         "Milliseconds per call, median over runs. *cold*: the first call of a fresh process (the kernels' path "
+         "loads numba and the cached kernels); *warm*: the process scored 10,000 segments first (kernels loaded). "
+         "`plain` / `kernels`: the path forced; `rule`: as this tree routes the call; `baseline`: as the baseline "
+         "tree routes it (same run, where measured). Wall time is what a user waits for; on a shared machine the "
+         "CPU time (the process's own) is the steadier of the two.", ""]
+    for key, what in (("per_call_wall", "wall"), ("per_call_cpu", "CPU")):
+        rows = _route_rows(tasks, key)
+        base = any("(baseline)" in k for r in rows for k in r)
+        modes = ("cold", "warm")
+        head = ["segments", "characters"] + [f"{p} {m}" for m in modes for p in ("plain", "kernels", "rule")]
+        if base:
+            head += [f"baseline {m}" for m in modes] + [f"rule / baseline {m}" for m in modes]
+        L += [f"**{what}, ms per call**", "", "| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+        for r in rows:
+            cells = [f"{r['size']:,}", f"{r['chars']:,}"]
+            for m in modes:
+                for p in ("plain", "kernels", "rule"):
+                    v = r.get(f"{p}, {m}")
+                    cells.append("—" if v is None else f"{v * 1e3:.1f}")
+            if base:
+                for m in modes:
+                    v = r.get(f"rule, {m} (baseline)")
+                    cells.append("—" if v is None else f"{v * 1e3:.1f}")
+                for m in modes:
+                    a, b = r.get(f"rule, {m}"), r.get(f"rule, {m} (baseline)")
+                    cells.append(f"{a / b:.2f}×" if a and b else "—")
+            L.append("| " + " | ".join(cells) + " |")
+        L.append("")
+    L += ["Each threshold the grid allows (plain up to the call of that size, the kernels above): the rule's time "
+          "over the faster path's, at every size cold and warm, in wall and in CPU time.", "",
+          "| plain path up to | characters | worst (wall) | where | geometric mean (wall) | worst (CPU) | where "
+          "| geometric mean (CPU) |", "|---|---:|---:|---|---:|---:|---|---:|"]
+    cpu = {t["plain_max_chars"]: t for t in route_thresholds(tasks, "per_call_cpu")}
+    for t in result.get("route") or route_thresholds(tasks):
+        c = cpu.get(t["plain_max_chars"], {})
+        upto = "never (kernels always)" if t["plain_max_chars"] < 0 else f"{t['plain_up_to_segments']:,} segments"
+        chars = "—" if t["plain_max_chars"] < 0 else f"{t['plain_max_chars']:,}"
+        nan = float("nan")
+        L.append(f"| {upto} | {chars} | {t['worst']:.2f}× | {t['worst_at']} | {t['geomean']:.2f}× | "
+                 f"{c.get('worst', nan):.2f}× | {c.get('worst_at', '—')} | {c.get('geomean', nan):.2f}× |")
+    L.append("")
+    return L
+
+
 def _f(x, unit="s"):
     if x is None:
         return "—"
@@ -534,7 +696,10 @@ def render(result: dict) -> str:
         cpu = f"{t['cpu_ratio']:.2f}×" if t.get("cpu_ratio") else "—"
         L.append(f"| {t['target']} | {t['ratio']:.2f}× | {'yes' if t['met'] else '**no**'} | {cpu} |")
     L.append("")
+    L += render_route(result)
     for task in result["tasks"]:
+        if task["task"].startswith("route_"):
+            continue
         per_call = task["task"].startswith("per_")
         L += [f"## {task['label']}", ""]
         if per_call:

@@ -96,17 +96,14 @@ def numba_one_thread():
 
 
 def force_path(path: str):
-    """Set bleustats.engine._small's thresholds so that every input takes ``path``; returns the undo."""
+    """Set bleustats.engine._small's threshold so that every input takes ``path``; returns the undo."""
     from bleustats.engine import _small as small
 
-    before = small.COLD_MAX_CHARS, small.WARM_MAX_CHARS, small._cold_spent
-    limit = 10**15 if path == "plain" else -1
-    small.COLD_MAX_CHARS = small.WARM_MAX_CHARS = limit
-    small._reset()
+    before = small.PLAIN_MAX_CHARS
+    small.PLAIN_MAX_CHARS = 10**15 if path == "plain" else -1
 
     def undo() -> None:
-        small.COLD_MAX_CHARS, small.WARM_MAX_CHARS = before[:2]
-        small._reset(before[2])
+        small.PLAIN_MAX_CHARS = before
 
     return undo
 

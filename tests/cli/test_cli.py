@@ -758,7 +758,7 @@ def test_scoring_text_files_loads_no_parquet_or_pandas(tmp_path):
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
     hyp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     ref.write_text("\n".join(lines[3:] + lines[:3]) + "\n", encoding="utf-8")
-    assert hyp.stat().st_size > 1_000_000  # above bleustats.engine._small.COLD_MAX_CHARS: the kernels run
+    assert hyp.stat().st_size > 1_000_000  # above bleustats.engine._small.PLAIN_MAX_CHARS: the kernels run
     code = ("import sys; from bleustats.cli.main import main; rc = main(['score', sys.argv[1], '-i', sys.argv[2], "
             "'-b']); heavy = [m for m in ('pyarrow.compute', 'pyarrow.parquet', 'pandas', "
             "'bleustats.engine.dataset') if m in sys.modules]; "

@@ -571,7 +571,7 @@ def test_the_command_freezes_what_it_made_and_exits_as_python_does(files):
 
 def test_metrics_batched_side_by_side_compute_what_each_computes_alone(monkeypatch):
     # every metric but the last runs on a thread of its own with serial kernels; the rows are those of one
-    # metric at a time (the kernels' route: 3 systems x 2,000 segments, past the plain path's budget)
+    # metric at a time (the kernels' route: 3 systems x 2,000 segments, past the plain path's size)
     import numpy as np
 
     from bleustats.cli.sacrebleu_cli import _batched_statistics

@@ -332,7 +332,7 @@ def test_list_lane_takes_only_what_it_can_read():
     opts = chrf_options(word_order=2)
     assert chrf_segment_rows(["a"], [[]], opts) is None  # no reference: the general path's error
     assert chrf_segment_rows(["\ud800"], [[("a", 1.0)]], opts) is None  # not UTF-8 encodable
-    assert chrf_segment_rows(["a" * 20_000], [[("a", 1.0)]], opts) is None  # more than small.WARM_MAX_CHARS
+    assert chrf_segment_rows(["a" * 20_000], [[("a", 1.0)]], opts) is None  # more than LIST_MAX_CHARS
     assert chrf_list_rows(pa.array(["a"]), [["a"]], "auto", opts) is None  # not a list
     assert chrf_list_rows(["a", "b"], [["a"]], "auto", opts) is None  # a stream of the wrong length
     big = ["ab c"] * 5_000  # past the lane's size: the tables, the same rows

@@ -98,13 +98,13 @@ def test_invalid_utf8_names_the_line(tmp_path):
 def large_route(fn):
     """Run fn with the files route forced (files count as large), then the compute_stats route."""
     out = []
-    for cold in (-1, 10**15):
-        before = small.COLD_MAX_CHARS, small.WARM_MAX_CHARS
-        small.COLD_MAX_CHARS = small.WARM_MAX_CHARS = cold
+    for limit in (-1, 10**15):
+        before = small.PLAIN_MAX_CHARS
+        small.PLAIN_MAX_CHARS = limit
         try:
             out.append(fn())
         finally:
-            small.COLD_MAX_CHARS, small.WARM_MAX_CHARS = before
+            small.PLAIN_MAX_CHARS = before
     return out
 
 
@@ -138,14 +138,14 @@ def test_threshold_view_without_reference_raises_as_before(tmp_path):
     w = tmp_path / "w.txt"
     w.write_text("1\n0\n1\n")
     errors = []
-    for cold in (-1, 10**15):
-        before = small.COLD_MAX_CHARS
-        small.COLD_MAX_CHARS = cold
+    for limit in (-1, 10**15):
+        before = small.PLAIN_MAX_CHARS
+        small.PLAIN_MAX_CHARS = limit
         try:
             with pytest.raises(InputError) as exc:
                 compute_stats_files(hyp, [ref], ref_weight_paths=[w], ref_view="threshold", weight_threshold=0.5)
             errors.append(str(exc.value))
         finally:
-            small.COLD_MAX_CHARS = before
+            small.PLAIN_MAX_CHARS = before
     assert errors[0] == errors[1]
     assert "seg_id 1" in errors[0]

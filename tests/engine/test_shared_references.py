@@ -36,10 +36,10 @@ def _corpus(seed: int, n: int = 600) -> tuple[list[list[str]], list[list[str]]]:
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     shared.clear_shared()
-    before = small._cold_spent
-    small._reset(small.COLD_MAX_CHARS)  # the plain path's budget spent: these inputs take the kernels
+    before = small.PLAIN_MAX_CHARS
+    small.PLAIN_MAX_CHARS = -1  # these inputs take the kernels
     yield
-    small._reset(before)
+    small.PLAIN_MAX_CHARS = before
     shared.clear_shared()
 
 

@@ -140,34 +140,27 @@ def test_errors_are_the_pipelines():
         bleustats.sentence_bleu("a", ["a"], tokenize="13b")
 
 
-def test_prefer_plain_thresholds():
-    before = small._cold_spent
-    try:
-        small._reset()
-        assert small.prefer_plain(small.WARM_MAX_CHARS, kernels_loaded=True)
-        assert not small.prefer_plain(small.WARM_MAX_CHARS + 1, kernels_loaded=True)
-        assert not small.prefer_plain(small.COLD_MAX_CHARS + 1, kernels_loaded=False)
-        assert small.prefer_plain(small.COLD_MAX_CHARS, kernels_loaded=False)
-    finally:
-        small._reset(before)
+def test_prefer_plain_reads_the_input_only():
+    """One threshold on the call's characters: the same answer however often it is asked, kernels loaded or not."""
+    limit = small.PLAIN_MAX_CHARS
+    for _ in range(3):  # no budget spent by asking
+        assert small.prefer_plain(0) and small.prefer_plain(limit)
+        assert not small.prefer_plain(limit + 1)
 
 
-def test_cold_budget_is_spent_across_calls():
-    """A loop of calls shares one plain-path budget per process; expect() spends it ahead."""
-    before = small._cold_spent
-    try:
-        small._reset()
-        third = small.COLD_MAX_CHARS // 3
-        assert [small.prefer_plain(third, kernels_loaded=False) for _ in range(4)] == [True, True, True, False]
-        assert small.prefer_plain(small.COLD_MAX_CHARS - 3 * third, kernels_loaded=False)
-        assert not small.prefer_plain(1, kernels_loaded=False)
-        small._reset()
-        small.expect(small.COLD_MAX_CHARS - 10)
-        assert small.prefer_plain(10, kernels_loaded=False)
-        assert not small.prefer_plain(1, kernels_loaded=False)
-        assert small.prefer_plain(1, kernels_loaded=True)  # loaded kernels: per call, no budget
-    finally:
-        small._reset(before)
+def test_route_is_the_same_in_any_process():
+    """A call of a given size takes the same path in a fresh process and after the kernels ran on a large job."""
+    per_segment = len("a b c d") + len("a b c e")
+    small_n, large_n = small.PLAIN_MAX_CHARS // per_segment // 2, small.PLAIN_MAX_CHARS // per_segment + 1
+    code = ("import sys, bleustats\n"
+            "def path(n):\n"
+            "    st = bleustats.compute_stats(['a b c d'] * n, [['a b c e'] * n])\n"
+            "    return 'plain' if 'plain' in st.timings else 'kernels'\n"
+            f"first = [path(1), path({small_n})]\n"
+            f"large = path({large_n})\n"  # more text than the plain path counts: loads the kernels
+            f"print(first, large, [path(1), path({small_n})])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['plain', 'plain'] kernels ['plain', 'plain']", out
 
 
 def test_plain_path_loads_no_numba_or_pandas():

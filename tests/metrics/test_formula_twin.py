@@ -1,15 +1,19 @@
-"""The one BLEU formula (``formula._bleu``) against the plain-Python twin, row by row, on random statistics.
+"""The one BLEU formula (``formula._bleu``) and its building blocks against plain-Python twins, on random data.
 
 Ints (BLEU counts), fractional sums (ΔBLEU), float32 (sacreBLEU's bootstrap),
 zeros anywhere (no match, totals of 0 in any order, empty hypotheses), every
 smoothing, effective order on and off, rows as one row, a block, or 0-d
 lengths. Precisions are the same IEEE operations in both, so they must be
 equal bit for bit; scores go through ``log``/``exp`` (numpy's against
-``math``'s), so they agree to 1e-9 on the 0-100 scale.
+``math``'s), so they agree to 1e-9 on the 0-100 scale. The building blocks
+(``brevity_penalty``, ``geometric_mean``, ``add_k_precisions``) are checked
+against their definitions, and the brevity penalty times the geometric mean
+of the formula's own precisions must give its scores bit for bit.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -89,3 +93,60 @@ def test_formula_raises_no_warning_for_empty_hypotheses_and_zero_totals():
                                      [2, 1, 0, 0]], [0, 3, 2], [4, 5, 2], use_effective_order=True)
     assert out["bp"].tolist() == [0.0, pytest.approx(np.exp(1 - 5 / 3)), 1.0]
     assert out["score"][0] == 0.0 and out["score"][2] == pytest.approx(100.0, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- the building blocks are the formula
+
+
+@settings(max_examples=300, deadline=None)
+@given(sums=blocks(), smoothing=st.sampled_from(SMOOTHINGS))
+def test_building_blocks_are_the_formulas_steps(sums, smoothing):
+    """BP and the geometric mean of the formula's own precisions give its scores, bit for bit."""
+    correct, total, sys_len, ref_len = sums
+    sm, sv = smoothing
+    out = formula.bleu_from_sums(correct, total, sys_len, ref_len, smooth_method=sm, smooth_value=sv)
+    bp = formula.brevity_penalty(sys_len, ref_len)
+    assert bp.tobytes() == out["bp"].tobytes()
+    # every row with a match: score = BP * G(precisions in percent); the rows without one score 0
+    matched = (np.asarray(correct) != 0).any(axis=-1)
+    want = np.where(matched, bp * formula.geometric_mean(out["precisions"]), 0.0)
+    assert want.tobytes() == out["score"].tobytes()
+    scaled = formula.bleu_from_precisions(out["precisions"] / 100.0, bp)
+    np.testing.assert_allclose(np.where(matched, scaled, 0.0), out["score"], rtol=1e-13, atol=0)
+
+
+lengths = st.one_of(st.integers(-2, 50).map(float), st.floats(0.0, 50.0), st.just(0.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(c=lengths, r=lengths, clipped=st.booleans())
+def test_brevity_penalty_against_its_definition(c, r, clipped):
+    got = float(formula.brevity_penalty([c], [r], clipped=clipped)[0])
+    if c > 0 and (c < r or not clipped):
+        want = math.exp(1.0 - r / c)
+    else:
+        want = 1.0 if c >= r else 0.0
+    assert got == pytest.approx(want, rel=1e-15, abs=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=st.lists(st.lists(st.one_of(st.floats(0.0, 1e6), st.just(0.0), st.floats(-5.0, 0.0)), min_size=1,
+                           max_size=9), min_size=1, max_size=4).filter(lambda rows: len({len(r) for r in rows}) == 1))
+def test_geometric_mean_against_its_definition(p):
+    got = formula.geometric_mean(np.array(p))
+    for row, g in zip(p, got.tolist()):
+        logs = [math.log(x) if x > 0 else formula.LOG_FLOOR for x in row]
+        assert g == pytest.approx(math.exp(sum(logs) / len(row)), rel=1e-12, abs=1e-300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(sums=blocks(), k=st.sampled_from([0.0, 1.0, 0.5]), first=st.integers(1, 3))
+def test_add_k_precisions_against_its_definition(sums, k, first):
+    correct, total, _, _ = sums
+    got = formula.add_k_precisions(correct, total, k=k, first_order=first)
+    for row_c, row_t, row_p in zip(np.asarray(correct, float).tolist(), np.asarray(total, float).tolist(),
+                                   got.tolist()):
+        for n, (m, t, p) in enumerate(zip(row_c, row_t, row_p), 1):
+            m, t = (m + k, t + k) if n >= first else (m, t)
+            assert p == (m / t if t > 0 else 0.0)
+    assert np.asarray(correct).tolist() == sums[0].tolist()  # the inputs are left as they were

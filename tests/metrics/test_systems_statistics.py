@@ -10,6 +10,8 @@ path (a few short lines) and on the kernels' path (more text than
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,8 +36,7 @@ def metrics(refs, tokenize, lowercase):
 def check(systems, refs, tokenize, lowercase):
     for metric in metrics(refs, tokenize, lowercase):
         with pytest.MonkeyPatch.context() as mp:  # BLEU batches only past the plain path's size: force it
-            mp.setattr(small, "COLD_MAX_CHARS", 0)
-            mp.setattr(small, "WARM_MAX_CHARS", -1)
+            mp.setattr(small, "PLAIN_MAX_CHARS", -1)
             together = metric._systems_statistics(systems)
         assert together is not None and len(together) == len(systems)
         for rows, system in zip(together, systems):
@@ -61,8 +62,8 @@ def test_few_segments_together_equal_each_system_alone(data, tokenize, lowercase
 
 @pytest.mark.parametrize("tokenize", TOKENIZERS)
 def test_many_segments_together_equal_each_system_alone(tokenize, monkeypatch):
-    # past the plain path's size (and no plain-path budget before the kernels load): the kernels on both routes
-    monkeypatch.setattr(small, "COLD_MAX_CHARS", 0)
+    # the kernels on both routes, each system alone and all together
+    monkeypatch.setattr(small, "PLAIN_MAX_CHARS", -1)
     rng = np.random.default_rng(5)
     n = 400
 
@@ -70,9 +71,8 @@ def test_many_segments_together_equal_each_system_alone(tokenize, monkeypatch):
         return [" ".join(rng.choice(WORDS, rng.integers(0, 30))) for _ in range(n)]
 
     systems = [lines() for _ in range(3)]
-    assert min(sum(map(len, system)) for system in systems) > small.WARM_MAX_CHARS
     check(systems, [lines(), lines()], tokenize, lowercase=False)
-    assert small.kernels_loaded()
+    assert "bleustats.engine._stats_kernels" in sys.modules
 
 
 def test_no_batched_route_where_each_system_is_scored_alone():
@@ -84,8 +84,7 @@ def test_no_batched_route_where_each_system_is_scored_alone():
     bleu = BLEU(references=refs)
     assert bleu._systems_statistics([["a b", "c"], ["a", "b"]]) is None  # a job the plain path counts: per system
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(small, "COLD_MAX_CHARS", 0)
-        mp.setattr(small, "WARM_MAX_CHARS", -1)
+        mp.setattr(small, "PLAIN_MAX_CHARS", -1)
         assert bleu._systems_statistics([["a b", "c"], ["a"]]) is None  # lengths differ: refused per system
         assert bleu._systems_statistics([["a b", "c"], ["a", 3]]) is None  # not a str: refused per system
         assert len(bleu._systems_statistics([["a b", "c"], ["a", "b"]])) == 2

@@ -6,10 +6,11 @@ about half a second of CPU) and a smaller one per call (Arrow tables, schema
 checks, a thread pool). For one sentence, or for a corpus that is small enough,
 counting n-grams with :class:`collections.Counter` costs less than either, so
 :func:`bleustats.compute_stats`, ``corpus_bleu`` and ``sentence_bleu`` take this
-path when :func:`prefer_plain` says so. The rows are the kernel's rows, value
-for value (``tests/engine/test_small.py`` compares the two paths on random
-inputs with ΔBLEU weights, every tokenizer, every reference view, empty lines
-and many references):
+path for a call of at most :data:`PLAIN_MAX_CHARS` characters of text
+(:func:`prefer_plain`: the call's input decides, nothing else). The rows are
+the kernel's rows, value for value (``tests/engine/test_small.py`` compares
+the two paths on random inputs with ΔBLEU weights, every tokenizer, every
+reference view, empty lines and many references):
 
 .. math::
 
@@ -33,7 +34,6 @@ Examples
 from __future__ import annotations
 
 import math
-import sys
 from collections import Counter
 from itertools import chain
 from typing import Any, Sequence
@@ -42,28 +42,23 @@ from ..tokenizers import tokenize_lines
 from ._options import is_real
 
 __all__ = [
-    "COLD_MAX_CHARS",
-    "WARM_MAX_CHARS",
-    "expect",
-    "kernels_loaded",
-    "plain_budget_left",
+    "PLAIN_MAX_CHARS",
     "plain_references",
     "prefer_plain",
     "segment_statistics",
     "view_references",
 ]
 
-#: While the numba kernels are not loaded, the plain path counts up to this many
-#: characters of text (hypotheses and references together) in a process: loading the
-#: kernels costs about as much as counting that much text in Python
-#: (``benchmarks/bench_latency.py``). Past it, the kernels load once and serve the rest.
-COLD_MAX_CHARS = 1_000_000
-#: Once the kernels are loaded, the plain path is faster only for small inputs (a call
-#: of the pipeline costs about a millisecond in Arrow tables and checks).
-WARM_MAX_CHARS = 16_384
-
-# Characters this process has counted on the plain path, or announced with expect().
-_cold_spent = 0
+#: The most text (characters of hypotheses and references together) one call counts on the plain
+#: path; a larger call goes to the numba kernels. The rule reads the call's input and nothing else,
+#: so a call takes the same path in any process, whatever ran before it. Measured over calls of one
+#: sentence to 10,000 segments, in a fresh process (where the kernels' path first loads numba, about
+#: 0.5 s) and in one with the kernels loaded (where they are 4-25x faster from ~20,000 characters on),
+#: the rule's worst loss against the faster path of each call is least, about 4x, for a threshold
+#: between about 20,000 and 35,000 characters; this is the upper end of that band, which keeps a
+#: call of 100 segments of the benchmark corpus (34,302 characters) on the plain path
+#: (``benchmarks/bench_latency.py --tasks route``, ``benchmarks/results/latency.md``).
+PLAIN_MAX_CHARS = 35_000
 
 #: One reference of a segment: (text, weight).
 Reference = tuple[str, float]
@@ -72,79 +67,15 @@ Reference = tuple[str, float]
 Row = tuple[int, int, int, float, int, float, list, list, list, list]
 
 
-def kernels_loaded() -> bool:
-    """True once the statistics kernel has run in this process (numba and the kernels are loaded).
-
-    Looked up in ``sys.modules``, so that asking imports nothing.
-    """
-    kernels = sys.modules.get(__package__ + "._stats_kernels")
-    if kernels is None:
-        return False
-    compiled = [getattr(k, "overloads", None) for k in (kernels.compute_stats_serial, kernels.compute_stats)]
-    if any(c is None for c in compiled):  # NUMBA_DISABLE_JIT: plain functions, nothing to load
-        return True
-    return any(bool(c) for c in compiled)
-
-
-def prefer_plain(n_chars: int, *, kernels_loaded: bool) -> bool:
-    """True when the plain-Python path is the faster one for ``n_chars`` more characters of text.
-
-    With the kernels loaded: only small calls (:data:`WARM_MAX_CHARS`). Without
-    them: while this process's plain-path text, this call included, stays within
-    :data:`COLD_MAX_CHARS` (a rent-or-buy rule: a loop over many systems counts
-    the first ones in Python, then loads the kernels once for the rest, never
-    paying much more than twice the better of the two). A call that answers
-    True charges ``n_chars`` to that budget.
+def prefer_plain(n_chars: int) -> bool:
+    """True when a call of ``n_chars`` characters of text is counted on the plain path (:data:`PLAIN_MAX_CHARS`).
 
     Examples
     --------
-    >>> prefer_plain(100, kernels_loaded=True), prefer_plain(10**6, kernels_loaded=True)
-    (True, False)
-    >>> prefer_plain(COLD_MAX_CHARS + 1, kernels_loaded=False)
-    False
+    >>> prefer_plain(100), prefer_plain(PLAIN_MAX_CHARS), prefer_plain(PLAIN_MAX_CHARS + 1)
+    (True, True, False)
     """
-    global _cold_spent
-    if kernels_loaded:
-        return n_chars <= WARM_MAX_CHARS
-    if _cold_spent + n_chars > COLD_MAX_CHARS:
-        return False
-    _cold_spent += n_chars
-    return True
-
-
-def plain_budget_left() -> int:
-    """Characters :func:`prefer_plain` would still count in Python before the kernels load (charges nothing).
-
-    Examples
-    --------
-    >>> 0 <= plain_budget_left() <= COLD_MAX_CHARS
-    True
-    """
-    return max(0, COLD_MAX_CHARS - _cold_spent)
-
-
-def expect(n_chars: int) -> None:
-    """Announce ``n_chars`` characters of text this process is about to score.
-
-    A caller that knows the whole job in advance (the command line, holding every
-    system's file) says so once: a job larger than :data:`COLD_MAX_CHARS` then goes
-    to the kernels from its first call instead of counting a first share in Python.
-
-    Examples
-    --------
-    >>> before = _cold_spent
-    >>> expect(COLD_MAX_CHARS + 1); prefer_plain(10, kernels_loaded=False)
-    False
-    >>> _reset(before)
-    """
-    global _cold_spent
-    _cold_spent += max(0, int(n_chars))
-
-
-def _reset(spent: int = 0) -> None:
-    """Set the process's plain-path budget spent (tests)."""
-    global _cold_spent
-    _cold_spent = spent
+    return n_chars <= PLAIN_MAX_CHARS
 
 
 # --------------------------------------------------------------------------- list inputs

@@ -59,6 +59,11 @@ __all__ = [
 ]
 
 
+#: The most text (characters of hypotheses and references) :func:`chrf_segment_rows` scores without
+#: Arrow tables; a larger call builds them (:func:`chrf_statistics`), where a call costs about a
+#: millisecond more and the work is shared between threads.
+LIST_MAX_CHARS = 16_384
+
 #: Below this many bytes of text (hypotheses plus their references) the kernel
 #: runs on the calling thread: starting the thread pool costs more than the work.
 _PARALLEL_MIN_BYTES = 200_000
@@ -205,7 +210,7 @@ def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, floa
     ignored), ``opts`` is :func:`chrf_options`' dict. The texts go to the same
     kernel as UTF-8 bytes and offsets, so the rows are :func:`chrf_statistics`'
     rows. ``None`` (take :func:`chrf_statistics`) for more text than
-    :data:`bleustats.engine._small.WARM_MAX_CHARS`, a segment without a
+    :data:`LIST_MAX_CHARS`, a segment without a
     reference, text that is not UTF-8 encodable or a line too long to index:
     the general path reads those and raises its errors.
 
@@ -217,7 +222,7 @@ def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, floa
     if not hypotheses or len(segments) != len(hypotheses) or not all(segments):
         return None
     texts = [text for seg in segments for text, _ in seg]
-    if sum(map(len, hypotheses)) + sum(map(len, texts)) > small.WARM_MAX_CHARS:
+    if sum(map(len, hypotheses)) + sum(map(len, texts)) > LIST_MAX_CHARS:
         return None
     try:
         h_data, h_off, h_longest = _utf8(hypotheses, opts["lowercase"])
@@ -239,7 +244,7 @@ def chrf_list_rows(hypotheses: Any, references: Any, layout: str, opts: dict[str
     """:func:`chrf_segment_rows` of list inputs as :func:`chrf_statistics` takes them, or ``None``: take the tables.
 
     ``hypotheses`` a list (or tuple) of str of at most
-    :data:`bleustats.engine._small.WARM_MAX_CHARS` characters, ``references``
+    :data:`LIST_MAX_CHARS` characters, ``references``
     lists read by :func:`bleustats.engine._small.plain_references` (``layout``
     as ``references_layout``); anything else, or anything malformed, is
     ``None`` (the general path reads it and raises its errors).
@@ -250,7 +255,7 @@ def chrf_list_rows(hypotheses: Any, references: Any, layout: str, opts: dict[str
     [[2, 2, 2, 1, 1, 1]]
     """
     if (not isinstance(hypotheses, (list, tuple)) or not all(type(h) is str for h in hypotheses)
-            or sum(map(len, hypotheses)) > small.WARM_MAX_CHARS):
+            or sum(map(len, hypotheses)) > LIST_MAX_CHARS):
         return None
     segments = small.plain_references(references, None, n_hyp=len(hypotheses), layout=layout)
     return None if segments is None else chrf_segment_rows(list(hypotheses), segments, opts)

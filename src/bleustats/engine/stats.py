@@ -774,7 +774,7 @@ def compute_stats(
     timings.update(tokenize=0.0, encode=0.0, kernel=0.0)
     n_chars = sum(c.nbytes for c in hyp_text.chunks) + sum(c.nbytes for c in ref_text.chunks)
     # the plain path tokenizes both sides itself: references a ReferenceSet tokenized already take the kernels
-    if not pretokenized and small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+    if not pretokenized and small.prefer_plain(n_chars):
         t = time.perf_counter()
         ref_segments: list[list[tuple[str, float]]] = [[] for _ in seg_keys]
         for text, w, s in zip(ref_text.to_pylist(), weights.tolist(), ref_seg.tolist()):
@@ -876,8 +876,7 @@ def compute_stats_files(
         raise ValueError(f"chunk_lines must be a positive integer; got {chunk_lines!r}.")
     paths = [hypotheses_path, *reference_paths]
     names = [str(p) for p in reference_paths]
-    if set(options) <= _FILE_OPTIONS and not small.prefer_plain(_text_size(paths),
-                                                                  kernels_loaded=small.kernels_loaded()):
+    if set(options) <= _FILE_OPTIONS and not small.prefer_plain(_text_size(paths)):
         return _files_statistics(paths, weights, chunk_lines, **options)
     parts: list[StatsTable] = []
     read = 0.0

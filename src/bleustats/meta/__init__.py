@@ -13,7 +13,7 @@
 - :mod:`~bleustats.meta.metric_correlations`: system- and segment-level correlations of a table of
   metrics, with Williams and resampling comparisons.
 - :mod:`~bleustats.meta.units`: the study's metrics of units and the cells they share (unit BLEU
-  in numba in ``_unit_kernels``);
+  by :func:`bleustats.metrics.formula.exp_bleu_scores_of_rows`);
   :mod:`~bleustats.meta.rated_cells`: those metrics of the rated cells of any statistics source;
   :mod:`~bleustats.meta.study`: the ΔBLEU paper's correlation protocol;
   :mod:`~bleustats.meta.study_compare`: the paired comparison of two of its metrics;

@@ -70,6 +70,7 @@ from .._validate import check_count, check_number
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from ..metrics import sentence
+from ..metrics.formula import add_k_precisions, brevity_penalty
 from ..metrics.tables import sentence_scores
 from .resample import as_generator
 
@@ -173,9 +174,7 @@ def _component(stats: StatsTable, name: str) -> NDArray[np.float64]:
                              f"Compute the statistics with max_ngram_order >= {n}.")
         if m.group(1) == "bleu":
             return sentence.score_variant(stats, "sacrebleu:exp", max_ngram_order=n)
-        match = np.asarray(stats.column(f"match_{n}"), np.float64)
-        total = np.asarray(stats.column(f"total_{n}"), np.float64)
-        return np.divide(match, total, out=np.zeros_like(match), where=total > 0)
+        return add_k_precisions(stats.column(f"match_{n}"), stats.column(f"total_{n}"), k=0.0)  # m_n / t_n
     c = np.asarray(stats.column("hyp_len"), np.float64)
     r = np.asarray(stats.column("ref_len_closest"), np.float64)
     if name in ("delta_bleu", "chrf", "chrf++", "ter"):
@@ -183,9 +182,7 @@ def _component(stats: StatsTable, name: str) -> NDArray[np.float64]:
     if name == "length_ratio":
         return np.divide(c, r, out=np.zeros_like(c), where=r > 0)
     if name == "brevity_penalty":
-        with np.errstate(divide="ignore", over="ignore"):
-            bp = np.exp(1.0 - r / np.where(c > 0, c, 1.0))
-        return np.where(c >= r, 1.0, np.where(c > 0, bp, 0.0))
+        return brevity_penalty(c, r)
     try:
         return sentence.score_variant(stats, name)
     except ValueError:

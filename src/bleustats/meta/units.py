@@ -37,15 +37,14 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from .._kernel_cache import guarded
 from .._validate import describe_ids, renamed_keywords
 from ..engine.stats import StatsTable
 from ..errors import InputError
 from ..metrics.tables import OTHER_METRICS, score_signature, table_metric
-from ..metrics.formula import bleu_scores, check_scoring_options, count_columns
+from ..metrics.formula import (bleu_scores, check_scoring_options, count_columns, exp_bleu_scores_of_columns,
+                               exp_bleu_scores_of_rows)
 from ..metrics.results import BLEUSignature, Signature
 from ..metrics.sentence import score_variant
-from . import _unit_kernels as _unit_module
 from .rank_stats import sum_units
 from ._options import UNMATCHED
 
@@ -65,8 +64,6 @@ __all__ = [
     "sentence_mean_metric",
     "study_cells",
 ]
-
-_unit_kernels = guarded(_unit_module)
 
 #: Columns of the human scores table (one row per rating; extra columns are ignored).
 HUMAN_COLUMNS = ("system", "seg_id", "score")
@@ -151,7 +148,7 @@ class UnitMetric:
             return self.scorer(sums)
         n = self.max_ngram_order
         if self.options.get("smooth_method") == "exp" and not self.options.get("use_effective_order"):
-            scores = _bleu_exp_of_columns(sums, n, self.clamp)
+            scores = exp_bleu_scores_of_columns(sums, n, clamp=self.clamp)
             if scores is not None:
                 return scores
         correct = sums[..., 2:2 + n]
@@ -160,55 +157,13 @@ class UnitMetric:
         return bleu_scores(correct, sums[..., 2 + n:2 + 2 * n], sums[..., 0], sums[..., 1], **self.options)
 
 
-def _bleu_exp_of_columns(sums: NDArray[np.float64], n: int, clamp: bool) -> NDArray[np.float64] | None:
-    """BLEU (exp smoothing) of every unit's ``[hyp_len, ref_len, correct_1..n, total_1..n]``, as
-    :func:`~bleustats.metrics.formula.bleu_scores` computes it, bit for bit (:mod:`bleustats.meta._unit_kernels`).
-
-    ``None`` when the sums are not such columns or hold a NaN or infinity: the general path then
-    scores them, or says which input is not finite.
-    """
-    if n < 1 or sums.shape[-1] != 2 + 2 * n:
-        return None
-    cols = np.moveaxis(sums, -1, 0)
-    shape = cols.shape[1:]
-    cols = cols.reshape(cols.shape[0], -1)  # a view when each column is contiguous (the study's unit sums)
-    scores = _bleu_exp_of_rows(cols, np.arange(2 + 2 * n, dtype=np.int64), clamp)
-    return None if scores is None else scores.reshape(shape)
-
-
-def _bleu_exp_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], clamp: bool,
-                      memo: dict | None = None) -> NDArray[np.float64] | None:
-    """:func:`_bleu_exp_of_columns` of the statistics in rows ``idx`` of ``cols`` (k, units).
-
-    ``memo`` (one dict per ``cols``) keeps the brevity penalties by their (hyp_len, ref_len)
-    rows: metrics that share the lengths (BLEU and ΔBLEU of one reference view) take them once.
-    """
-    prec, bp_arg, bp_case, ok, finite = _unit_kernels.bleu_precisions(cols, idx, clamp)
-    if not finite:
-        return None
-    key = ("bp", int(idx[0]), int(idx[1]))
-    with np.errstate(all="ignore"):  # a unit scored 0 may have a zero or negative precision: its log is unused
-        geo = np.exp(_unit_kernels.mean_logs(np.log(prec)))
-        bp = None if memo is None else memo.get(key)
-        if bp is None:
-            shorter = np.flatnonzero(bp_case == 1)  # the units whose brevity penalty is not 1 or 0
-            if 2 * len(shorter) < len(bp_case):
-                bp = np.zeros(len(bp_case))
-                bp[shorter] = np.exp(bp_arg[shorter])  # elementwise: the bits of np.exp(bp_arg) there
-            else:
-                bp = np.exp(bp_arg)
-            if memo is not None:
-                memo[key] = bp
-    return _unit_kernels.combine(geo, bp, bp_case, ok)
-
-
 def _scores_of_rows(metric: UnitMetric, cols: NDArray[np.float64], idx: NDArray[np.int64],
                     unit_size: int, memo: dict | None = None) -> NDArray[np.float64]:
     """``metric.unit_scores`` of units whose summed values are rows ``idx`` of ``cols`` (k, units).
 
     ``memo`` (one dict per ``cols``): unit BLEU of the same rows with the same clamping is
     computed once (e.g. ΔBLEU of one reference of weight 1 is BLEU), its brevity penalties
-    shared (:func:`_bleu_exp_of_rows`).
+    shared (:func:`~bleustats.metrics.formula.exp_bleu_scores_of_rows`).
     """
     if metric.kind == "mean":
         return cols[idx[0]] / unit_size
@@ -218,7 +173,7 @@ def _scores_of_rows(metric: UnitMetric, cols: NDArray[np.float64], idx: NDArray[
         key = ("bleu", bool(metric.clamp), rows.tobytes())
         scores = None if memo is None else memo.get(key)
         if scores is None:
-            scores = _bleu_exp_of_rows(cols, rows, metric.clamp, memo)
+            scores = exp_bleu_scores_of_rows(cols, rows, clamp=metric.clamp, memo=memo)
             if memo is not None and scores is not None:
                 memo[key] = scores
         if scores is not None:

@@ -2,14 +2,18 @@
 
 Shaped like ``sacrebleu.metrics`` so that sacreBLEU code works by changing
 only the package name (``from bleustats.metrics import BLEU, CHRF, TER``).
-Everything here is numpy over per-segment statistics; no n-gram is counted
-again.
+Everything here is numpy over per-segment statistics (and one numba
+expression of the BLEU formula for many rows); no n-gram is counted again.
 
 - :mod:`~bleustats.metrics.base`: what the metric objects share (sacreBLEU's
   ``Score`` / ``Signature`` / ``Metric`` behaviour, bootstrap intervals); the
   one :class:`Signature` type, which each metric subclasses.
 - :mod:`~bleustats.metrics.formula`: the BLEU / ΔBLEU formula from summed
-  statistics, one vectorized function for every path.
+  statistics, one vectorized function for every path, and its building blocks
+  (brevity penalty, geometric mean, the sentence-level smoothings) that every
+  variant, combination feature and study unit scores with;
+  ``_formula_kernels`` is its numba expression (exp smoothing, many rows: the
+  study's units), the same bits.
 - :mod:`~bleustats.metrics.tables`: scores of statistics tables: corpus,
   grouped and sentence BLEU / ΔBLEU (and a table's chrF / TER columns).
 - :mod:`~bleustats.metrics.bleu_functions`: sacreBLEU's ``corpus_bleu`` /

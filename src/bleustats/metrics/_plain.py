@@ -119,7 +119,7 @@ def plain_segments(references: Any, cache: ReferenceSet | None, n_hyp: int) -> t
             return None
         counts = {len(seg) for seg in segments}
         return segments, (counts.pop() if len(counts) == 1 else -1)
-    if cache is None or cache.n_segments != n_hyp or text_bytes(cache) > small.COLD_MAX_CHARS:
+    if cache is None or cache.n_segments != n_hyp or not small.prefer_plain(text_bytes(cache)):
         return None
     return cache.cached(("plain",), lambda t: reference_segments(t, n_hyp)), cache.num_refs
 
@@ -144,13 +144,13 @@ def plain_matrix(hypotheses: list, segments: list | None, *, tokenize: str, lowe
     """
     if segments is None or not hypotheses or not all(type(h) is str for h in hypotheses):
         return None
-    if small.kernels_loaded() and sum(map(len, hypotheses)) > small.WARM_MAX_CHARS:
+    if not small.prefer_plain(sum(map(len, hypotheses))):
         return None  # the hypotheses alone are past the plain path's size: no reference view built
     view = small.view_references(segments, ref_view, weight_threshold)
     if not all(view):
         return None
     n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in view for text, _ in seg)
-    if not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+    if not small.prefer_plain(n_chars):
         return None
     rows = small.segment_statistics(hypotheses, range(len(hypotheses)), view, tokenize=tokenize, lowercase=lowercase,
                                     max_ngram_order=max_ngram_order, delta_definition=delta_definition)

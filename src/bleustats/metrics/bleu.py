@@ -153,7 +153,7 @@ class BLEU(Metric):
         return {"ref_ngrams": grams, "ref_lens": lens}
 
     def _prepare(self, refs: ReferenceSet) -> None:
-        if text_bytes(refs) <= small.COLD_MAX_CHARS:
+        if small.prefer_plain(text_bytes(refs)):
             return  # small enough for the plain path; the kernels' path tokenizes (once) if it ever runs
         from ..engine.stats import reference_tokens
 
@@ -220,8 +220,9 @@ class BLEU(Metric):
         hypotheses table of all systems (the rows each system alone gives, the references encoded once).
 
         ``None`` (each system is then scored on its own) where a system is not a list of str as long as the
-        others (so that its own call refuses it), and where the plain-Python path would count the systems
-        (:mod:`bleustats.engine._small`: a small job never loads numba).
+        others (so that its own call refuses it), and where the systems' text with the references of each is
+        small enough for the plain-Python path (:func:`bleustats.engine._small.prefer_plain`: a small job never
+        loads numba).
         """
         if self._ref_cache is None or len(systems) < 2:
             return None
@@ -229,13 +230,9 @@ class BLEU(Metric):
         n = len(systems[0])
         if n == 0 or any(len(system) != n or not set(map(type, system)) <= {str} for system in systems):
             return None
-        # only where the kernels serve the systems anyway: a job the plain path counts (no numba at all) stays so
+        # the call's text decides, as for one system: a job the plain path counts (no numba at all) stays so
         ref_chars = text_bytes(self._ref_cache)
-        sys_chars = [sum(map(len, system)) for system in systems]
-        if small.kernels_loaded():
-            if min(sys_chars) + ref_chars <= small.WARM_MAX_CHARS:
-                return None
-        elif sum(sys_chars) + len(systems) * ref_chars <= small.plain_budget_left():
+        if small.prefer_plain(sum(sum(map(len, system)) + ref_chars for system in systems)):
             return None
         import pyarrow as pa
 

@@ -45,7 +45,7 @@ def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layou
                   options["delta_definition"])
     if not isinstance(hypotheses, (list, tuple)) or not all(type(h) is str for h in hypotheses) or not hypotheses:
         return None
-    if small.kernels_loaded() and sum(map(len, hypotheses)) > small.WARM_MAX_CHARS:
+    if not small.prefer_plain(sum(map(len, hypotheses))):
         return None  # the hypotheses alone are past the plain path's size: no reference lists built
     segments = small.plain_references(references, ref_weights, n_hyp=len(hypotheses), layout=layout)
     if segments is None:
@@ -53,7 +53,7 @@ def _plain_corpus_bleu(hypotheses: Any, references: Any, ref_weights: Any, layou
     uniform = all(w == 1.0 for seg in segments for _, w in seg)
     segments = small.view_references(segments, options["ref_view"], options["weight_threshold"])
     n_chars = sum(map(len, hypotheses)) + sum(len(text) for seg in segments for text, _ in seg)
-    if not all(segments) or not small.prefer_plain(n_chars, kernels_loaded=small.kernels_loaded()):
+    if not all(segments) or not small.prefer_plain(n_chars):
         return None
     metric = scoring["metric"]
     if metric is None:

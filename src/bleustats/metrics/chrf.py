@@ -32,10 +32,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..engine.chrf_stats import (CHRF_DEFAULTS, chrf_column_names, chrf_list_rows, chrf_options, chrf_segment_rows,
-                                 chrf_statistics, chrf_systems_statistics)
+from ..engine.chrf_stats import (CHRF_DEFAULTS, LIST_MAX_CHARS, chrf_column_names, chrf_list_rows, chrf_options,
+                                 chrf_segment_rows, chrf_statistics, chrf_systems_statistics)
 from ..engine.references import ReferenceSet, shared_reference_set
-from ..engine._small import WARM_MAX_CHARS
 from .base import Metric, Score, Signature
 from .helpers import extract_all_char_ngrams, extract_word_ngrams
 from ._plain import plain_segments
@@ -409,7 +408,7 @@ class CHRF(Metric):
 
     def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> NDArray[Any]:
         hyps = list(hypotheses)
-        small = all(type(h) is str for h in hyps) and sum(map(len, hyps)) <= WARM_MAX_CHARS  # else: checked there
+        small = all(type(h) is str for h in hyps) and sum(map(len, hyps)) <= LIST_MAX_CHARS  # else: checked there
         plain = plain_segments(references, self._ref_cache, len(hyps)) if small else None
         rows = None if plain is None else chrf_segment_rows(hyps, plain[0], self._options)
         if rows is None:

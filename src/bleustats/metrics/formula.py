@@ -27,6 +27,19 @@ totals for n ≥ 2) and ``exp`` (the i-th zero precision becomes
 place of ``match_n`` / ``total_n``; a negative summed numerator of an order is
 clamped to 0 before smoothing (as the first author's implementation does).
 
+The formula's steps are public building blocks, so that every other BLEU of
+the package is this one: :func:`brevity_penalty` (clipped, or not as Nakov et
+al.'s variant), :func:`geometric_mean` (the logs summed in order, log(0)
+floored), :func:`bleu_from_precisions` (100 times BP times the geometric
+mean of the precisions), and the sentence-level smoothings
+:func:`add_k_precisions` (BLEU+1, Lin & Och) and :func:`chen_cherry_precisions`
+(Chen & Cherry's methods 1–7). The sentence variants of
+:mod:`bleustats.metrics.sentence`, the combination features of
+:mod:`bleustats.meta.combine` and the study's units score with them;
+:func:`exp_bleu_scores_of_rows` is the formula (exp smoothing) on many rows
+through numba kernels (:mod:`bleustats.metrics._formula_kernels`), the same
+bits as :func:`bleu_scores`.
+
 Examples
 --------
 >>> bleu_scores([[5, 3, 1, 0]], [[6, 5, 4, 3]], [6], [6]).round(4).tolist()   # "the cat sat on the mat"
@@ -41,12 +54,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validate import check_choice
+from .._validate import check_choice, check_number
 from ..engine._options import BLEU_METRICS, REF_LENGTHS, SMOOTH_DEFAULTS, SMOOTH_METHODS
 from ..errors import InputError
 from .results import BLEUScore
 
-__all__ = ["LOG_FLOOR", "METRICS", "bleu_from_sums", "bleu_scores", "check_scoring_options", "count_columns",
+__all__ = ["CHEN_CHERRY_METHODS", "LOG_FLOOR", "METRICS", "add_k_precisions", "bleu_from_precisions",
+           "bleu_from_sums", "bleu_scores", "brevity_penalty", "chen_cherry_precisions", "check_scoring_options",
+           "count_columns", "exp_bleu_scores_of_columns", "exp_bleu_scores_of_rows", "geometric_mean",
            "score_from_sums"]
 
 #: log(0) as sacreBLEU writes it (its ``my_log``): a precision of 0 adds this to the sum of logs.
@@ -116,6 +131,33 @@ def _pick(cond: Any, a: Any, b: Any) -> Any:
     return a if cond else b
 
 
+# The formula's steps, each written once for both shapes: ``where`` is np.where for arrays, _pick for one row.
+
+def _brevity(c: Any, r: Any, where: Any, clipped: bool = True) -> Any:
+    """BP: 1 at c >= r (clipped), exp(1 - r/c) for c > 0 (below r when clipped), else (c >= r) 1 or 0."""
+    # exp(1 - r/c) on a guarded length (1 where c <= 0): no division by zero, the same bits where it is used
+    e = np.exp(1.0 - r / where(c > 0, c, 1.0))
+    if clipped:
+        return where(c >= r, 1.0, where(c > 0, e, 0.0))
+    return where(c > 0, e, where(c >= r, 1.0, 0.0))
+
+
+def _log_precision(p: Any, where: Any) -> Any:
+    """ln p for a precision p > 0, else sacreBLEU's log(0) (:data:`LOG_FLOOR`)."""
+    if where is _pick:
+        return np.log(p) if p > 0 else LOG_FLOOR
+    positive = p > 0
+    if _AND(positive, axis=None):  # the common case (smoothed precisions): one plain call
+        return np.log(p)
+    # one masked call: the log of each element where p > 0 (the same values), LOG_FLOOR elsewhere
+    return np.log(p, out=np.full(p.shape, LOG_FLOOR), where=positive)
+
+
+def _safe_div(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """a / b, and 0 where b <= 0."""
+    return np.divide(a, b, out=np.zeros(np.broadcast_shapes(a.shape, b.shape)), where=b > 0)
+
+
 def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDArray[np.float64],
           ref_len: NDArray[np.float64], k: float | None, smooth_method: str, use_effective_order: bool,
           dtype: type = np.float64) -> dict[str, Any]:
@@ -168,8 +210,7 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
     # for the arrays still silences what garbage (negative lengths) could raise, one row does without its cost
     with np.errstate(divide="ignore", invalid="ignore", over="ignore") if not one else nullcontext():
         # sacreBLEU: BP = 0 where sys_len <= 0 < ref_len - sys_len (only a negative length reaches it below 0)
-        bp = where(sys_len >= ref_len, 1.0,
-                   where(sys_len > 0, np.exp(1.0 - ref_len / where(sys_len > 0, sys_len, 1.0)), 0.0))
+        bp = _brevity(sys_len, ref_len, where)
         for i in range(n_order):
             c_i, t_i = cs[i], ts[i]
             any_match = any_match | (raw[i] != 0)
@@ -187,7 +228,7 @@ def _bleu(correct: NDArray[np.float64], total: NDArray[np.float64], sys_len: NDA
             if not f64:
                 prec = prec.astype(np.float64)
             precisions.append(prec)
-            log = where(prec > 0, np.log(where(prec > 0, prec, 1.0)), LOG_FLOOR)
+            log = _log_precision(prec, where)
             if use_effective_order:  # N' = the last order with a non-zero total (all N when there is none)
                 n_valid = n_valid + valid
                 if i == 0:
@@ -325,6 +366,257 @@ def bleu_scores(
     correct, total, sys_len, ref_len = _as_sums(correct, total, sys_len, ref_len)
     dtype = np.float32 if float32 else np.float64
     return np.asarray(_bleu(correct, total, sys_len, ref_len, k, smooth_method, use_effective_order, dtype)["score"])
+
+
+def exp_bleu_scores_of_rows(cols: NDArray[np.float64], idx: NDArray[np.int64], *, clamp: bool = False,
+                            memo: dict | None = None) -> NDArray[np.float64] | None:
+    r""":func:`bleu_scores` (exp smoothing, no effective order) of many rows of statistics, by numba kernels.
+
+    The statistics of row u are ``cols[idx, u]``: ``idx`` names the rows of
+    ``cols`` (k, units) holding hyp_len, ref_len, then N correct and N total
+    sums (each row contiguous: the study's unit sums). ``clamp`` clamps the
+    numerators at 0 first (ΔBLEU). The scores are :func:`bleu_scores`' bit for
+    bit (:mod:`bleustats.metrics._formula_kernels` does its exactly rounded
+    steps, NumPy its logs and exponentials). ``None`` where an input is NaN
+    or infinite (:func:`bleu_scores` then names it) or a precision overflows
+    (:math:`c_n / t_n > 1.7 \cdot 10^{306}`, which :func:`bleu_scores` scores as
+    sacreBLEU does). ``memo`` (one dict per
+    ``cols``) keeps the brevity penalties by their (hyp_len, ref_len) rows, so
+    that metrics sharing the lengths (BLEU and ΔBLEU of one reference view)
+    compute them once.
+
+    Examples
+    --------
+    >>> cols = np.array([[6.0], [6.0], [5.0], [3.0], [1.0], [0.0], [6.0], [5.0], [4.0], [3.0]])
+    >>> exp_bleu_scores_of_rows(cols, np.arange(10)).round(4).tolist()
+    [37.9918]
+    """
+    from .._kernel_cache import guarded
+    from . import _formula_kernels  # numba: loaded where the resampling needs it
+
+    kernels = guarded(_formula_kernels)
+
+    prec, bp_arg, bp_case, ok, finite = kernels.smooth_precisions(cols, idx, clamp)
+    if not finite:
+        return None
+    key = ("bp", int(idx[0]), int(idx[1]))
+    with np.errstate(all="ignore"):  # a row scored 0 may have a zero or negative precision: its log is unused
+        # in place: the kernels' arrays are this call's own, and a fresh array of this size costs its pages
+        geo = kernels.average_logs(np.log(prec, out=prec))
+        np.exp(geo, out=geo)
+        bp = None if memo is None else memo.get(key)
+        if bp is None:
+            shorter = np.flatnonzero(bp_case == 1)  # the rows whose brevity penalty is not 1 or 0
+            if 2 * len(shorter) < len(bp_case):
+                bp = np.zeros(len(bp_case))
+                bp[shorter] = np.exp(bp_arg[shorter])  # elementwise: the bits of np.exp(bp_arg) there
+            else:
+                bp = np.exp(bp_arg, out=bp_arg)
+            if memo is not None:
+                memo[key] = bp
+    return kernels.scale_scores(geo, bp, bp_case, ok)
+
+
+def exp_bleu_scores_of_columns(sums: NDArray[np.float64], max_ngram_order: int, *,
+                               clamp: bool = False) -> NDArray[np.float64] | None:
+    """:func:`exp_bleu_scores_of_rows` of sums whose last axis is ``[hyp_len, ref_len, correct_1..N, total_1..N]``.
+
+    Shape (..., 2 + 2N) → (...). ``None`` when the last axis is not such
+    columns, holds a NaN or infinity or a precision overflows:
+    :func:`bleu_scores` then scores them, or says which input is not finite.
+
+    Examples
+    --------
+    >>> exp_bleu_scores_of_columns(np.array([[6.0, 6.0, 5, 3, 1, 0, 6, 5, 4, 3]]), 4).round(4).tolist()
+    [37.9918]
+    """
+    n = max_ngram_order
+    if n < 1 or sums.shape[-1] != 2 + 2 * n:
+        return None
+    cols = np.moveaxis(sums, -1, 0)
+    shape = cols.shape[1:]
+    cols = cols.reshape(cols.shape[0], -1)  # a view when each column is contiguous (the study's unit sums)
+    scores = exp_bleu_scores_of_rows(cols, np.arange(2 + 2 * n, dtype=np.int64), clamp=clamp)
+    return None if scores is None else scores.reshape(shape)
+
+
+# --------------------------------------------------------------------------- building blocks
+
+
+def brevity_penalty(hyp_len: ArrayLike, ref_len: ArrayLike, *, clipped: bool = True) -> NDArray[np.float64]:
+    r"""The brevity penalty of every row: the one every BLEU score, variant and feature of bleustats uses.
+
+    .. math::
+
+        \mathrm{BP}(c, r) = \begin{cases} 1 & c \ge r \text{ (clipped)} \\
+            e^{1 - r/c} & c > 0 \\ 1 & c \le 0,\ c \ge r \\ 0 & \text{otherwise} \end{cases}
+
+    ``clipped=False`` keeps :math:`e^{1 - r/c}` above 1 for hypotheses longer
+    than :math:`r` (Nakov et al., 2012, "unclipped"). A variant's reference
+    length (Nakov's :math:`r + 1`, :math:`r \cdot \mathrm{ILR}`) is ``ref_len``.
+
+    Examples
+    --------
+    >>> brevity_penalty([6, 2, 0, 8], [6, 3, 4, 4]).round(4).tolist()
+    [1.0, 0.6065, 0.0, 1.0]
+    >>> brevity_penalty([8], [4], clipped=False).round(4).tolist()
+    [1.6487]
+    """
+    c, r = np.asarray(hyp_len, dtype=np.float64), np.asarray(ref_len, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.asarray(_brevity(c, r, np.where, clipped))
+
+
+def geometric_mean(precisions: ArrayLike) -> NDArray[np.float64]:
+    r"""The geometric mean of the last axis as BLEU takes it: the logs summed in order, a zero adds log(0).
+
+    .. math::
+
+        G(p_1, \dots, p_N) = \exp\Big(\frac{1}{N} \sum_{n=1}^{N} \ell(p_n)\Big),
+        \qquad \ell(p) = \begin{cases} \ln p & p > 0 \\ -9999999999 & p \le 0 \end{cases}
+
+    so any precision of 0 makes the mean 0 (sacreBLEU's ``my_log``). The
+    orders are added left to right, as :func:`bleu_from_sums` adds them.
+
+    Examples
+    --------
+    >>> geometric_mean([[1.0, 4.0], [2.0, 0.0]]).tolist()
+    [2.0, 0.0]
+    """
+    p = np.asarray(precisions, dtype=np.float64)
+    n = p.shape[-1]
+    if not n:
+        return np.ones(p.shape[:-1])
+    logs = _log_precision(p, np.where)
+    acc = logs[..., 0].copy()
+    for i in range(1, n):  # in order, in place (large arrays: each temporary costs its pages)
+        acc += logs[..., i]
+    acc /= n
+    return np.exp(acc, out=acc)
+
+
+def bleu_from_precisions(precisions: ArrayLike, bp: ArrayLike) -> NDArray[np.float64]:
+    r"""BLEU (0–100) from precisions on the 0–1 scale and a brevity penalty: the last step of every variant.
+
+    .. math::
+
+        \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot G(p_1, \dots, p_N)
+
+    with :func:`geometric_mean` :math:`G` (:func:`bleu_from_sums` takes the
+    same mean of the precisions in percent).
+
+    Examples
+    --------
+    >>> bleu_from_precisions([[5 / 6, 3 / 5, 1 / 4, 1 / 6]], [1.0]).round(4).tolist()
+    [37.9918]
+    """
+    return 100.0 * np.asarray(bp, dtype=np.float64) * geometric_mean(precisions)
+
+
+def add_k_precisions(match: ArrayLike, total: ArrayLike, *, k: float = 1.0,
+                     first_order: int = 1) -> NDArray[np.float64]:
+    r"""Additively smoothed precisions: k added to the matches and totals of orders from ``first_order`` on.
+
+    .. math::
+
+        p_n = \begin{cases} (m_n + k) / (t_n + k) & n \ge n_0 \\ m_n / t_n & n < n_0 \end{cases}
+        \qquad (0 \text{ where the denominator is } 0)
+
+    BLEU+1 (PRO, Moses ``smoothedSentenceBleu``): ``k=1, first_order=1``; Lin
+    & Och (2004) and Chen & Cherry's method 2: ``k=1, first_order=2``;
+    unsmoothed: ``k=0``.
+
+    Examples
+    --------
+    >>> add_k_precisions([[1, 0, 0, 0]], [[2, 1, 0, 0]], first_order=2).tolist()
+    [[0.5, 0.5, 1.0, 1.0]]
+    """
+    m, t = np.array(match, dtype=np.float64), np.array(total, dtype=np.float64)  # copies, smoothed in place
+    if k:
+        m[..., first_order - 1:] += k
+        t[..., first_order - 1:] += k
+    positive = t > 0
+    if _AND(positive, axis=None):
+        return np.divide(m, t, out=m)
+    np.divide(m, t, out=m, where=positive)
+    m[~positive] = 0.0
+    return m
+
+
+#: Chen & Cherry's smoothing methods (NLTK's ``SmoothingFunction().method1`` .. ``method7``).
+CHEN_CHERRY_METHODS = (1, 2, 3, 4, 5, 6, 7)
+
+
+def _kth_zero_scale(zero: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """2^k for the k-th order without a match of each row (k = 1, 2, ...), 1 elsewhere (exp smoothing's doubling)."""
+    return np.exp2(np.where(zero, np.cumsum(zero, axis=-1), 0))
+
+
+def chen_cherry_precisions(match: ArrayLike, total: ArrayLike, hyp_len: ArrayLike, *, method: int,
+                           epsilon: float = 0.1, alpha: float = 5.0, k: float = 5.0,
+                           match_next: ArrayLike | None = None,
+                           total_next: ArrayLike | None = None) -> NDArray[np.float64]:
+    r"""The precisions of Chen & Cherry's (2014) smoothing ``method`` 1–7, with NLTK's semantics.
+
+    Rows of ``match`` / ``total`` (shape (rows, N)); NLTK floors each total
+    at 1 (:math:`\bar t_n = \max(1, t_n)`, :math:`p_n = m_n / \bar t_n`):
+
+    1. :math:`p_n = \epsilon / \bar t_n` where :math:`m_n = 0`;
+    2. :func:`add_k_precisions` with ``k=1, first_order=2`` (on the true totals);
+    3. :math:`p_n = 1 / (2^{j} \bar t_n)` for the j-th order without a match;
+    4. :math:`p_n = \ln c / (2^{j} K \bar t_n)` there, for hypotheses longer than one token;
+    5. :math:`p'_n = (p'_{n-1} + p_n + p_{n+1}) / 3`, :math:`p'_0 = p_1 + 1`, with order
+       :math:`N+1` from ``match_next`` / ``total_next``;
+    6. :math:`p_n = (m_n + \alpha\, p_{n-1}^2 / p_{n-2}) / (t_n + \alpha)` for :math:`n \ge 3`;
+    7. method 4, then method 5.
+
+    Examples
+    --------
+    >>> chen_cherry_precisions([[1, 0, 0, 0]], [[2, 1, 0, 0]], [2], method=3).tolist()
+    [[0.5, 0.5, 0.25, 0.125]]
+    """
+    if isinstance(method, bool) or method not in CHEN_CHERRY_METHODS:
+        raise InputError(f"method must be one of {', '.join(map(str, CHEN_CHERRY_METHODS))}; got {method!r}.")
+    m, t = np.asarray(match, dtype=np.float64), np.asarray(total, dtype=np.float64)
+    c = np.asarray(hyp_len, dtype=np.float64)
+    t1 = np.maximum(t, 1.0)  # NLTK's modified_precision floors the denominator at 1
+    p = m / t1
+    zero = m == 0
+    if method == 1:
+        p = np.where(zero, check_number("epsilon", epsilon) / t1, p)
+    elif method == 2:
+        p = add_k_precisions(m, t, k=1.0, first_order=2)
+    elif method == 3:
+        p = np.where(zero, 1.0 / (_kth_zero_scale(zero) * t1), p)
+    elif method in (4, 7):
+        k = check_number("k", k, positive=True)
+        with np.errstate(divide="ignore"):
+            log_c = np.log(np.where(c > 1, c, 1.0))[:, None]
+        smoothed = log_c / (_kth_zero_scale(zero) * k * t1)
+        p = np.where(zero & (c[:, None] > 1), smoothed, p)
+    if method in (5, 7):
+        if match_next is None or total_next is None:
+            raise InputError(
+                f"chen-cherry:{method} averages orders n-1, n, n+1 and needs order N+1 = {m.shape[-1] + 1}; "
+                f"the statistics stop at N = {m.shape[-1]}. Compute them with max_ngram_order="
+                f"{m.shape[-1] + 1} (the score still uses N = {m.shape[-1]} via max_ngram_order)."
+            )
+        p_next = np.asarray(match_next, dtype=np.float64) / np.maximum(np.asarray(total_next, dtype=np.float64), 1.0)
+        nxt = np.concatenate([p[:, 1:], p_next[:, None]], axis=-1)
+        prev = p[:, 0] + 1.0
+        out = np.empty_like(p)
+        for i in range(p.shape[-1]):  # a recurrence over orders, vectorized over rows
+            prev = (prev + p[:, i] + nxt[:, i]) / 3.0
+            out[:, i] = prev
+        p = out
+    elif method == 6:
+        alpha = check_number("alpha", alpha)
+        p = p.copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for i in range(2, p.shape[-1]):
+                prior = _safe_div(p[:, i - 1] ** 2, p[:, i - 2])
+                p[:, i] = (m[:, i] + alpha * prior) / (t[:, i] + alpha)
+    return p
 
 
 def count_columns(metric: str, max_ngram_order: int) -> tuple[list[str], list[str]]:

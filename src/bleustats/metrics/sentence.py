@@ -1,12 +1,24 @@
 r"""Sentence-level BLEU variants from one statistics table, and the registry that lists them.
 
-Every variant is a vectorized numpy formula over the per-hypothesis
-statistics of a :class:`~bleustats.engine.stats.StatsTable` (one row per hypothesis:
+Every variant is the one BLEU formula of :mod:`bleustats.metrics.formula`,
+vectorized over the per-hypothesis statistics of a
+:class:`~bleustats.engine.stats.StatsTable` (one row per hypothesis:
 ``hyp_len`` :math:`c`, a reference length :math:`r`, and per order
-:math:`n = 1..N` the clipped matches :math:`m_n` and totals :math:`t_n`). No
-n-gram is recounted and there is no Python loop over sentences, so scoring a
-million k-best entries under several variants costs milliseconds per variant.
-Scores are on bleustats' 0–100 scale.
+:math:`n = 1..N` the clipped matches :math:`m_n` and totals :math:`t_n`), with
+the variant's own precisions :math:`p_n` and reference length:
+
+.. math::
+
+    \mathrm{score} = 100 \cdot \mathrm{BP}(c, r') \cdot \exp\Big(\frac{1}{N} \sum_{n=1}^{N} \ln p_n\Big)
+
+(:func:`~bleustats.metrics.formula.brevity_penalty`,
+:func:`~bleustats.metrics.formula.bleu_from_precisions`; the precisions of
+:func:`~bleustats.metrics.formula.add_k_precisions` and
+:func:`~bleustats.metrics.formula.chen_cherry_precisions`, or sacreBLEU's
+smoothings of :func:`~bleustats.metrics.formula.bleu_from_sums`). No n-gram
+is recounted and there is no Python loop over sentences, so scoring a million
+k-best entries under several variants costs milliseconds per variant. Scores
+are on bleustats' 0–100 scale.
 
 Variants (registry names; :data:`SENTENCE_VARIANTS` holds them all):
 
@@ -98,9 +110,10 @@ from .._validate import check_choice, check_number, renamed_keywords
 from ..engine._options import SENTENCE_VARIANT_NAMES
 from ..engine.stats import StatsTable
 from ..errors import InputError
-from .formula import METRICS, bleu_from_sums
-from .tables import check_delta_defined
 from ..engine._options import REF_LENGTHS, SMOOTH_METHODS
+from .formula import (METRICS, add_k_precisions, bleu_from_precisions, bleu_from_sums, bleu_scores, brevity_penalty,
+                      chen_cherry_precisions)
+from .tables import check_delta_defined
 
 __all__ = [
     "CHEN_CHERRY_DEFAULTS",
@@ -207,128 +220,49 @@ def sentence_stats(
                          np.asarray(stats.column(f"ref_len_{ref_length}"), np.float64), m_next, t_next)
 
 
-# --------------------------------------------------------------------------- building blocks
-
-
-def _bp(c: np.ndarray, r: np.ndarray, *, clipped: bool = True) -> np.ndarray:
-    """exp(1 - r/c) below r (or everywhere when not clipped), 1 at c >= r, 0 for an empty hypothesis."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        e = np.exp(1.0 - r / np.where(c > 0, c, 1.0))
-    if clipped:
-        e = np.where(c >= r, 1.0, e)
-    return np.where(c > 0, e, np.where(r <= 0, 1.0, 0.0))
-
-
-def _geo_mean(p: np.ndarray) -> np.ndarray:
-    """(prod p_n)^(1/N) along the last axis; 0 when any p_n is 0."""
-    if p.shape[-1] <= 8:  # the product is faster than logs; rows where it underflows take the log path
-        out = np.prod(p, axis=-1) ** (1.0 / p.shape[-1])
-        under = out == 0
-        if under.any():
-            under &= (p > 0).all(axis=-1)
-            if under.any():
-                out[under] = np.exp(np.log(p[under]).sum(axis=-1) / p.shape[-1])
-        return out
-    with np.errstate(divide="ignore"):
-        logs = np.log(np.where(p > 0, p, 1.0))
-    out = np.exp(logs.sum(axis=-1) / p.shape[-1])
-    return np.where((p > 0).all(axis=-1), out, 0.0)
-
-
-def _safe_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(b > 0, a / np.where(b > 0, b, 1.0), 0.0)
-
-
 # --------------------------------------------------------------------------- variants
+# Each variant is the one formula (bleustats.metrics.formula) with its own precisions and brevity penalty:
+# BLEU = 100 * BP(c, r) * G(p_1, ..., p_N) (formula.bleu_from_precisions), or sacreBLEU's smoothings.
 
 
 def _bleu_plus_one(s: SentenceStats) -> np.ndarray:
     r"""PRO / Moses: :math:`\mathrm{BP}\,(\prod_n (m_n+1)/(t_n+1))^{1/N}`."""
-    pc = _geo_mean((s.match + 1.0) / (s.total + 1.0))
-    return 100.0 * _bp(s.hyp_len, s.ref_len) * pc
+    return bleu_from_precisions(add_k_precisions(s.match, s.total), brevity_penalty(s.hyp_len, s.ref_len))
 
 
 def _lin_och(s: SentenceStats) -> np.ndarray:
     r"""Lin & Och: unigram unsmoothed, add one for n >= 2."""
-    p = (s.match + 1.0) / (s.total + 1.0)
-    p[:, 0] = _safe_div(s.match[:, 0], s.total[:, 0])
-    return 100.0 * _bp(s.hyp_len, s.ref_len) * _geo_mean(p)
+    return bleu_from_precisions(add_k_precisions(s.match, s.total, first_order=2),
+                                brevity_penalty(s.hyp_len, s.ref_len))
 
 
 def _nakov(s: SentenceStats, *, fixes: frozenset[str] = frozenset(), ilr: float = 1.0) -> np.ndarray:
     ilr = check_number("ilr", ilr, positive=True)
-    n = s.match.shape[-1]
-    if "pc-unsmoothed" in fixes:
-        pc = _geo_mean(_safe_div(s.match, s.total))
-    else:
-        pc = _geo_mean((s.match + 1.0) / (s.total + 1.0))
-        if "pc-grounded" in fixes:
-            pc = pc - np.exp(-np.log1p(s.total).sum(axis=-1) / n)
-            pc = np.maximum(pc, 0.0)  # rounding only: the first term is never below the second
     r = s.ref_len * (ilr if "scaled" in fixes else 1.0)
     if "bp-smoothed" in fixes:
         r = r + 1.0
-    return 100.0 * _bp(s.hyp_len, r, clipped="unclipped" not in fixes) * pc
+    bp = brevity_penalty(s.hyp_len, r, clipped="unclipped" not in fixes)
+    if "pc-unsmoothed" in fixes:
+        return bleu_from_precisions(add_k_precisions(s.match, s.total, k=0.0), bp)
+    score = bleu_from_precisions(add_k_precisions(s.match, s.total), bp)
+    if "pc-grounded" in fixes:  # minus the score of a hypothesis of the same lengths without a match
+        score = score - bleu_from_precisions(add_k_precisions(np.zeros_like(s.match), s.total), bp)
+        score = np.maximum(score, 0.0)  # rounding only: the first term is never below the second
+    return score
 
 
 def _sacrebleu(s: SentenceStats, *, smooth_method: str = "exp", smooth_value: float | None = None,
                use_effective_order: bool = True) -> np.ndarray:
     return bleu_from_sums(s.match, s.total, s.hyp_len, s.ref_len, smooth_method=smooth_method,
-                                  smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
-
-
-def _kth_zero_scale(zero: np.ndarray) -> np.ndarray:
-    """2^k for the k-th zero order of each row (k = 1, 2, ...), 1 elsewhere."""
-    return np.exp2(np.where(zero, np.cumsum(zero, axis=-1), 0))
+                          smooth_value=smooth_value, use_effective_order=use_effective_order)["score"]
 
 
 def _chen_cherry(s: SentenceStats, *, method: int, epsilon: float = 0.1, alpha: float = 5.0,
                  k: float = 5.0) -> np.ndarray:
-    m, t, c = s.match, s.total, s.hyp_len
-    t1 = np.maximum(t, 1.0)  # NLTK's modified_precision floors the denominator at 1
-    p = m / t1
-    zero = m == 0
-    if method == 1:
-        p = np.where(zero, check_number("epsilon", epsilon) / t1, p)
-    elif method == 2:
-        p = (m + 1.0) / (t + 1.0)
-        p[:, 0] = m[:, 0] / t1[:, 0]
-    elif method == 3:
-        p = np.where(zero, 1.0 / (_kth_zero_scale(zero) * t1), p)
-    elif method in (4, 7):
-        k = check_number("k", k, positive=True)
-        with np.errstate(divide="ignore"):
-            log_c = np.log(np.where(c > 1, c, 1.0))[:, None]
-        smoothed = log_c / (_kth_zero_scale(zero) * k * t1)
-        p = np.where(zero & (c[:, None] > 1), smoothed, p)
-    if method in (5, 7):
-        if s.match_next is None:
-            raise InputError(
-                f"chen-cherry:{method} averages orders n-1, n, n+1 and needs order N+1 = {m.shape[-1] + 1}; "
-                f"the statistics stop at N = {m.shape[-1]}. Compute them with max_ngram_order="
-                f"{m.shape[-1] + 1} (the score still uses N = {m.shape[-1]} via max_ngram_order)."
-            )
-        nxt = np.concatenate([p[:, 1:], (s.match_next / np.maximum(s.total_next, 1.0))[:, None]], axis=-1)
-        prev = p[:, 0] + 1.0
-        out = np.empty_like(p)
-        for i in range(p.shape[-1]):  # a recurrence over orders, vectorized over rows
-            prev = (prev + p[:, i] + nxt[:, i]) / 3.0
-            out[:, i] = prev
-        p = out
-    elif method == 6:
-        alpha = check_number("alpha", alpha)
-        p = p.copy()
-        for i in range(2, p.shape[-1]):
-            prior = _safe_div(p[:, i - 1] ** 2, p[:, i - 2])
-            p[:, i] = (m[:, i] + alpha * prior) / (t[:, i] + alpha)
-    score = 100.0 * _bp(c, s.ref_len) * _geo_mean(p)
-    return np.where(m[:, 0] > 0, score, 0.0)  # NLTK: no unigram match scores 0 whatever the smoothing
-
-
-def _plain_bleu(m: np.ndarray, t: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Unsmoothed BLEU (0-100) of (possibly fractional) summed statistics."""
-    return 100.0 * _bp(c, r) * _geo_mean(_safe_div(m, t))
+    p = chen_cherry_precisions(s.match, s.total, s.hyp_len, method=method, epsilon=epsilon, alpha=alpha, k=k,
+                               match_next=s.match_next, total_next=s.total_next)
+    score = bleu_from_precisions(p, brevity_penalty(s.hyp_len, s.ref_len))
+    return np.where(s.match[:, 0] > 0, score, 0.0)  # NLTK: no unigram match scores 0 whatever the smoothing
 
 
 # --------------------------------------------------------------------------- pseudo-documents
@@ -419,17 +353,17 @@ def _with_background(s: SentenceStats, background: Any) -> tuple[np.ndarray, ...
 
 def _pseudo_doc(s: SentenceStats, *, background: Any = None) -> np.ndarray:
     (m, t, c, r), _ = _with_background(s, background)
-    return _plain_bleu(m, t, c, r)
+    return bleu_scores(m, t, c, r, smooth_method="none")  # corpus BLEU of B + s, unsmoothed
 
 
 def _chiang_gain(s: SentenceStats, *, background: Any = None, o_len: Any = 1.0) -> np.ndarray:
     (m, t, c, r), b = _with_background(s, background)
     n = s.match.shape[-1]
-    base = _plain_bleu(b[None, 2:2 + n], b[None, 2 + n:], b[:1], b[1:2])[0]
+    base = bleu_scores(b[None, 2:2 + n], b[None, 2 + n:], b[:1], b[1:2], smooth_method="none")[0]
     o = np.asarray(o_len, dtype=np.float64)
     if not np.isfinite(o).all() or (o.ndim and o.shape != s.hyp_len.shape):
         raise InputError(f"o_len must be a finite number or one per row ({len(s.hyp_len)}); got shape {o.shape}.")
-    return o * (_plain_bleu(m, t, c, r) - base)
+    return o * (bleu_scores(m, t, c, r, smooth_method="none") - base)
 
 
 @renamed_keywords(statistic="metric", max_order="max_ngram_order")

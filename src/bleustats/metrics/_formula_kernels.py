@@ -1,9 +1,11 @@
-r"""Numba kernels: the arithmetic of BLEU (exp smoothing) over the summed statistics of many units.
+r"""Numba kernels: the BLEU formula (exp smoothing) over the summed statistics of many rows at once.
 
-Private module; :meth:`bleustats.meta.units.UnitMetric.unit_scores` calls it.
-``tests/twins/units.py`` is the plain-Python twin of every kernel.
+Private module; :func:`bleustats.metrics.formula.exp_bleu_scores_of_rows` calls it (the study's unit
+scores, every resample of them). ``tests/twins/formula.py`` is the plain-Python twin of every kernel,
+and ``tests/metrics/test_formula_kernels.py`` checks that the scores are
+:func:`bleustats.metrics.formula.bleu_scores`' bit for bit.
 
-A unit's statistics are the columns ``[hyp_len, ref_len, correct_1..N,
+A row's statistics are the columns ``[hyp_len, ref_len, correct_1..N,
 total_1..N]``, rows of a (k, units) array (each column contiguous; several
 metrics may share a row, e.g. the hypothesis length). For exp smoothing without effective order, with :math:`z_n` the
 number of orders :math:`\le n` with no match,
@@ -14,15 +16,16 @@ number of orders :math:`\le n` with no match,
     \qquad
     \mathrm{BLEU} = \mathrm{BP} \cdot \exp\Big(\frac{1}{N} \sum_{n=1}^{N} \log p_n\Big),
     \qquad
-    \mathrm{BP} = \begin{cases} 1 & h \ge r \\ e^{1 - r/h} & 0 < h < r \\ 0 & h = 0 \end{cases}
+    \mathrm{BP} = \begin{cases} 1 & h \ge r \\ e^{1 - r/h} & 0 < h < r \\ 0 & h \le 0 \end{cases}
 
-and 0 for a unit with no match, a zero total or a negative count (ΔBLEU's
+and 0 for a row with no match, a zero total or a negative count (ΔBLEU's
 numerators are clamped at 0 first). The kernels do the exactly rounded
-operations (+, ×, /, comparisons) in the order of
-:func:`bleustats.metrics.formula.bleu_scores`' exp path; the logarithms and
-exponentials between them stay NumPy's own ``np.log`` / ``np.exp`` (called by
-the caller on contiguous arrays, as that path calls them), so the scores have
-the same bits.
+operations (+, ×, /, comparisons) of :mod:`bleustats.metrics.formula` in its
+order; the logarithms and exponentials between them stay NumPy's own
+``np.log`` / ``np.exp`` (called by the formula on contiguous arrays, as its
+vectorized path calls them), so the scores have the same bits. Division by
+zero follows IEEE arithmetic as NumPy's does (``error_model="numpy"``: 100 /
+0 is inf, not an exception); no fast-math.
 """
 
 from __future__ import annotations
@@ -32,15 +35,16 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def bleu_precisions(cols, idx, clamp):
+def smooth_precisions(cols, idx, clamp):
     """Per unit u of ``cols`` (k, units): the precisions, the brevity penalty's case and exponent, and validity.
 
     The unit's statistics are rows ``idx`` of ``cols``: hyp_len, ref_len, then N correct
     and N total rows (``len(idx) = 2 + 2N``). Returns ``(prec (N, units), bp_arg (units,), bp_case (units,) int8, ok
     (units,) bool, finite)``: ``bp_case`` 0 means BP = 1, 1 means BP = exp(bp_arg),
     2 means BP = 0; ``ok`` is False where the score is 0 (no match, a total <= 0, a
-    negative count); ``finite`` is False when some input is NaN or infinite (the
-    caller then refuses the input).
+    negative count); ``finite`` is False when some input is NaN or infinite, or a
+    precision overflows to infinity (the caller then leaves the rows to the general
+    path, which names a non-finite input or scores the overflow as sacreBLEU does).
     """
     n = cols.shape[1]
     n_order = (idx.shape[0] - 2) // 2
@@ -76,7 +80,10 @@ def bleu_precisions(cols, idx, clamp):
             f = scale[u] * 2.0 if z else scale[u]
             scale[u] = f
             # c == 0: 100 / (2 ** zeros * t); else 100 c / t
-            pr[u] = (100.0 if z else 100.0 * c) / (f * t if z else t)
+            p = (100.0 if z else 100.0 * c) / (f * t if z else t)
+            pr[u] = p
+            # 100 c / t beyond float64 (c / t > 1.7e306): the formula's infinite log, left to its general path
+            bad += (t > 0.0) & (p == np.inf)
             st = state[u]
             if c != 0:
                 st |= 1
@@ -89,7 +96,7 @@ def bleu_precisions(cols, idx, clamp):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def mean_logs(logs):
+def average_logs(logs):
     """Per unit, the logs of its N precisions summed left to right from 0.0, divided by N."""
     n_order, n = logs.shape
     out = np.empty(n, np.float64)
@@ -102,7 +109,7 @@ def mean_logs(logs):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def combine(geo, bp_exp, bp_case, ok):
+def scale_scores(geo, bp_exp, bp_case, ok):
     """Per unit: ``BP * geo`` where ``ok``, else 0.0 (BP from its case and ``bp_exp``)."""
     n = geo.shape[0]
     out = np.empty(n, np.float64)
