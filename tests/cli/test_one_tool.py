@@ -204,6 +204,30 @@ def test_the_first_run_is_ready_for_every_subcommand_and_every_readme_line():
         assert tuple(shlex.split(line, comments=True)[1:]) in warm, line
 
 
+def test_the_first_run_is_ready_past_the_sizes_where_kernels_go_parallel(tmp_path):
+    """score and stats lines over text files run again on a copy scaled past every parallel threshold, its files
+    repeated line for line (so every command line reads them as it does the sample)."""
+    from bleustats import _warm
+    from bleustats.cli.demo import write_files
+    from bleustats.engine import encode
+
+    scaled = _warm.scaled_command_lines()
+    assert {argv[0] for argv in scaled} == set(_warm.SCALED_COMMANDS)
+    assert ("score", "ref0.txt", "ref1.txt", "-i", "hyp.txt", "sys2.txt", "-m", "bleu", "chrf", "ter",
+            "-f", "text") in scaled
+    assert _warm.SCALE_BYTES > encode.PARALLEL_MIN_BYTES
+    sample, big = tmp_path / "sample", tmp_path / "big"
+    sample.mkdir()
+    big.mkdir()
+    write_files(str(sample))
+    _warm._scale(str(sample), str(big))
+    lines = {name: (big / name).read_bytes().count(b"\n") for name in _warm.SCALED_FILES}
+    assert len(set(lines.values())) == 1, lines
+    assert (big / "hyp.txt").stat().st_size >= _warm.SCALE_BYTES
+    tokens = sum(len(line.split()) for line in (big / "hyp.txt").read_text(encoding="utf-8").splitlines())
+    assert tokens >= encode.PARALLEL_MIN_TOKENS
+
+
 # --------------------------------------------------------------------------- the output writer
 
 
