@@ -139,6 +139,25 @@ def test_geometric_mean_against_its_definition(p):
         assert g == pytest.approx(math.exp(sum(logs) / len(row)), rel=1e-12, abs=1e-300)
 
 
+@settings(max_examples=300, deadline=None)
+@given(p=st.lists(st.lists(st.one_of(st.floats(1e-12, 1.0), st.fractions(1, 60).map(float)), min_size=1,
+                           max_size=6), min_size=1, max_size=4).filter(lambda rows: len({len(r) for r in rows}) == 1))
+def test_geometric_mean_in_nltks_arithmetic(p):
+    """nltk=True: exp of the exactly rounded sum of the 1/N-weighted logs (NLTK's math.fsum), to the ulp."""
+    got = formula.geometric_mean(np.array(p), nltk=True)
+    for row, g in zip(p, got.tolist()):
+        want = math.exp(math.fsum(math.log(x) * (1.0 / len(row)) for x in row))
+        assert g == pytest.approx(want, rel=2.3e-16, abs=0)
+
+
+def test_nltks_arithmetic_keeps_an_exact_mean_exact():
+    """(3/4 * 1/2 * 1/3 * 1/2)^(1/4) = 1/2: NLTK's arithmetic gives 50.0 (compare-mt's bucket >= 50), the ordered
+    sum of logs an ulp below."""
+    p = np.array([[0.75, 0.5, 1 / 3, 0.5]])
+    assert formula.bleu_from_precisions(p, [1.0], nltk=True).tolist() == [50.0]
+    assert formula.bleu_from_precisions(p, [1.0]).tolist() == [49.99999999999999]
+
+
 @settings(max_examples=200, deadline=None)
 @given(sums=blocks(), k=st.sampled_from([0.0, 1.0, 0.5]), first=st.integers(1, 3))
 def test_add_k_precisions_against_its_definition(sums, k, first):

@@ -467,7 +467,7 @@ def brevity_penalty(hyp_len: ArrayLike, ref_len: ArrayLike, *, clipped: bool = T
         return np.asarray(_brevity(c, r, np.where, clipped))
 
 
-def geometric_mean(precisions: ArrayLike) -> NDArray[np.float64]:
+def geometric_mean(precisions: ArrayLike, *, nltk: bool = False) -> NDArray[np.float64]:
     r"""The geometric mean of the last axis as BLEU takes it: the logs summed in order, a zero adds log(0).
 
     .. math::
@@ -477,17 +477,37 @@ def geometric_mean(precisions: ArrayLike) -> NDArray[np.float64]:
 
     so any precision of 0 makes the mean 0 (sacreBLEU's ``my_log``). The
     orders are added left to right, as :func:`bleu_from_sums` adds them.
+    ``nltk=True`` does the arithmetic of NLTK's ``sentence_bleu`` instead (the
+    definition of the Chen & Cherry variants): each log weighted by
+    :math:`1/N` first, then the weighted logs summed as if exactly rounded
+    (``math.fsum``'s result, by error-free transformations), so that a mean
+    that is exactly representable (:math:`(1/16)^{1/4} = 1/2`) comes out
+    exact where the ordered sum may land an ulp below.
 
     Examples
     --------
     >>> geometric_mean([[1.0, 4.0], [2.0, 0.0]]).tolist()
     [2.0, 0.0]
+    >>> p = [[0.75, 0.5, 1 / 3, 0.5]]
+    >>> geometric_mean(p).tolist(), geometric_mean(p, nltk=True).tolist()
+    ([0.49999999999999994], [0.5])
     """
     p = np.asarray(precisions, dtype=np.float64)
     n = p.shape[-1]
     if not n:
         return np.ones(p.shape[:-1])
     logs = _log_precision(p, np.where)
+    if nltk:
+        logs = logs * (1.0 / n)
+        acc, err = logs[..., 0].copy(), np.zeros(logs.shape[:-1])
+        for i in range(1, n):  # TwoSum: acc + x = new + its exact rounding error, summed apart
+            x = logs[..., i]
+            new = acc + x
+            part = new - acc
+            err += (acc - (new - part)) + (x - part)
+            acc = new
+        acc += err
+        return np.exp(acc, out=acc)
     acc = logs[..., 0].copy()
     for i in range(1, n):  # in order, in place (large arrays: each temporary costs its pages)
         acc += logs[..., i]
@@ -495,7 +515,7 @@ def geometric_mean(precisions: ArrayLike) -> NDArray[np.float64]:
     return np.exp(acc, out=acc)
 
 
-def bleu_from_precisions(precisions: ArrayLike, bp: ArrayLike) -> NDArray[np.float64]:
+def bleu_from_precisions(precisions: ArrayLike, bp: ArrayLike, *, nltk: bool = False) -> NDArray[np.float64]:
     r"""BLEU (0–100) from precisions on the 0–1 scale and a brevity penalty: the last step of every variant.
 
     .. math::
@@ -503,14 +523,21 @@ def bleu_from_precisions(precisions: ArrayLike, bp: ArrayLike) -> NDArray[np.flo
         \mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot G(p_1, \dots, p_N)
 
     with :func:`geometric_mean` :math:`G` (:func:`bleu_from_sums` takes the
-    same mean of the precisions in percent).
+    same mean of the precisions in percent). ``nltk=True``: NLTK's
+    arithmetic, :math:`100 \cdot (\mathrm{BP} \cdot G)` with
+    ``geometric_mean(nltk=True)`` (compare-mt scales NLTK's score by 100).
 
     Examples
     --------
     >>> bleu_from_precisions([[5 / 6, 3 / 5, 1 / 4, 1 / 6]], [1.0]).round(4).tolist()
     [37.9918]
+    >>> bleu_from_precisions([[0.75, 0.5, 1 / 3, 0.5]], [1.0], nltk=True).tolist()
+    [50.0]
     """
-    return 100.0 * np.asarray(bp, dtype=np.float64) * geometric_mean(precisions)
+    bp = np.asarray(bp, dtype=np.float64)
+    if nltk:
+        return 100.0 * (bp * geometric_mean(precisions, nltk=True))
+    return 100.0 * bp * geometric_mean(precisions)
 
 
 def add_k_precisions(match: ArrayLike, total: ArrayLike, *, k: float = 1.0,

@@ -261,7 +261,7 @@ def _chen_cherry(s: SentenceStats, *, method: int, epsilon: float = 0.1, alpha: 
                  k: float = 5.0) -> np.ndarray:
     p = chen_cherry_precisions(s.match, s.total, s.hyp_len, method=method, epsilon=epsilon, alpha=alpha, k=k,
                                match_next=s.match_next, total_next=s.total_next)
-    score = bleu_from_precisions(p, brevity_penalty(s.hyp_len, s.ref_len))
+    score = bleu_from_precisions(p, brevity_penalty(s.hyp_len, s.ref_len), nltk=True)  # NLTK's arithmetic
     return np.where(s.match[:, 0] > 0, score, 0.0)  # NLTK: no unigram match scores 0 whatever the smoothing
 
 
