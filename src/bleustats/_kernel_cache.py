@@ -176,7 +176,13 @@ def announce_compiles() -> None:
 
 
 def _from_cache_code(exc: BaseException) -> bool:
-    """Whether ``exc`` was raised while numba's cache code (``numba.core.caching``) was running."""
+    """Whether ``exc`` was raised while numba's cache code (``numba.core.caching``) was running.
+
+    Where numba's cache code lives is the one thing of numba's this relies on
+    besides its documented locators; a numba that moved it would make a broken
+    cache raise as it did before this recovery (``tests/test_kernel_cache.py``
+    would say so), never change a number.
+    """
     tb = exc.__traceback__
     while tb is not None:
         if tb.tb_frame.f_globals.get("__name__") == "numba.core.caching":
@@ -186,7 +192,12 @@ def _from_cache_code(exc: BaseException) -> bool:
 
 
 def _cache_folders(kernel: Any) -> list[Path]:
-    """The folders numba's locators would use for ``kernel``'s source file (those that exist)."""
+    """The folders numba's locators would use for ``kernel``'s source file (those that exist).
+
+    Asked only after a cache error. numba's ``from_function`` makes a
+    locator's folder when it can (its own check that the folder is writable),
+    so the user-wide one may be created empty here.
+    """
     from numba.core import caching
 
     py_func = kernel.py_func
@@ -272,11 +283,14 @@ class _GuardedKernel:
         self.kernel = kernel
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        for _ in range(_MAX_RECOVERIES):
+        for attempt in range(_MAX_RECOVERIES):
             try:
                 return self.kernel(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001 - re-raised below unless numba's cache code raised it
-                if not _from_cache_code(exc) or not _set_aside(self.kernel, exc):
+                if not _from_cache_code(exc):
+                    raise
+                # nothing moved on a first failure: another thread may have set the files aside just before
+                if not _set_aside(self.kernel, exc) and attempt:
                     raise
         return self.kernel(*args, **kwargs)
 

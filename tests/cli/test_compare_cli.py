@@ -77,6 +77,39 @@ def test_tables_and_saved_statistics(files, capsys):
     assert from_stats == [r for r in from_tables if r["analysis"] in kept]
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["-tok", "none"], "tokenize='none': the statistics table was computed with tokenize='13a'"),
+    (["-lc"], "lowercase=True: the statistics table was computed with lowercase=False"),
+    (["--max-ngram-order", "5"], "max_ngram_order: the statistics table holds orders 1..4"),
+    (["--chrf-beta", "1"], "chrf_options: beta=1, but the statistics table was computed with beta=2"),
+    (["-cw", "2"], "chrf_options: word_order=2, but the statistics table was computed with word_order=0"),
+    (["-m", "bleu", "ter", "--ter-normalized"], "the statistics table has no ter columns"),
+])
+def test_saved_statistics_refuse_the_options_they_cannot_answer(files, capsys, argv, message):
+    """An option given for a saved table must be the table's (a value equal to the default included): scoring the
+    table anyway would print numbers for other options than the ones asked for."""
+    assert main(["stats", "ref0.txt", "-i", "hyp.txt", "-m", "bleu", "chrf", "-o", "stats.parquet"]) == 0
+    capsys.readouterr()
+    assert main(["compare", "--from-stats", "stats.parquet", "--bootstrap", "0", *argv]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+
+
+def test_saved_statistics_take_the_options_they_hold_and_a_lower_order(files, capsys):
+    assert main(["stats", "refs.tsv", "-i", "hyps.tsv", "-m", "bleu", "chrf", "-o", "stats.parquet"]) == 0
+    capsys.readouterr()
+    assert main(["compare", "--from-stats", "stats.parquet", "--bootstrap", "0", "--json"]) == 0
+    plain = _json(capsys)
+    assert main(["compare", "--from-stats", "stats.parquet", "--bootstrap", "0", "--json", "-tok", "13a", "-cw", "0",
+                 "--chrf-beta", "2"]) == 0
+    assert _json(capsys) == plain  # the table's own options, given: the same numbers
+    assert main(["compare", "--from-stats", "stats.parquet", "--bootstrap", "0", "--json", "--max-ngram-order",
+                 "2"]) == 0
+    bleu2 = [r for r in _json(capsys) if r["analysis"] == "bleu"]
+    assert all("order:2" in r["signature"] for r in bleu2)
+    assert [r["value"] for r in bleu2] != [r["value"] for r in plain if r["analysis"] == "bleu"]
+
+
 def test_labels_freq_corpus_buckets_and_metrics(files, capsys):
     n = len(_lines(files / "ref0.txt"))
     (files / "labels.txt").write_text("".join(f"{'a' if i % 2 else 'b'}\n" for i in range(n)), encoding="utf-8")
@@ -108,7 +141,9 @@ def test_text_output_prints_every_analysis(files, capsys):
     (["ref0.txt", "-i", "hyp.txt", "sys2.txt", "--labels", "short.txt"], 1, "labels: need one label per segment"),
     (["ref0.txt", "-i", "hyp.txt", "sys2.txt", "--length-buckets", "10:x"], 2, "want numbers separated by ':'"),
     (["ref0.txt", "-i", "hyp.txt", "sys2.txt", "--baseline", "nobody"], 1, "baseline must be one of"),
-    (["--from-stats", "stats.parquet", "-tok", "none"], 2, "-tok: --from-stats compares a saved table"),
+    (["--from-stats", "stats.parquet", "-i", "hyp.txt"], 2, "--from-stats: compares a saved table"),
+    (["ref0.txt", "-i", "hyp.txt", "./hyp.txt"], 2, "-i: './hyp.txt' is given twice"),
+    (["refs.tsv", "-i", "hyps.tsv", "--names", "a"], 2, "--names: a hypotheses table names its systems"),
     (["ref0.txt", "-i", "hyp.txt", "sys2.txt", "-m", "bleu", "-cw", "2"], 2, "add -m chrf"),
 ])
 def test_errors_are_one_line_before_any_work(files, capsys, argv, rc, message):

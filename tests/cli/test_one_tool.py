@@ -468,11 +468,13 @@ def _sacrebleu(argv, cwd):
     "ref0.txt -i hyp.txt --metric ter --ter-case -f text",
     "ref0.txt -i hyp.txt --smooth-m floor -b",
     "refs_nr.tsv -nr 2 -i hyp.txt -m bleu chrf -f text",  # tab-separated references, read as text as sacreBLEU does
+    "ref0.tsv -nr 1 -i hyp.txt -b",  # -nr given (its default): a .tsv is still text, as sacreBLEU reads it
 ])
 def test_sacrebleu_spellings_print_what_sacrebleu_prints(capsys, sample, monkeypatch, argv):
     ref0 = (sample / "ref0.txt").read_text(encoding="utf-8").splitlines()
     ref1 = (sample / "ref1.txt").read_text(encoding="utf-8").splitlines()
     (sample / "refs_nr.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in zip(ref0, ref1)), encoding="utf-8")
+    (sample / "ref0.tsv").write_text("".join(f"{a}\n" for a in ref0), encoding="utf-8")
     monkeypatch.chdir(sample)
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
     theirs = _sacrebleu(argv.split(), sample)
@@ -633,3 +635,18 @@ def test_one_progress_reporter_draws_only_where_asked(capsys, sample, monkeypatc
     assert rc == 0 and "kbest [" in err and "100.0%" in err
     rc, _, err = run(capsys, "kbest", "nbest.txt", "ref0.txt", "-tok", "none", "--progress", "--json", "-q")
     assert rc == 0 and "kbest [" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["kbest", "nbest.txt", "ref0.txt", "-tok", "none", "-o", "k.parquet"],
+    ["mbr", "nbest.txt", "-o", "m.parquet", "--best", "best.txt"],
+    ["tune", "nbest.txt", "-r", "ref0.txt", "-tok", "none", "-o", "w.json"],
+    ["stats", "ref0.txt", "-i", "hyp.txt", "-o", "s.parquet"],
+])
+def test_quiet_means_no_notes_on_stderr(capsys, sample, monkeypatch, argv):
+    """-q: no progress and no notes (timings, files written); without it the notes are there."""
+    monkeypatch.chdir(sample)
+    rc, _, err = run(capsys, *argv)
+    assert rc == 0 and "wrote" in err, err
+    rc, _, err = run(capsys, *argv, "--replace", "-q")
+    assert rc == 0 and err == "", err

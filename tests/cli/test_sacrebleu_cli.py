@@ -511,6 +511,10 @@ def test_saved_statistics_of_several_metrics_score_as_sacrebleu(table, ours, the
     (["score", "--from-stats", "one.parquet", "--paired-bs"], "need several systems"),
     (["score", "--from-stats", "one.parquet", "-l", "en-zh"], "-l en-zh: BLEU into 'zh' uses the tokenizer 'zh'"),
     (["score", "--from-stats", "one.parquet", "-m", "bleu", "-nr", "2"], "drop -t / --echo / -nr"),
+    # bleustats' own output refuses them too (it printed chrF2 / nw:0 / norm:no for what was asked otherwise)
+    (["score", "--from-stats", "two.parquet", "--json", "-m", "chrf", "--chrf-beta", "1"], "chrF option beta=1"),
+    (["score", "--from-stats", "two.parquet", "--by", "system", "-m", "chrf", "-cw", "2"], "chrF option word_order=2"),
+    (["score", "--from-stats", "two.parquet", "--json", "-m", "ter", "--ter-normalized"], "TER option normalized"),
 ])
 def test_saved_statistics_refuse_what_they_cannot_answer(argv, message, saved, capsys, monkeypatch):
     monkeypatch.chdir(saved)

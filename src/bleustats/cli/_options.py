@@ -38,7 +38,8 @@ from ..engine._options import (BLEU_METRICS, CHRF_DEFAULTS, DELTA_DEFINITIONS, M
                                REF_VIEWS, SMOOTH_DEFAULTS, SMOOTH_METHODS)
 from ..tokenizers import DEFAULT_TOKENIZER, OPTIONAL_TOKENIZERS, SACREBLEU_TOKENIZERS
 
-__all__ = ["CATALOG", "Command", "GROUPS", "RENAMED", "non_negative_int", "order", "positive_int"]
+__all__ = ["CATALOG", "Command", "GROUPS", "Given", "GivenFlag", "RENAMED", "given", "non_negative_int", "order",
+           "positive_int"]
 
 #: The shared groups, in the order a command's ``--help`` lists them.
 GROUPS = {
@@ -319,6 +320,60 @@ RENAMED = {
 }
 
 
+def _note_given(namespace: argparse.Namespace, dest: str) -> None:
+    given = getattr(namespace, "given_options", None)
+    if given is None:
+        given = set()
+        namespace.given_options = given
+    given.add(dest)
+
+
+def given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether the option stored in ``dest`` was given on the command line (also with its default value).
+
+    Examples
+    --------
+    >>> ns = argparse.Namespace()
+    >>> Given(["-cw"], "chrf_word_order")(None, ns, 0); given(ns, "chrf_word_order"), given(ns, "beta")
+    (True, False)
+    """
+    return dest in (getattr(args, "given_options", None) or ())
+
+
+class Given(argparse.Action):
+    """argparse's ``store``, noting that the option was given (:func:`given`): a value equal to the default
+    still means what the user asked for."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        _note_given(namespace, self.dest)
+
+
+class GivenFlag(argparse.Action):
+    """argparse's ``store_true``, noting that the flag was given (:func:`given`)."""
+
+    def __init__(self, option_strings: list[str], dest: str, default: Any = False, required: bool = False,
+                 help: str | None = None) -> None:  # noqa: A002 - argparse's own keyword
+        super().__init__(option_strings, dest, nargs=0, default=default, required=required, help=help)
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, True)
+        _note_given(namespace, self.dest)
+
+
+def _recording(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` of ``add_argument`` with argparse's store and store_true actions replaced by their recording
+    forms (:class:`Given`, :class:`GivenFlag`); other actions as they are."""
+    action = kwargs.get("action")
+    if action in (None, "store"):
+        return {**kwargs, "action": Given}
+    if action == "store_true":
+        return {**kwargs, "action": GivenFlag}
+    return kwargs
+
+
 class Renamed(argparse.Action):
     """An old option name: does what the new one does, and says on stderr that it is deprecated."""
 
@@ -338,6 +393,7 @@ class Renamed(argparse.Action):
             old = list(getattr(namespace, self.dest, None) or [])
             values = old + (list(values) if self.does == "extend" else [values])
         setattr(namespace, self.dest, values)
+        _note_given(namespace, self.dest)
 
 
 # --------------------------------------------------------------------------- commands
@@ -391,6 +447,7 @@ class Command:
             kwargs = dict(spec.kwargs)
             if spec.flags[0].startswith("-"):
                 kwargs["dest"] = name
+                kwargs = _recording(kwargs)
             action = target.add_argument(*spec.flags, **kwargs)
             self._record(name, action, spec.role, kind)
             self.shared.append(name)
@@ -402,7 +459,7 @@ class Command:
         if role not in ROLES or kind not in OUTPUT_KINDS:
             raise ValueError(f"role must be one of {ROLES} and kind one of {OUTPUT_KINDS}; got {role!r}, {kind!r}")
         target = self.group(group) if group else self.parser
-        action = target.add_argument(*flags, **kwargs)
+        action = target.add_argument(*flags, **(_recording(kwargs) if flags[0].startswith("-") else kwargs))
         self._record(action.dest, action, role, kind)
         return action
 

@@ -77,11 +77,7 @@ def check(args: argparse.Namespace, command: Any) -> None:
     ``command`` is the subcommand's :class:`~bleustats.cli._options.Command`
     (its roles, flags and output kinds).
     """
-    inputs = command.input_paths(args)
-    for flag, path in inputs:
-        if not os.path.exists(path):
-            shown = path if not flag.startswith("-") else f"{flag} {path}"
-            raise InputError(f"{shown}: no such file; check the path. Nothing was computed.")
+    inputs = command.input_paths(args)  # each one exists: Command.check asked before calling this
     outputs = []
     for dest in command.outputs:
         value = getattr(args, dest, None)

@@ -31,7 +31,7 @@ import threading
 import time
 from typing import Any, TextIO
 
-__all__ = ["DELAY", "Progress", "close_all", "line_open", "one_line", "reporter", "step"]
+__all__ = ["DELAY", "Progress", "close_all", "line_open", "note", "one_line", "reporter", "step"]
 
 #: Seconds a command runs before its progress is drawn (unless ``--progress`` forces it).
 DELAY = 1.0
@@ -151,6 +151,25 @@ def close_all() -> None:
     """End the running command's progress line(s) before its results are printed."""
     for progress in list(_CURRENT):
         progress.close()
+
+
+def note(args: Any, text: str, stream: TextIO | None = None) -> None:
+    r"""A note of the running command on stderr (timings, files written), after its progress line; none with -q.
+
+    Examples
+    --------
+    >>> import argparse, io as _io
+    >>> out = _io.StringIO()
+    >>> note(argparse.Namespace(quiet=False), "wrote x", out); note(argparse.Namespace(quiet=True), "wrote y", out)
+    >>> out.getvalue()
+    'wrote x\n'
+    """
+    import sys
+
+    if getattr(args, "quiet", False):
+        return
+    close_all()
+    print(text, file=stream if stream is not None else sys.stderr)
 
 
 def step(text: str) -> None:

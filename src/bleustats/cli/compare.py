@@ -23,6 +23,7 @@ options, declared in :func:`add_compare_options`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -31,7 +32,7 @@ from ..engine._options import TABLE_SUFFIXES
 from ..errors import InputError, UsageError
 from ._errors import guarded
 from .main import COMMANDS
-from ._options import Command, non_negative_int, positive_int
+from ._options import Command, given, non_negative_int, positive_int
 from ._progress import reporter, step
 from .score import statistics_options
 
@@ -132,6 +133,19 @@ def add_parser(subparsers: Any) -> Command:
     return cmd
 
 
+def _saved_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The statistics and chrF / TER options given on the command line, for a saved table: :func:`compare`
+    refuses each one that the table was not computed with (a value equal to the default included)."""
+    from .sacrebleu_cli import chrf_options, ter_options
+
+    out: dict[str, Any] = {dest: getattr(args, dest) for dest in ("tokenize", "lowercase", "max_ngram_order",
+                                                                   "ref_view", "weight_threshold", "delta_definition")
+                           if given(args, dest)}
+    chrf = {k: v for k, v in chrf_options(args).items() if given(args, f"chrf_{k}")}
+    ter = {k: v for k, v in ter_options(args).items() if given(args, f"ter_{k}")}
+    return {**out, **({"chrf_options": chrf} if chrf else {}), **({"ter_options": ter} if ter else {})}
+
+
 def _read_lines(path: str) -> list[str]:
     from ..engine import io
 
@@ -139,6 +153,12 @@ def _read_lines(path: str) -> list[str]:
 
 
 def _system_names(args: argparse.Namespace, files: list[str]) -> list[str]:
+    seen: dict[str, str] = {}
+    for f in files:
+        key = os.path.realpath(f)
+        if key in seen:
+            raise UsageError(f"-i: {f!r} is given twice (as {seen[key]!r}); each system's file once.")
+        seen[key] = f
     if args.names:
         if len(args.names) != len(files):
             raise UsageError(f"--names: one name per -i file ({len(files)}); got {len(args.names)}.")
@@ -160,6 +180,8 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     if not files:
         raise UsageError("-i: give the systems' outputs (two or more files, or one hypotheses table).")
     tables = [f for f in files if Path(f).suffix.lower() in TABLE_SUFFIXES]
+    if tables and args.names:
+        raise UsageError("--names: a hypotheses table names its systems (its 'system' column); drop --names.")
     if tables:
         if len(files) > 1:
             raise UsageError(f"-i: {tables[0]} is a hypotheses table; give one table (holding every system) or "
@@ -207,14 +229,9 @@ def _run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout
     args.refs = [*(args.refs or []), *(args.references or [])]
     if args.from_stats:
-        given = [flag for flag, value in (("-tok", args.tokenize != "13a"), ("-lc", args.lowercase),
-                                          ("--ref-view", args.ref_view), ("--weight-threshold", args.weight_threshold),
-                                          ("--delta-definition", args.delta_definition)) if value]
-        if given:
-            raise UsageError(f"{given[0]}: --from-stats compares a saved table, whose statistics options are fixed; "
-                             f"drop {given[0]}.")
-        if args.refs or args.input or args.freq_corpus or args.ref_weights:
-            raise UsageError("--from-stats: compares a saved table; drop REF, -i, --ref-weights and --freq-corpus.")
+        if args.refs or args.input or args.freq_corpus or args.ref_weights or args.names:
+            raise UsageError("--from-stats: compares a saved table; drop REF, -i, --names, --ref-weights and "
+                             "--freq-corpus.")
     metrics = args.metrics
     if metrics is None:  # chrF is computed by default: its flags apply to it
         args.metrics = ["chrf"]
@@ -238,7 +255,7 @@ def _run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
             stats = load_stats(args.from_stats)
             step("comparing the systems")
-            result = compare(stats, labels=labels, **common)
+            result = compare(stats, labels=labels, **_saved_options(args), **common)
         else:
             hyps, refs, weights = _inputs(args)
             freq = _read_lines(args.freq_corpus) if args.freq_corpus else None

@@ -160,6 +160,15 @@ def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
         raise UsageError("give metrics: --scores TABLE, or --hypotheses with --references")
     if args.hypotheses:
         check_compare(args, list(dict.fromkeys(args.metrics or STUDY_METRICS)))
+    else:  # external scores only: the options of the metrics computed here have nothing to apply to
+        from ._options import given
+
+        unused = [args.command_spec.flags[d] for d in ("tokenize", "lowercase", "max_ngram_order", "ref_view",
+                                                      "weight_threshold", "delta_definition", "metrics")
+                  if d in args.command_spec.flags and given(args, d)]
+        if unused:
+            raise UsageError(f"{unused[0]}: an option of the metrics computed from --hypotheses / --references; with "
+                             "--scores alone nothing is computed. Drop it, or add --hypotheses and --references.")
     with reporter(args, "bleustats correlate", err):
         step("reading the tables")
         lps = _language_pairs(args)

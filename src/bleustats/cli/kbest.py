@@ -30,7 +30,7 @@ from ..errors import UsageError
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, positive_float
-from ._progress import close_all, reporter
+from ._progress import close_all, note, reporter
 
 __all__ = ["EXAMPLES", "add_parser", "run"]
 
@@ -163,11 +163,11 @@ def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
     w = max(len(r[0]) for r in rows)
     for label, r in rows:
         print(f"{label:<{w}}  BLEU = {r.score:6.2f}  ratio = {r.ratio:.3f}", file=out)
-    print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items() if v >= 0.005), file=err)
+    note(args, "time: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items() if v >= 0.005), err)
     if args.output:
-        print(f"wrote {args.output}", file=err)
+        note(args, f"wrote {args.output}", err)
     if args.scores_txt:
-        print(f"wrote {args.scores_txt}", file=err)
+        note(args, f"wrote {args.scores_txt}", err)
     if args.features_txt:
-        print(f"wrote {args.features_txt}", file=err)
+        note(args, f"wrote {args.features_txt}", err)
     return 0

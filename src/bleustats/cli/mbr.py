@@ -35,7 +35,7 @@ from ..tools._options import PAIRWISE_METRICS
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, positive_float
-from ._progress import close_all, reporter
+from ._progress import close_all, note, reporter
 
 __all__ = ["EXAMPLES", "add_parser", "run"]
 
@@ -187,8 +187,8 @@ def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
         shown = "n/a" if mean is None else f"{mean:.4f}"
         print(f"chosen: mean expected utility {shown}; the first candidate chosen in "
               f"{summary['chosen_first_entry']} of {summary['n_sources']} sources", file=out)
-    print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items() if v >= 0.005), file=err)
+    note(args, "time: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items() if v >= 0.005), err)
     for path in (args.output, args.best, args.matrices):
         if path:
-            print(f"wrote {path}", file=err)
+            note(args, f"wrote {path}", err)
     return 0

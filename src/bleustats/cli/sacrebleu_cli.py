@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the metric objects load their kernels: imported where a com
     from ..metrics.base import Metric
 
 __all__ = ["FORMATS", "METRIC_NAMES", "add_sacrebleu_options", "check_file_not_empty", "check_not_empty",
-           "chrf_options", "chrf_ter_given",
+           "check_saved_options", "chrf_options", "chrf_ter_given",
            "format_from_environment", "is_sacrebleu_command_line", "no_references", "output_flags_given",
            "print_results_table", "print_single_results", "run", "ter_options"]
 
@@ -113,6 +113,27 @@ def ter_options(args: argparse.Namespace) -> dict[str, bool]:
             "asian_support": args.ter_asian_support, "case_sensitive": args.ter_case_sensitive}
 
 
+def check_saved_options(args: argparse.Namespace, stats: Any, metrics: Any, source: Any) -> None:
+    """Refuse a chrF or TER option given on the command line that the saved statistics ``stats`` (a table or
+    dataset read from ``source``) were not computed with, for the ``metrics`` scored: those statistics cannot
+    answer it, and scoring them anyway would print a number for other options than the ones asked for."""
+    from ._options import given
+
+    if "chrf" in metrics and "chrf" in stats.metrics:
+        saved = stats.chrf_options
+        for key, value in chrf_options(args).items():
+            if given(args, f"chrf_{key}") and value != saved[key]:
+                raise InputError(f"chrF option {key}={value!r}: {source} was computed with {key}={saved[key]!r}; "
+                                 "compute the statistics again with that option (bleustats stats -m chrf ...) or "
+                                 "drop it.")
+    if "ter" in metrics and "ter" in stats.metrics:
+        saved_ter = stats.ter_options
+        for key, value in ter_options(args).items():
+            if given(args, f"ter_{key}") and bool(value) != bool(saved_ter[key]):
+                raise InputError(f"TER option {key}: {source} was computed without it; compute the statistics "
+                                 "again with it (bleustats stats -m ter ...) or drop it.")
+
+
 def chrf_ter_given(args: argparse.Namespace) -> bool:
     """Whether a chrF or TER flag differs from its default."""
     return (args.chrf_char_order != CHRF_DEFAULTS["char_order"] or args.chrf_word_order != CHRF_DEFAULTS["word_order"]
@@ -132,9 +153,16 @@ def output_flags_given(args: argparse.Namespace) -> list[str]:
     flags = [("-f/--format", args.format), ("-sl/--sentence-level", args.sentence_level),
              ("-ci/--confidence", args.confidence), ("--paired-bs", args.paired_bs), ("--paired-ar", args.paired_ar),
              ("-t/--test-set", args.test_set), ("-l/--language-pair", args.langpair), ("--echo", args.echo),
-             ("-nr/--num-refs", args.num_refs != 1), ("-e/--encoding", args.encoding != "utf-8")]
+             ("-nr/--num-refs", _split_references(args)), ("-e/--encoding", args.encoding != "utf-8")]
     flags += [(f"--{key}", getattr(args, key)) for key in _REJECTED]
-    return [flag for flag, given in flags if given]
+    return [flag for flag, on in flags if on]
+
+
+def _split_references(args: argparse.Namespace) -> bool:
+    """Whether -nr was given (-nr 1 too): the references file is text, as sacreBLEU reads it, whatever its name."""
+    from ._options import given
+
+    return args.num_refs != 1 or given(args, "num_refs")
 
 
 def is_sacrebleu_command_line(args: argparse.Namespace) -> bool:
@@ -144,7 +172,7 @@ def is_sacrebleu_command_line(args: argparse.Namespace) -> bool:
     """
     if getattr(args, "from_stats", None):
         return False
-    refs = [] if args.num_refs != 1 else list(args.refs or [])
+    refs = [] if _split_references(args) else list(args.refs or [])
     paths = [*refs, *(getattr(args, "systems", None) or [])]
     return not any(_is_table(p) or os.path.isdir(p) for p in paths)
 
@@ -298,7 +326,7 @@ def _table_inputs(args: argparse.Namespace, paired: bool
     segment's k-th reference (``None`` where a segment has fewer).
     """
     paths = [*args.refs, *(args.input or [])]
-    if not any(_is_table(p) for p in paths) or (args.num_refs != 1 and not any(map(_is_table, args.input or []))):
+    if not any(_is_table(p) for p in paths) or (_split_references(args) and not any(map(_is_table, args.input or []))):
         return None  # a references file split by -nr is text, as sacreBLEU reads it
     if args.test_set or len(args.refs) != 1 or len(args.input or []) != 1 or not all(map(_is_table, paths)):
         raise InputError("tables: give one references table (REF) and one hypotheses table (-i HYP), both .tsv, "
@@ -554,7 +582,7 @@ def run(args: argparse.Namespace, out: Any = None, saved: Any = None, segments: 
     refs = tables[2] if tables else _references(args)
     names, systems = tables[:2] if tables else _systems(args, paired)
     if not systems or not systems[0]:
-        check_not_empty(systems[0] if systems else [], args.input if args.input else "standard input")
+        check_not_empty(systems[0] if systems else [], args.input[0] if args.input else "standard input")
     _check_lengths(args, names, systems, refs)
     _check_systems(args, systems, paired)
     # one system: references given with the call (the plain route, no cached-references table to build)
@@ -698,7 +726,6 @@ def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
     """
     import numpy as np
 
-    from ..engine._options import CHRF_DEFAULTS as CHRF
     from ..metrics.bleu import BLEU
     from ..metrics.tables import statistics_matrix, table_metric
     stats = saved(args).to_table()  # per-segment rows are needed: the whole table in memory
@@ -721,19 +748,7 @@ def _saved_systems(args: argparse.Namespace, paired: bool, saved: Any
         raise InputError(f"-m {missing[0]}: {args.from_stats} holds no {missing[0]} statistics (it holds "
                          f"{', '.join(stats.metrics)}); compute them with bleustats stats -m "
                          f"{' '.join(dict.fromkeys([*stats.metrics, *wanted]))} ...")
-    if "chrf" in wanted:
-        saved, flags = stats.chrf_options, chrf_options(args)
-        for key, value in flags.items():
-            if value != CHRF[key] and value != saved[key]:
-                raise InputError(f"chrF option {key}={value!r}: {args.from_stats} was computed with {key}="
-                                 f"{saved[key]!r}; compute the statistics again with that option (bleustats stats "
-                                 "-m chrf ...) or drop it.")
-    if "ter" in wanted:
-        saved_ter = stats.ter_options
-        for key, value in ter_options(args).items():
-            if value and not saved_ter[key]:
-                raise InputError(f"TER option {key}: {args.from_stats} was computed without it; compute the "
-                                 "statistics again with it (bleustats stats -m ter ...) or drop it.")
+    # chrF / TER options given against the saved ones: checked by the loader (cli.score's _from_stats)
     system_col = stats.column("system")
     seg_col = stats.column("seg_id")
     names = list(dict.fromkeys(system_col.tolist()))

@@ -242,6 +242,7 @@ def _from_stats(args: argparse.Namespace) -> StatsTable | StatsDataset:
                 f"{args.max_ngram_order} needs the statistics computed again (bleustats stats --max-ngram-order "
                 f"{args.max_ngram_order} ...).")
         stats = stats.up_to_order(args.max_ngram_order)
+    sacrebleu_cli.check_saved_options(args, stats, column_metrics(args), args.from_stats)
     return stats
 
 

@@ -35,7 +35,7 @@ from ..errors import InputError, UsageError
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, positive_int
-from ._progress import reporter, step
+from ._progress import note, reporter, step
 from .sacrebleu_cli import METRIC_NAMES
 from .score import compute_from_args, statistics_options
 
@@ -173,7 +173,7 @@ def _compute(args: argparse.Namespace) -> int:
         stats = compute_from_args(args)
         step("saving")
         stats.save(out)
-        _said(args, f"wrote {len(stats)} rows × {stats.table.num_columns} columns to {out}")
+        note(args, f"wrote {len(stats)} rows × {stats.table.num_columns} columns to {out}")
         return 0
     from ._dask import executor_for  # loaded where a command runs partitioned work
     with executor_for(args) as executor:
@@ -190,18 +190,9 @@ def _compute(args: argparse.Namespace) -> int:
             if as_file:
                 save_as_file(ds, out)
             where = str(out) if as_file else f"{out} ({len(ds.parts)} part(s))"
-            _said(args, f"wrote {len(ds)} rows × {len(ds.schema)} columns to {where}")
+            note(args, f"wrote {len(ds)} rows × {len(ds.schema)} columns to {where}")
         finally:
             if scratch is not None:
                 with deferred():
                     shutil.rmtree(scratch, ignore_errors=True)
     return 0
-
-
-def _said(args: argparse.Namespace, text: str) -> None:
-    """A note on stderr (none with -q), after the progress line."""
-    from ._progress import close_all
-
-    close_all()
-    if not args.quiet:
-        print(text, file=sys.stderr)

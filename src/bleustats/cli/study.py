@@ -55,7 +55,7 @@ from ..errors import UsageError
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, metric_names, non_negative_int, positive_int
-from ._progress import close_all, reporter
+from ._progress import close_all, note, reporter
 from ..meta._options import COMPARE_RESAMPLING, SWEEP_PARAMETERS, UNMATCHED
 
 if TYPE_CHECKING:
@@ -258,9 +258,9 @@ def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
         executor = cluster.enter_context(executor_for(args)) if args.dask else None
         inputs = inputs_.read_study_inputs(args, err, need_delta="delta_bleu" in names)
         options = dict(tokenize=args.tokenize, lowercase=args.lowercase, max_ngram_order=args.max_ngram_order)
-        _note(args, err, f"{len(inputs.hypotheses)} rated hypotheses ({inputs.notes['hypotheses_not_rated']} "
-                         f"without a rating not scored), {len(inputs.references)} references, {len(inputs.human)} "
-                         "ratings; computing statistics per reference view")
+        note(args, f"bleustats study: {len(inputs.hypotheses)} rated hypotheses "
+                   f"({inputs.notes['hypotheses_not_rated']} without a rating not scored), {len(inputs.references)} "
+                   f"references, {len(inputs.human)} ratings; computing statistics per reference view", err)
         t_stats = time.perf_counter()
         metrics = inputs_.StudyMetrics(inputs, names, args, options, err, executor=executor)
         main_metrics = metrics.build()
@@ -278,8 +278,8 @@ def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
                                                        n_compare_bootstrap=args.compare_bootstrap,
                                                        compare_resampling=args.compare_resampling, **study_opts))
             if caught:  # the warnings say it per metric; here one line per reason, naming the metrics
-                for note in report.undefined_notes(results[-1].summary):
-                    print(f"bleustats study: warning (M = {m}): {note}", file=err)
+                for reason in report.undefined_notes(results[-1].summary):
+                    print(f"bleustats study: warning (M = {m}): {reason}", file=err)
         sweeps = _sweeps(args, inputs, metrics, sizes, results, study_opts, err)
         files = _result_files(results, sweeps, inputs, args, {"statistics": t_stats,
                                                               "total": time.perf_counter() - t0}, err)
@@ -291,20 +291,13 @@ def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
         print("\n\n".join(_markdown(r) for r in results), file=out)
     ex = results[0].exclusions
     notes = inputs.notes
-    _note(args, err, f"{len(results[0].pairs)} pairs; unit sizes {', '.join(map(str, sizes))} "
-                     f"({', '.join(str(r.n_observations) for r in results)} observations); excluded: "
-                     f"{ex['human_nan_rows']} NaN rating(s), {ex['human_without_hypothesis']} rated cell(s) without "
-                     f"hypothesis, {notes.get('undefined_segments', 0)} segment(s) where ΔBLEU is undefined, "
-                     f"{notes['human_reference_rows']} rating(s) of references; wrote {args.output} "
-                     f"({', '.join(sorted(files))})")
+    note(args, f"bleustats study: {len(results[0].pairs)} pairs; unit sizes {', '.join(map(str, sizes))} "
+               f"({', '.join(str(r.n_observations) for r in results)} observations); excluded: "
+               f"{ex['human_nan_rows']} NaN rating(s), {ex['human_without_hypothesis']} rated cell(s) without "
+               f"hypothesis, {notes.get('undefined_segments', 0)} segment(s) where ΔBLEU is undefined, "
+               f"{notes['human_reference_rows']} rating(s) of references; wrote {args.output} "
+               f"({', '.join(sorted(files))})", err)
     return 0
-
-
-def _note(args: argparse.Namespace, err: TextIO, text: str) -> None:
-    """A note on stderr (none with -q)."""
-    if not args.quiet:
-        close_all()
-        print(f"bleustats study: {text}", file=err)
 
 
 def _sweeps(args: argparse.Namespace, inputs: inputs_.StudyInputs, metrics: inputs_.StudyMetrics, sizes: list[int],

@@ -30,7 +30,7 @@ from ..tools._options import ALGORITHMS
 from ._errors import guarded
 from .main import COMMANDS
 from ._options import Command, positive_int
-from ._progress import close_all, reporter
+from ._progress import close_all, note, reporter
 from .kbest import VARIANTS_HELP, check_orders, references
 
 if TYPE_CHECKING:
@@ -171,8 +171,8 @@ def _run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Text
         for line in result.moses_lines():
             print(line, file=out)
         print(f"signature: {result.signature}", file=out)
-    print("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items() if v >= 0.005), file=err)
+    note(args, "time: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items() if v >= 0.005), err)
     for path in (args.output, args.best):
         if path:
-            print(f"wrote {path}", file=err)
+            note(args, f"wrote {path}", err)
     return 0

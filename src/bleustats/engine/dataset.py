@@ -604,20 +604,8 @@ class DatasetWriter:
         (self.folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         # every part there, one schema (a statistics table's): else this raises and nothing moves
         open_dataset(self.folder) if statistics else _check_parts(self.folder)
-        old = None
-        with deferred():  # the old dataset moves aside and the new one in, both or neither
-            if self.path.exists():
-                old = self.path.parent / f".{self.path.name}.{uuid.uuid4().hex}.old"
-                os.rename(self.path, old)
-            try:
-                os.rename(self.folder, self.path)
-            except OSError:
-                if old is not None:
-                    os.rename(old, self.path)
-                raise
-            self.committed = True
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        io.move_into_place(self.folder, self.path)  # the old dataset aside, the new one in: both or neither
+        self.committed = True
         return open_dataset(self.path, verify=False) if statistics else None  # checked above, before the move
 
 

@@ -47,8 +47,9 @@ from ._options import TABLE_SUFFIXES
 if TYPE_CHECKING:  # pandas is imported only when a DataFrame is used
     import pandas as pd
 
-__all__ = ["REFERENCE_LAYOUTS", "TABLE_SUFFIXES", "as_hypotheses_table", "as_references_table", "iter_line_chunks",
-           "lines_table", "open_input", "read_lines", "read_table", "read_weights", "streams_table", "write_atomic"]
+__all__ = ["REFERENCE_LAYOUTS", "TABLE_SUFFIXES", "as_hypotheses_table", "as_references_table", "folder_in_place",
+           "iter_line_chunks", "lines_table", "move_into_place", "open_input", "read_lines", "read_table",
+           "read_weights", "streams_table", "write_atomic", "write_folder"]
 
 #: How list references are laid out: sacreBLEU streams or one list per segment.
 REFERENCE_LAYOUTS = ("auto", "streams", "segments")
@@ -763,25 +764,41 @@ def folder_in_place(target: str | os.PathLike, *, replace: bool, flag: str, hint
     target = output_target(target, folder_output=True)  # a link: its folder; a file, device or FIFO: refused
     if target.exists() and not replace:
         raise InputError(f"{flag} {target}: exists; add {hint} to replace it, or choose another folder.")
-    tmp = old = None
+    tmp = None
     try:
         with deferred():  # made and named before an interrupt can land
             tmp = make_temp_dir(target)  # follows the umask (mkdtemp made 0700)
         yield tmp
-        if target.exists():
-            with deferred():
-                old = make_temp_dir(target, ".old")
-            os.replace(target, old / target.name)
-        os.replace(tmp, target)
+        move_into_place(tmp, target)
     except BaseException:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None and not target.exists():
-            os.replace(old / target.name, target)
         raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+
+
+def move_into_place(folder: str | os.PathLike, target: str | os.PathLike) -> None:
+    """Rename the complete ``folder`` to ``target``; an existing ``target`` is moved aside first and removed
+    after, so that either the new folder or the old one is at ``target``, never neither (also on an interrupt).
+
+    Every folder output ends here: :func:`folder_in_place` and a partitioned
+    dataset's writer (:class:`bleustats.engine.dataset.DatasetWriter`).
+    """
+    import shutil
+
+    folder, target = Path(folder), Path(target)
+    old = None
+    with deferred():  # the old folder moves aside and the new one in: both or neither
+        if target.exists():
+            old = make_temp_dir(target, ".old")
+            os.replace(target, old / target.name)
+        try:
+            os.replace(folder, target)
+        except OSError:
+            if old is not None:
+                os.replace(old / target.name, target)
+            raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def write_folder(target: str | os.PathLike, files: dict[str, Callable[[Path], Any]], *, replace: bool,

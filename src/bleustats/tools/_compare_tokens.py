@@ -15,8 +15,8 @@ other whitespace but ``' '``) stays inside its token. With ``tokenize='none'``
 split) finds exactly those tokens: every whitespace character other than
 ``' '`` becomes a private-use character (U+F0000 + its code point) and an
 empty token becomes U+F0000 (:data:`EMPTY_TOKEN`); :func:`shown` maps a token
-back. Texts that already hold characters of plane 15 could collide with these;
-none of the WMT data does.
+back. A text that already holds one of those characters (U+F0000 to U+F3000,
+private use; none of the WMT data does) is refused rather than split wrongly.
 
 A segment's reference bag is the largest count of each word or n-gram over
 its references (BLEU's clipping bag), so with one reference it is compare-mt's.
@@ -41,6 +41,8 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from ..errors import InputError
+
 __all__ = ["EMPTY_TOKEN", "Bags", "NgramIndex", "TokenArrays", "compare_mt_line", "encode_lines", "ngram_index",
            "ngram_totals", "segment_bags", "shown", "word_bucket_sums"]
 
@@ -53,6 +55,8 @@ _SHOW: dict[int, int | None] = {v: k for k, v in _HIDE.items()}
 _SHOW[_PUA] = None
 #: whitespace other than one space between tokens (re's \s is str.isspace's set)
 _ODD_SPACE = re.compile(r"[^\S ]|  ")
+#: the characters the rewriting uses as markers: a text holding one could not be split back
+_MARKERS = re.compile("[\U000f0000-\U000f3000]")
 #: tokenizers whose output is its tokens joined by single spaces (others are joined again here)
 _CANONICAL = ("13a", "intl", "zh")
 
@@ -68,6 +72,11 @@ def compare_mt_line(line: str) -> str:
     stripped = line.strip()
     if not stripped:
         return EMPTY_TOKEN
+    marker = _MARKERS.search(stripped)
+    if marker is not None:
+        raise InputError(f"texts: {stripped[:60]!r} holds U+{ord(marker.group()):05X}, a private-use character that "
+                         "compare-mt's whitespace split uses as a marker here (tokenize='none' with compare-mt's "
+                         "definition); remove it, or use another tokenizer or bleu_definition='sacrebleu'.")
     if _ODD_SPACE.search(stripped) is None:  # single spaces only (most lines): the tokens are str.split()'s
         return stripped
     return " ".join(t or EMPTY_TOKEN for t in stripped.translate(_HIDE).split(" "))

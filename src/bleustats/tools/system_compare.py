@@ -254,6 +254,8 @@ def _system_rows(table: pa.Table) -> tuple[list[str], dict[str, NDArray[np.int64
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if not table.num_rows:
+        raise InputError("hypotheses: no segment to compare; give at least one hypothesis per system.")
     system = table.column("system")
     names = pc.unique(system).to_pylist()
     seg = np.asarray(table.column("seg_id"), dtype=np.int64) if table.num_rows else np.zeros(0, np.int64)
@@ -499,16 +501,16 @@ def compare(
     ref_weights: Sequence[Sequence[float]] | None = None,
     labels: Sequence[str] | None = None,
     freq_corpus: Sequence[str] | None = None,
-    tokenize: str = "13a",
-    lowercase: bool = False,
-    max_ngram_order: int = 4,
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+    max_ngram_order: int | None = None,
     metrics: Sequence[str] | None = None,
     bleu_definition: str = "compare-mt",
     n_samples: int = 1000,
     seed: int | None = 12345,
-    ref_view: str = "all",
+    ref_view: str | None = None,
     weight_threshold: float | None = None,
-    delta_definition: str = "paper",
+    delta_definition: str | None = None,
     chrf_options: dict[str, Any] | None = None,
     ter_options: dict[str, bool] | None = None,
     references_layout: str = "auto",
@@ -531,7 +533,10 @@ def compare(
     interval :math:`[s_{(l)}, s_{(B-l-1)}]`, :math:`l = \lfloor B/40 \rfloor`,
     and every system's value the paired bootstrap p-value against the
     baseline's (Koehn, 2004; sacreBLEU's ``--paired-bs`` formula,
-    :func:`bleustats.meta.paired.bootstrap_p_value`), from the same resamples.
+    :func:`bleustats.meta.paired.bootstrap_p_value`), from the same resamples,
+    except a value equal to the baseline's on the data and in every resample
+    (nothing to test): p = 1 there, where the formula (and ``bleustats score
+    --paired-bs``, which keeps sacreBLEU's output) gives :math:`1/(B+1)`.
 
     Parameters
     ----------
@@ -553,9 +558,11 @@ def compare(
         Lines whose word counts bucket the words (compare-mt's
         ``freq_corpus_file``; default: the references).
     tokenize, lowercase, max_ngram_order, ref_view, weight_threshold, delta_definition, chrf_options, ter_options
-        As :func:`bleustats.compute_stats` (BLEU's order; compare-mt's is 4). ``tokenize='none'`` with
-        compare-mt's definition splits as compare-mt does
-        (``line.strip().split(' ')``; :mod:`bleustats.tools._compare_tokens`).
+        As :func:`bleustats.compute_stats` (None: its default; BLEU's order 4 is compare-mt's too).
+        ``tokenize='none'`` with compare-mt's definition splits as compare-mt does
+        (``line.strip().split(' ')``; :mod:`bleustats.tools._compare_tokens`). Of a statistics table,
+        each one given must be the table's (a lower ``max_ngram_order`` takes its first orders):
+        saved statistics cannot answer other options.
     metrics : sequence of {'bleu', 'chrf', 'ter', 'delta_bleu'}, optional
         Default: BLEU and chrF, and ΔBLEU when the references carry weights
         (of a statistics table: the metrics it holds). TER is asked for by
@@ -621,12 +628,21 @@ def compare(
     ngram_compare = [check_choice("ngram_compare", c, NGRAM_COMPARE_TYPES) for c in
                      ([ngram_compare] if isinstance(ngram_compare, str) else ngram_compare)]
     rng_seed = seed
+    given = {"tokenize": tokenize, "lowercase": lowercase, "max_ngram_order": max_ngram_order, "ref_view": ref_view,
+             "weight_threshold": weight_threshold, "delta_definition": delta_definition}
     if isinstance(hypotheses, StatsTable):
         if references is not None or ref_weights is not None or freq_corpus is not None:
             raise InputError("references / ref_weights / freq_corpus: a statistics table holds what the references "
                              "gave; pass hypotheses=StatsTable alone (its word analyses need the texts).")
-        stats, hyps, refs = hypotheses, hypotheses.table, None
+        stats = _saved_statistics(hypotheses, {k: v for k, v in given.items() if v is not None}, chrf_options,
+                                  ter_options)
+        hyps, refs = stats.table, None
+        tokenize, lowercase, ref_view, weight_threshold = (stats.tokenize, stats.lowercase, stats.ref_view,
+                                                           stats.weight_threshold)
     else:
+        tokenize, lowercase, max_ngram_order, ref_view, delta_definition = (
+            "13a" if tokenize is None else tokenize, bool(lowercase), 4 if max_ngram_order is None else max_ngram_order,
+            "all" if ref_view is None else ref_view, "paper" if delta_definition is None else delta_definition)
         if references is None:
             raise InputError("references: give the references (streams or a references table); only a "
                              "statistics table is compared without them.")
@@ -672,6 +688,35 @@ def compare(
         check_delta_defined(stats)
     return _run(stats, names, rows, segments, baseline, metrics, labels, refs, opts, ngram_compare, rng_seed,
                 compare_mt_split, tokenize, lowercase, ref_view, weight_threshold)
+
+
+def _saved_statistics(stats: StatsTable, given: dict[str, Any], chrf_options: dict[str, Any] | None,
+                      ter_options: dict[str, bool] | None) -> StatsTable:
+    """The statistics table at the asked order; every other statistics option given must be the table's."""
+    for name, value in given.items():
+        if name != "max_ngram_order" and value != getattr(stats, name):
+            raise InputError(f"{name}={value!r}: the statistics table was computed with {name}="
+                             f"{getattr(stats, name)!r}; saved statistics cannot answer another one. Leave {name} "
+                             f"out, or compute the statistics again with {name}={value!r}.")
+    for name, asked in (("chrf", chrf_options), ("ter", ter_options)):
+        if not asked:
+            continue
+        if name not in stats.metrics:
+            raise InputError(f"{name}_options: the statistics table has no {name} columns (it holds "
+                             f"{', '.join(stats.metrics)}); compute them with bleustats stats -m {name}.")
+        saved = stats.chrf_options if name == "chrf" else stats.ter_options
+        for key, value in asked.items():
+            if key not in saved or value != saved[key]:
+                raise InputError(f"{name}_options: {key}={value!r}, but the statistics table was computed with "
+                                 f"{key}={saved.get(key)!r}; leave it out, or compute the statistics again with it.")
+    order = given.get("max_ngram_order")
+    if order is not None:
+        whole = isinstance(order, (int, np.integer)) and not isinstance(order, bool)
+        if not whole or not 1 <= order <= stats.max_ngram_order:
+            raise InputError(f"max_ngram_order: the statistics table holds orders 1..{stats.max_ngram_order}; got "
+                             f"{order!r}. Give an order in that range, or compute the statistics again.")
+        stats = stats.up_to_order(int(order))
+    return stats
 
 
 def _per_system(sums: NDArray[np.float64], n_systems: int) -> NDArray[np.float64]:
