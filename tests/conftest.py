@@ -1,4 +1,11 @@
-"""Shared test fixtures: where the optional real data lives."""
+"""Shared test fixtures: where the optional real data lives, and how much of it a run reads.
+
+By default (the README's test command) the real-data tests read the licensed slice vendored in
+``tests/data/shared``, so the suite takes minutes; ``--full-data`` makes them read the whole data sets of
+``../shared`` beside the checkout and runs the tests that need whole data sets (``.ci/run`` does). Tests in
+modules that read the real data carry the marker ``data``, so that ``-m "data or slow" --full-data`` is the
+heavy pass.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,36 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 VENDORED = Path(__file__).resolve().parent / "data" / "shared"
 
 
+_FULL = {"data": False}
+#: the names through which a test module reads the real data (a module using one gets the marker ``data``)
+_DATA_NAMES = ("data_path", "shared_path", "wmt_corpus", "SHARED", "real_lines")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--full-data", action="store_true", default=False,
+                     help="real-data tests read the whole data sets of ../shared (default: the vendored slice), and "
+                          "the tests that need whole data sets run")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    sources: dict[str, bool] = {}
+    for item in items:
+        path = str(getattr(item, "path", ""))
+        if path not in sources:
+            try:
+                text = Path(path).read_text(encoding="utf-8") if path.endswith(".py") else ""
+            except OSError:
+                text = ""
+            sources[path] = "conftest" in text and any(name in text for name in _DATA_NAMES)
+        if sources[path]:
+            item.add_marker(pytest.mark.data)
+
+
+def full_data() -> bool:
+    """Whether this run reads the whole data sets (``--full-data``)."""
+    return _FULL["data"]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Refuse to run against a leftover folder instead of failing every test.
 
@@ -22,6 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
     remove) is imported as an empty namespace package in place of an editable
     checkout; say so once, with the fix.
     """
+    _FULL["data"] = bool(config.getoption("--full-data", default=False))
     import bleustats
 
     if getattr(bleustats, "__file__", None) is None:
@@ -33,7 +71,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def shared_path(*parts: str) -> Path:
-    """Path under ../shared, or skip the test with the reason when it is absent."""
+    """Path under ../shared for a test that needs a whole data set; it runs with ``--full-data`` only (and skips
+    with the reason when ../shared is absent)."""
+    if not full_data():
+        pytest.skip("needs a whole data set of ../shared: run with --full-data (.ci/run's heavy pass does)")
     path = SHARED.joinpath(*parts)
     if not path.exists():
         pytest.skip(f"{path} not found: this test needs ../shared/ beside the checkout "
@@ -42,13 +83,15 @@ def shared_path(*parts: str) -> Path:
 
 
 def data_path(*parts: str) -> Path:
-    """Path under ../shared, else under the vendored slice tests/data/shared, else skip with the reason.
+    """Path under the vendored slice tests/data/shared, or under ../shared with ``--full-data``; else the other
+    one; else skip with the reason.
 
     For tests that hold on any subset of the data (oracle comparisons, the
-    published fixture): they run on the whole set where ../shared is present and
-    on the slice everywhere else, so they never skip in a source checkout.
+    published fixture): they run on the slice by default and on the whole set
+    with ``--full-data`` where ../shared is present, so they never skip in a
+    source checkout.
     """
-    for root in (SHARED, VENDORED):
+    for root in ((SHARED, VENDORED) if full_data() else (VENDORED, SHARED)):
         path = root.joinpath(*parts)
         if path.exists():
             return path

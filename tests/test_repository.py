@@ -70,7 +70,7 @@ def _named_paths(text: str, markdown: bool) -> set[str]:
 
 
 def test_every_path_named_in_docs_code_and_tests_exists() -> None:
-    """Every repository path that README, docs/, benchmarks/, src/, tests/, examples/ and tools/ name exists.
+    """Every repository path that README, docs/, benchmarks/, src/, tests/, examples/, tools/ and .ci/ name exists.
 
     A path is looked up from the checkout's root, from the naming file's folder
     (relative Markdown links) and from ``src/bleustats`` (module paths such as
@@ -80,8 +80,9 @@ def test_every_path_named_in_docs_code_and_tests_exists() -> None:
     missing = []
     for path in _tracked_text_files():
         rel = path.relative_to(ROOT)
-        if rel.suffix not in {".py", ".md", ".toml"} or rel.parts[0] not in {
-                "README.md", "docs", "benchmarks", "src", "tests", "examples", "tools", "pyproject.toml"}:
+        ci_script = rel.parts[0] == ".ci"  # .ci/run and .ci/floors: the test files CI runs by name
+        if not ci_script and (rel.suffix not in {".py", ".md", ".toml"} or rel.parts[0] not in {
+                "README.md", "docs", "benchmarks", "src", "tests", "examples", "tools", "pyproject.toml"}):
             continue
         text = path.read_text(encoding="utf-8")
         for name in sorted(_named_paths(text, markdown=rel.suffix == ".md")):

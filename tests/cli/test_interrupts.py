@@ -24,7 +24,9 @@ import pytest
 
 from bleustats.cli import main
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+# seconds-long commands stopped by a signal (a pause before it picks where it lands; a run that ends first is
+# checked whole and skipped): the heavy pass of .ci/run, not the README's test command
+pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"), pytest.mark.slow]
 
 WORDS = np.array([f"w{i}" for i in range(2000)], dtype=object)
 
@@ -82,6 +84,9 @@ def test_kbest_interrupted_mid_run_exits_cleanly_and_leaves_nothing(big_nbest, t
     finally:
         if proc.poll() is None:
             proc.kill()
+    if proc.returncode == 0:  # finished before the signal could stop it (a fast machine): whole output
+        assert out.exists() and "Traceback" not in stderr
+        pytest.skip("the run ended before the signal")
     assert proc.returncode == code, stderr
     assert stderr == f"bleustats: {word}\n"
     assert stdout == ""

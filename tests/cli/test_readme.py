@@ -23,7 +23,7 @@ import pytest
 import bleustats
 from bleustats.cli import main
 
-from ..conftest import SHARED
+from ..conftest import SHARED, full_data
 
 README = Path(bleustats.__file__).resolve().parents[2] / "README.md"
 DOCS = README.parent / "docs"
@@ -117,6 +117,9 @@ def test_every_docs_command_line_runs_as_written(page, tmp_path, monkeypatch, ca
     build_files(tmp_path)
     monkeypatch.chdir(tmp_path)
     commands = readme_commands((DOCS / page).read_text(encoding="utf-8"))
+    if any("../shared" in c for c in commands) and not full_data():
+        pytest.skip(f"docs/{page} runs commands on the whole data sets of ../shared: run with --full-data "
+                    "(.ci/run's heavy pass does)")
     if all("../shared" in c for c in commands) and not SHARED.exists():
         pytest.skip(f"every command of docs/{page} reads {SHARED}, which is absent")
     failures = run_commands(commands, capsys)

@@ -22,6 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# a real LocalCluster per test (worker processes started and killed): the heavy pass of .ci/run
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("distributed", reason="bleustats.distributed needs the dask extra (pip install 'bleustats[dask]')")
 pytest.importorskip("dask.dataframe", reason="bleustats.distributed needs dask[dataframe] (the dask extra)")
 

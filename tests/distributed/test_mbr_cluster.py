@@ -14,6 +14,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+# a real LocalCluster per test (worker processes started and killed): the heavy pass of .ci/run
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("distributed", reason="bleustats mbr --dask needs the dask extra (pip install 'bleustats[dask]')")
 
 from distributed import Client, LocalCluster  # noqa: E402

@@ -272,13 +272,15 @@ def test_system_correlation():
     assert math.isnan(const.value) and const.n_skipped == 1
 
 
-def test_batched_kendall_is_fast_enough():
-    # the resampled-study shape: 1,000 bootstrap rows x 530 observations
-    import time
+def test_batched_kendall_equals_scipy_on_the_resampled_study_shape():
+    # the resampled-study shape: 1,000 bootstrap rows x 530 observations, many ties on both sides; every
+    # 50th row against SciPy (its time is measured in benchmarks/bench_meta.py, not here)
+    from scipy.stats import kendalltau
 
     rng = np.random.default_rng(0)
     x = rng.integers(0, 50, size=(1000, 530)).astype(float)
     y = rng.normal(size=(1000, 530)).round(1)
-    t0 = time.perf_counter()
-    kendall_tau(x, y)
-    assert time.perf_counter() - t0 < 3.0  # ~0.3 s on one core; generous for a shared CI box
+    got = kendall_tau(x, y)
+    assert got.shape == (1000,)
+    for row in range(0, 1000, 50):
+        assert got[row] == pytest.approx(kendalltau(x[row], y[row]).statistic, abs=1e-12), row

@@ -75,6 +75,7 @@ def test_identical_metrics_give_p_one(numba_one_thread, unit_size):
         assert row["low"] == row["high"] == 0.0
 
 
+@pytest.mark.slow
 def test_calibrated_under_a_null_with_system_level_noise(numba_one_thread):
     # the default ('systems'): each metric scores each system a little too high or low, and the
     # segments' noise is independent; the p-values are uniform
@@ -82,17 +83,20 @@ def test_calibrated_under_a_null_with_system_level_noise(numba_one_thread):
     assert min(ks.values()) > 0.01
 
 
+@pytest.mark.slow
 def test_calibrated_at_unit_size_above_one(numba_one_thread):
     ks = _report("systems, M=4", _p_values(80, unit_size=4, resampling="systems", n_boot=80, system_noise=1.0,
                                            n_segments=24))
     assert min(ks.values()) > 0.01
 
 
+@pytest.mark.slow
 def test_pairs_resampling_calibrated_without_system_level_noise(numba_one_thread):
     ks = _report("pairs, M=1", _p_values(150, unit_size=1, resampling="pairs", n_boot=150))
     assert min(ks.values()) > 0.01
 
 
+@pytest.mark.slow
 def test_known_limits_of_each_resampling(numba_one_thread):
     # 'systems' is conservative when the noise has no system-level part; 'pairs' treats pairs that
     # share a system as independent and is too liberal when it has one (why 'systems' is the default)

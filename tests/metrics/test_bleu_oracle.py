@@ -159,7 +159,6 @@ def wmt_hyps(systems, names, seg_ids, streams):
     return hyps, [stream * len(names) for stream in streams]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("pair", ["en-de", "zh-en"])
 @pytest.mark.parametrize("tok,lc", list(itertools.product(TOKENIZERS, (False, True))))
 def test_wmt21_real_data(pair, tok, lc):

@@ -139,7 +139,7 @@ def test_geometric_mean_against_its_definition(p):
         assert g == pytest.approx(math.exp(sum(logs) / len(row)), rel=1e-12, abs=1e-300)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(p=st.lists(st.lists(st.one_of(st.floats(1e-12, 1.0), st.fractions(1, 60).map(float)), min_size=1,
                            max_size=6), min_size=1, max_size=4).filter(lambda rows: len({len(r) for r in rows}) == 1))
 def test_geometric_mean_in_nltks_arithmetic(p):

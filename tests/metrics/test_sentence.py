@@ -334,7 +334,6 @@ def test_sacrebleu_sentence_bleu_directly():
             assert score_variant(st_, f"sacrebleu:{method}")[0] == pytest.approx(want, abs=1e-9)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("pair", ["en-de", "zh-en"])
 def test_sacrebleu_smoothing_every_wmt21_segment(pair):
     """Every segment of WMT21 ``pair`` (of its vendored slice where ../shared is absent)."""

@@ -17,7 +17,6 @@ import multiprocessing as mp
 import os
 import re
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -39,7 +38,7 @@ from bleustats.tokenizers import (
     tokenizer_signature,
 )
 
-from ..conftest import SHARED
+from ..conftest import SHARED, VENDORED, full_data
 
 assert sacrebleu.__version__ == "2.6.0", sacrebleu.__version__
 
@@ -110,19 +109,21 @@ def _read_column(path: Path, column: str) -> list[str]:
 
 @lru_cache(maxsize=None)
 def real_lines() -> tuple[str, ...]:
-    """Every distinct text of ../shared/data, in first-seen order."""
-    if not DATA.is_dir():
+    """Every distinct text of the real data, in first-seen order: ../shared/data with ``--full-data``, else the
+    vendored slice (tests/data/shared/data)."""
+    data = DATA if full_data() else VENDORED / "data"
+    if not data.is_dir():
         pytest.skip(
             f"../shared/data not found: real-data oracle tests need the shared data "
-            f"beside the checkout (looked for {DATA})"
+            f"beside the checkout (looked for {data})"
         )
     files: list[tuple[Path, str]] = []
-    pairs = sorted(p for p in (DATA / "wmt21_news").iterdir() if p.is_dir())
-    assert pairs, f"no language pairs under {DATA / 'wmt21_news'}"
+    pairs = sorted(p for p in (data / "wmt21_news").iterdir() if p.is_dir())
+    assert pairs, f"no language pairs under {data / 'wmt21_news'}"
     for pair in pairs:
         for name in ("system_outputs", "references", "references_unverified", "sources"):
             files.append((pair / f"{name}.tsv", "text"))
-    dstc7 = DATA / "dstc7_task2"
+    dstc7 = data / "dstc7_task2"
     files += [
         (dstc7 / "references.tsv", "text"),
         (dstc7 / "system_outputs.tsv", "text"),
@@ -130,14 +131,13 @@ def real_lines() -> tuple[str, ...]:
     ]
     lines: list[str] = []
     for path, column in files:
-        assert path.is_file(), f"missing {path}"
-        lines += _read_column(path, column)
-    assert len(lines) > 50_000
+        if path.is_file() or full_data():  # the slice vendors some files of some pairs; the whole set has all
+            lines += _read_column(path, column)
+    assert len(lines) > (50_000 if full_data() else 1_000)
     # Duplicates cannot disagree with themselves; the oracle is the slow side.
     return tuple(dict.fromkeys(lines))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("tokenize", "lowercase"), SETTINGS, ids=SETTING_IDS)
 def test_real_data_matches_sacrebleu(tokenize: str, lowercase: bool) -> None:
     lines = list(real_lines())
@@ -270,29 +270,15 @@ def test_examples_match_sacrebleu(tokenize: str, lowercase: bool) -> None:
 
 
 @pytest.mark.parametrize("tokenize", ["13a", "intl"])
-def test_long_runs_of_marks_are_linear(tokenize: str) -> None:
-    # Whether the last mark of a run sticks to the following digit depends on
-    # the parity of the run; this must not cost time quadratic in its length.
+def test_long_runs_of_marks_equal_sacrebleu(tokenize: str) -> None:
+    # Whether the last mark of a run sticks to the following digit depends on the parity of the run, decided
+    # once per run, not by rescanning the run for every mark (speed is measured in benchmarks/, never in a test).
     n = 100_000
     lines = [
         "." * n + "5", "a" + ".," * (n // 2) + "5", "5" + "." * (n + 1) + "5",
         "«" * n + "5", "x" + "«" * (n + 1) + "5", "(" * n, "5-" * n,
     ]
-    # Timed against lines of as many one-letter words, in the same run (a loaded machine slows both):
-    # quadratic work on 10^5-character runs would be thousands of times slower, linear work about 7x.
-    plain = ["a " * len(line) for line in lines]
-
-    def seconds(batch: list[str]) -> float:
-        start = time.perf_counter()
-        tokenize_lines(batch, tokenize=tokenize)
-        return time.perf_counter() - start
-
-    calibration = min(seconds(plain) for _ in range(3))
-    elapsed = min(seconds(lines) for _ in range(2))
-    got = tokenize_lines(lines, tokenize=tokenize)
-    assert got == oracle(lines, tokenize, False)
-    assert elapsed < 50 * calibration + 0.5, (f"{elapsed:.2f} s for {len(lines)} lines of ~{n} marks against "
-                                              f"{calibration:.3f} s for as many words")
+    assert tokenize_lines(lines, tokenize=tokenize) == oracle(lines, tokenize, False)
 
 
 def test_intl_per_line_fallback() -> None:
