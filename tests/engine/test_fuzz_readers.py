@@ -340,3 +340,20 @@ def teardown_module(module):  # noqa: ARG001
 
     shutil.rmtree(TMP, ignore_errors=True)
     assert not os.path.exists(TMP)
+
+
+def test_a_human_column_beside_a_score_column_is_the_one_read(tmp_path):
+    # found by test_human_score_tables: renaming --human-column mqm to `score` next to a `score` column gave two
+    # columns of one name, and pandas' TypeError instead of the scores
+    path = tmp_path / "h.tsv"
+    path.write_text("system\tseg_id\tscore\tmqm\nA\t1\t0.5\t-3\nA\t2\tx\t-1\n", encoding="utf-8")
+    got = read_human(path, score_column="mqm")
+    assert list(got.columns) == ["system", "seg_id", "score"] and got["score"].tolist() == [-3.0, -1.0]
+
+
+@pytest.mark.parametrize("column", ["system", "seg_id"])
+def test_a_key_column_as_the_human_column_is_refused(tmp_path, column):
+    path = tmp_path / "h.tsv"
+    path.write_text("system\tseg_id\tmqm\nA\t1\t-3\n", encoding="utf-8")
+    with pytest.raises(InputError, match=f"--human-column {column} names a key column"):
+        read_human(path, score_column=column)

@@ -63,8 +63,8 @@ def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.Da
     """Read a human scores table (``system``, ``seg_id``, a score column; TSV, JSONL or Parquet).
 
     The score column (``score_column``, e.g. the bundled sample's ``mqm``) is
-    returned as ``score``; values that are not numbers (``NaN``, empty) become
-    NaN: not rated.
+    returned as ``score`` (in place of a column of that name, if the table has
+    one too); values that are not numbers (``NaN``, empty) become NaN: not rated.
 
     Examples
     --------
@@ -74,6 +74,9 @@ def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.Da
     >>> read_human(p, score_column="mqm").to_dict("list")
     {'system': ['A', 'A'], 'seg_id': [1, 1], 'score': [-5.0, nan]}
     """
+    if score_column in ("system", "seg_id"):
+        raise InputError(f"{path}: --human-column {score_column} names a key column of the table; it takes the "
+                         "column of human scores (e.g. --human-column mqm).")
     frame = read_scores_table(path, "human scores")
     missing = [c for c in ("system", "seg_id", score_column) if c not in frame.columns]
     if missing:
@@ -85,7 +88,10 @@ def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.Da
                     + ".")
         raise InputError(f"{path}: missing column(s) {', '.join(missing)}; a human scores table has system, seg_id "
                          f"and a score column (one row per rating).{hint}")
-    out = frame.rename(columns={score_column: "score"}) if score_column != "score" else frame.copy()
+    if score_column != "score":  # the chosen column becomes `score`; a column of that name beside it is not read
+        out = frame.drop(columns=["score"], errors="ignore").rename(columns={score_column: "score"})
+    else:
+        out = frame.copy()
     seg = pd.to_numeric(out["seg_id"], errors="coerce")  # "" too becomes NaN
     bad = seg.isna() | (seg != seg.round())
     if bad.any():
