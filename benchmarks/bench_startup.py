@@ -46,7 +46,7 @@ def _wmt23_command(root: Path, pair: str = "en-de", metrics: tuple[str, ...] = (
     """sacreBLEU's command line for one WMT23 pair: the reference, every system, ``-m`` (the cli route's)."""
     src, tgt = pair.split("-")
     ref = root / "txt" / "references" / f"generaltest2023.{pair}.ref.refA.{tgt}"
-    systems = sorted((root / "txt" / "system-outputs" / pair).glob(f"*.{tgt}"))
+    systems = sorted((root / "txt" / "system-outputs").glob(f"generaltest2023.{pair}.hyp.*.{tgt}"))
     if not ref.exists() or not systems:
         raise SystemExit(f"--wmt23 {root}: no {pair} reference or system outputs under txt/")
     return ["score", str(ref), "-i", *map(str, systems), "-m", *metrics]
