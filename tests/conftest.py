@@ -2,7 +2,8 @@
 
 By default (the README's test command) the real-data tests read the licensed slice vendored in
 ``tests/data/shared``, so the suite takes minutes; ``--full-data`` makes them read the whole data sets of
-``../shared`` beside the checkout and runs the tests that need whole data sets (``.ci/run`` does). Tests in
+``../shared`` beside the checkout and runs the tests that need whole data sets (``.ci/run`` does; the
+minutes-long whole-test-set oracles stay opt-in, ``-m exhaustive``). Tests in
 modules that read the real data carry the marker ``data``, so that ``-m "data or slow" --full-data`` is the
 heavy pass.
 """
@@ -22,8 +23,6 @@ VENDORED = Path(__file__).resolve().parent / "data" / "shared"
 
 
 _FULL = {"data": False}
-#: the names through which a test module reads the real data (a module using one gets the marker ``data``)
-_DATA_NAMES = ("data_path", "shared_path", "wmt_corpus", "SHARED", "real_lines")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,16 +32,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    sources: dict[str, bool] = {}
+    """Mark ``data`` the tests of a module that reads the real data through this file's helpers, so that the
+    heavy pass can select them (a test that reads it another way carries the marker itself)."""
+    helpers = {id(obj) for obj in (data_path, shared_path, wmt_corpus, SHARED)}
+    modules: dict[str, bool] = {}
     for item in items:
-        path = str(getattr(item, "path", ""))
-        if path not in sources:
-            try:
-                text = Path(path).read_text(encoding="utf-8") if path.endswith(".py") else ""
-            except OSError:
-                text = ""
-            sources[path] = "conftest" in text and any(name in text for name in _DATA_NAMES)
-        if sources[path]:
+        module = getattr(item, "module", None)
+        if module is None:
+            continue
+        if module.__name__ not in modules:
+            modules[module.__name__] = any(id(v) in helpers for v in vars(module).values())
+        if modules[module.__name__]:
             item.add_marker(pytest.mark.data)
 
 
@@ -83,19 +83,25 @@ def shared_path(*parts: str) -> Path:
 
 
 def data_path(*parts: str) -> Path:
-    """Path under the vendored slice tests/data/shared, or under ../shared with ``--full-data``; else the other
-    one; else skip with the reason.
+    """Path under the vendored slice tests/data/shared (else under ../shared), or with ``--full-data`` under
+    ../shared; else skip with the reason.
 
     For tests that hold on any subset of the data (oracle comparisons, the
-    published fixture): they run on the slice by default and on the whole set
-    with ``--full-data`` where ../shared is present, so they never skip in a
-    source checkout.
+    published fixture): they run on the slice by default, so they never skip in
+    a source checkout, and on the whole set with ``--full-data`` (which skips
+    them, with the reason, where ../shared is absent: they ran on the slice).
     """
-    for root in ((SHARED, VENDORED) if full_data() else (VENDORED, SHARED)):
+    if full_data():
+        path = SHARED.joinpath(*parts)
+        if not path.exists():
+            pytest.skip(f"--full-data: {path} not found (../shared beside the checkout); without --full-data this "
+                        "test runs on the vendored slice")
+        return path
+    for root in (VENDORED, SHARED):
         path = root.joinpath(*parts)
         if path.exists():
             return path
-    pytest.skip(f"{SHARED.joinpath(*parts)} not found, nor its vendored slice under {VENDORED}")
+    pytest.skip(f"{VENDORED.joinpath(*parts)} not found, nor {SHARED.joinpath(*parts)}")
 
 
 def read_tsv(path: Path) -> list[dict[str, str]]:
@@ -107,7 +113,7 @@ def read_tsv(path: Path) -> list[dict[str, str]]:
 def wmt_corpus(pair: str) -> tuple[list[int], list[list[str | None]], dict[str, dict[int, str]]]:
     """WMT21 ``pair``: segment ids, reference streams (every reference, sorted by name) and system outputs.
 
-    The whole test set from ../shared, or the vendored slice (tests/data/README.md) where it is absent.
+    The vendored slice (tests/data/README.md), or with ``--full-data`` the whole test set from ../shared.
     """
     root = data_path("data", "wmt21_news", pair)
     refs: dict[str, dict[int, str]] = defaultdict(dict)

@@ -66,6 +66,11 @@ def test_errors(tables, capsys):
     assert main(["correlate", "--human", str(d / "human.tsv"), "--human-column", "mqm", "--scores",
                  str(d / "comet.tsv"), "--compare", "comet,chrf"]) == 1
     assert "'chrf' is not a metric" in capsys.readouterr().err
+    for key in ("system", "seg_id"):  # a key column as the scores: one line, no traceback
+        assert main(["correlate", "--human", str(d / "human.tsv"), "--human-column", key, "--scores",
+                     str(d / "comet.tsv")]) == 1
+        err = capsys.readouterr().err
+        assert f"--human-column {key} names a key column" in err and err.count("\n") == 1
 
 
 def test_pa_spa_tie_calibration_and_chrf_ter(tables, capsys):

@@ -352,6 +352,7 @@ def test_empty_lines_and_empty_input(tokenize: str, lowercase: bool) -> None:
     assert len(out) == 0 and offsets.tolist() == [0]
 
 
+@pytest.mark.data  # the real data's lines: the vendored slice, with --full-data every line of ../shared
 @pytest.mark.parametrize(("tokenize", "lowercase"), SETTINGS, ids=SETTING_IDS)
 def test_every_line_of_shared_data(tokenize: str, lowercase: bool) -> None:
     lines = list(real_lines())

@@ -57,6 +57,10 @@ def test_missing_scores_and_bad_specs_are_errors():
         reference_weights(REFS, _scores([0.0, np.nan, -1.0, -1.0, np.nan]), "rank")
     with pytest.raises(InputError, match="need a 'ref_id' column"):
         reference_weights(REFS, pd.DataFrame({"seg_id": [1], "score": [0.0]}), "rank")
+    for key in ("ref_id", "system", "seg_id"):  # a key column as the scores: refused, not read as NaN
+        with pytest.raises(InputError, match=f"the score column '{key}' is a key column"):
+            reference_weights(REFS, _scores([0.0, -1.0, -2.0, -1.0, 0.0]).assign(system="x"), "rank",
+                              score_column=key)
     for spec, match in (("linear", "needs a scale"), ("linear:-2", "needs a scale"), ("rank:3", "takes no"),
                         ("log:2", "must be 'linear', 'rank' or 'constant-linear'"), ("", "must be a string")):
         with pytest.raises(InputError, match=match):

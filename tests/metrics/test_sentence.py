@@ -336,7 +336,7 @@ def test_sacrebleu_sentence_bleu_directly():
 
 @pytest.mark.parametrize("pair", ["en-de", "zh-en"])
 def test_sacrebleu_smoothing_every_wmt21_segment(pair):
-    """Every segment of WMT21 ``pair`` (of its vendored slice where ../shared is absent)."""
+    """Every segment of WMT21 ``pair``: of its vendored slice, or with ``--full-data`` of ../shared."""
     from .test_bleu_oracle import wmt_corpus
 
     seg_ids, streams, systems = wmt_corpus(pair)

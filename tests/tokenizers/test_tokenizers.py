@@ -113,10 +113,8 @@ def real_lines() -> tuple[str, ...]:
     vendored slice (tests/data/shared/data)."""
     data = DATA if full_data() else VENDORED / "data"
     if not data.is_dir():
-        pytest.skip(
-            f"../shared/data not found: real-data oracle tests need the shared data "
-            f"beside the checkout (looked for {data})"
-        )
+        pytest.skip(f"{data} not found: " + ("--full-data reads ../shared beside the checkout" if full_data()
+                                              else "the vendored slice of the real data is missing"))
     files: list[tuple[Path, str]] = []
     pairs = sorted(p for p in (data / "wmt21_news").iterdir() if p.is_dir())
     assert pairs, f"no language pairs under {data / 'wmt21_news'}"

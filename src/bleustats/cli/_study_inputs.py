@@ -75,8 +75,8 @@ def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.Da
     {'system': ['A', 'A'], 'seg_id': [1, 1], 'score': [-5.0, nan]}
     """
     if score_column in ("system", "seg_id"):
-        raise InputError(f"{path}: --human-column {score_column} names a key column of the table; it takes the "
-                         "column of human scores (e.g. --human-column mqm).")
+        raise InputError(f"{path}: --human-column {score_column} names a key column of the table (system, seg_id); "
+                         "it takes the column of human scores, e.g. the sample's --human-column mqm.")
     frame = read_scores_table(path, "human scores")
     missing = [c for c in ("system", "seg_id", score_column) if c not in frame.columns]
     if missing:

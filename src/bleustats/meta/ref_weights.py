@@ -144,9 +144,10 @@ def _score_rows(scores: "pd.DataFrame", ref_ids: set, score_column: str) -> "pd.
     else:
         raise InputError("reference scores need a 'ref_id' column (rows ref_id, seg_id, score) or a 'system' "
                          f"column whose names match the reference ids; got columns {list(scores.columns)!r}.")
-    if score_column in (key, "seg_id"):
-        raise InputError(f"reference scores: the score column {score_column!r} is a key column ({key}, seg_id); "
-                         "name the column of scores.")
+    if score_column in ("ref_id", "system", "seg_id"):
+        raise InputError(f"reference scores: the score column {score_column!r} is a key column (ref_id or system, "
+                         "seg_id); name the column that holds the references' scores (score_column; on the command "
+                         "line --human-column).")
     missing = [c for c in ("seg_id", score_column) if c not in scores.columns]
     if missing:
         raise InputError(f"reference scores: missing column(s) {missing!r} (columns: {list(scores.columns)!r}).")
