@@ -38,8 +38,8 @@ from ..engine._options import (BLEU_METRICS, CHRF_DEFAULTS, DELTA_DEFINITIONS, M
                                REF_VIEWS, SMOOTH_DEFAULTS, SMOOTH_METHODS)
 from ..tokenizers import DEFAULT_TOKENIZER, OPTIONAL_TOKENIZERS, SACREBLEU_TOKENIZERS
 
-__all__ = ["CATALOG", "Command", "GROUPS", "Given", "GivenFlag", "RENAMED", "given", "non_negative_int", "order",
-           "positive_int"]
+__all__ = ["CATALOG", "CHRF_TER_OPTIONS", "Command", "GROUPS", "Given", "GivenFlag", "RENAMED", "given",
+           "non_negative_int", "order", "positive_int"]
 
 #: The shared groups, in the order a command's ``--help`` lists them.
 GROUPS = {
@@ -62,30 +62,28 @@ OUTPUT_KINDS = ("file", "folder", "either", "into")
 # --------------------------------------------------------------------------- value types
 
 
+def _int_at_least(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= {low}; got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be >= {low}; got {value}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     """An integer >= 0 (argparse type).
 
     >>> non_negative_int("0")
     0
     """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0; got {value}")
-    return value
+    return _int_at_least(text, 0)
 
 
 def positive_int(text: str) -> int:
     """An integer >= 1 (argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1; got {value}")
-    return value
+    return _int_at_least(text, 1)
 
 
 def positive_float(text: str) -> float:
@@ -238,6 +236,9 @@ CATALOG: dict[str, Callable[..., Spec]] = {
     "statistic": _spec("metrics", "--statistic", choices=BLEU_METRICS, default="bleu",
                        help="statistics of the sentence scores: plain (bleu) or ΔBLEU-weighted (delta_bleu) "
                             "(default: {default})"),
+    "ilr": _spec("metrics", "--ilr", type=positive_float, default=None,
+                 help="the length ratio of nakov:...scaled: the brevity penalty's reference length is r x ILR "
+                      "(default: 1)"),
     "sentence_variant": _spec("metrics", "--sentence-variant", default="sacrebleu:exp", metavar="NAME",
                               help="sentence-level variant of sbleu (default: {default})"),
     "chrf_char_order": _spec("metrics", "-cc", "--chrf-char-order", type=non_negative_int,
@@ -300,6 +301,9 @@ CATALOG: dict[str, Callable[..., Spec]] = {
                   help="run the partitioned work on a Dask cluster: a scheduler address (tcp://HOST:PORT) or local:N "
                        "(N local worker processes for this run); needs bleustats[dask]"),
 }
+
+#: chrF's and TER's options, in the catalog's order: what a command that computes both takes.
+CHRF_TER_OPTIONS = tuple(name for name in CATALOG if name.startswith(("chrf_", "ter_")))
 
 #: Options renamed so that one name means one thing everywhere: (command, old flag) -> (new flag, old meaning).
 #: The old flag still works and says it is deprecated (:class:`Renamed`). ``score --metric`` and ``score -eff``

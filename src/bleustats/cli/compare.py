@@ -32,7 +32,7 @@ from ..engine._options import TABLE_SUFFIXES
 from ..errors import InputError, UsageError
 from ._errors import guarded
 from .main import COMMANDS
-from ._options import Command, given, non_negative_int, positive_int
+from ._options import CHRF_TER_OPTIONS, Command, given, non_negative_int, positive_int
 from ._progress import reporter, step
 from .score import statistics_options
 
@@ -118,9 +118,7 @@ def add_parser(subparsers: Any) -> Command:
     cmd.add("metrics", choices=_METRICS, default=None,
             shown="bleu chrf, and delta_bleu with --ref-weights; ter on request (its shift search is the slowest "
                   "analysis)")
-    cmd.add("max_ngram_order", "chrf_char_order", "chrf_word_order", "chrf_beta", "chrf_whitespace",
-            "chrf_lowercase", "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support", "ter_no_punct",
-            "ter_normalized")
+    cmd.add("max_ngram_order", *CHRF_TER_OPTIONS)
     cmd.add("ref_weights", "ref_view")
     cmd.add("weight_threshold", default=None)
     cmd.add("delta_definition")

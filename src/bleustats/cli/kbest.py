@@ -55,10 +55,8 @@ def add_parser(subparsers: Any) -> Command:
     cmd.add("tokenize", "lowercase")
     cmd.add("metrics", names=VARIANTS_HELP, default=None, shown="bleu+1")
     cmd.renamed("--variant", "metrics", does="extend", nargs="+")
-    cmd.add("max_ngram_order", "statistic", "ref_length")
+    cmd.add("max_ngram_order", "statistic", "ref_length", "ilr")
     cmd.renamed("--metric", "statistic", choices=BLEU_METRICS)
-    cmd.own("--ilr", type=positive_float, default=None, group="metrics",
-            help="corpus length ratio c'/r' for nakov:...scaled (default 1)")
     cmd.add("output", what="per-entry statistics and scores (Parquet; a dataset folder for a partitioned list)",
             kind="either")
     cmd.own("--scores-txt", metavar="FILE", role="output", group="outputs",

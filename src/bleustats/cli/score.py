@@ -36,7 +36,7 @@ from ..tokenizers import DEFAULT_TOKENIZER
 from . import sacrebleu_cli
 from ._errors import guarded
 from .main import COMMANDS
-from ._options import Command, metric_names, non_negative_int
+from ._options import CHRF_TER_OPTIONS, Command, metric_names, non_negative_int
 from ._progress import reporter, step
 from .sacrebleu_cli import check_not_empty, no_references
 
@@ -125,8 +125,7 @@ def add_score_options(cmd: Command, *, sacrebleu: bool) -> None:
     cmd.own("--use-effective-order", action="store_true", group="metrics",
             help="average BLEU's precisions only up to the last order with n-grams")
     if sacrebleu:
-        cmd.add("chrf_char_order", "chrf_word_order", "chrf_beta", "chrf_whitespace", "chrf_lowercase",
-                "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support", "ter_no_punct", "ter_normalized")
+        cmd.add(*CHRF_TER_OPTIONS)
         cmd.add("ref_weights", "ref_view")
         cmd.add("weight_threshold", default=None)
         cmd.add("delta_definition")

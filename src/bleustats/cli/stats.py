@@ -34,7 +34,7 @@ from ..engine._options import DEFAULT_BATCH_ROWS
 from ..errors import InputError, UsageError
 from ._errors import guarded
 from .main import COMMANDS
-from ._options import Command, positive_int
+from ._options import CHRF_TER_OPTIONS, Command, positive_int
 from ._progress import note, reporter, step
 from .sacrebleu_cli import METRIC_NAMES
 from .score import compute_from_args, statistics_options
@@ -64,9 +64,7 @@ def add_parser(subparsers: Any) -> Command:
     cmd.add("tokenize", "lowercase")
     cmd.add("metrics", choices=METRIC_NAMES, default=None,
             shown="bleu; BLEU's and ΔBLEU's columns are always there, chrf and ter add theirs")
-    cmd.add("max_ngram_order", "chrf_char_order", "chrf_word_order", "chrf_beta", "chrf_whitespace",
-            "chrf_lowercase", "chrf_eps_smoothing", "ter_case_sensitive", "ter_asian_support", "ter_no_punct",
-            "ter_normalized")
+    cmd.add("max_ngram_order", *CHRF_TER_OPTIONS)
     cmd.add("ref_weights", "ref_view")
     cmd.add("weight_threshold", default=None)
     cmd.add("delta_definition")

@@ -64,10 +64,8 @@ def add_parser(subparsers: Any) -> Command:
     cmd.add("tokenize", "lowercase")
     cmd.add("metrics", names=VARIANTS_HELP, default=None, shown="bleu+1; tune takes one")
     cmd.renamed("--variant", "metrics", does="extend", nargs="+")
-    cmd.add("max_ngram_order", "statistic", "ref_length")
+    cmd.add("max_ngram_order", "statistic", "ref_length", "ilr")
     cmd.renamed("--metric", "statistic", choices=BLEU_METRICS)
-    cmd.own("--ilr", type=float, default=None, group="metrics",
-            help="ILR of nakov:...scaled (reference length times ILR)")
     t = "tuner"
     cmd.own("--algorithm", choices=ALGORITHMS, default="pro", group=t, help="tuner (default: %(default)s)")
     cmd.own("--iterations", type=positive_int, default=None, metavar="K", group=t,
