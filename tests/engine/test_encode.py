@@ -11,9 +11,16 @@ from hypothesis import strategies as st
 
 from bleustats.engine import _encode_kernels
 from bleustats.engine.encode import string_buffers, token_lists
+from bleustats.engine._columns import readonly
 from bleustats.engine.encode import _padded_words
 
 WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE000 and chr(c).isspace()]
+
+
+def encode_lines(data, offsets, block_ranges):
+    """The parallel kernel, given its inputs as the engine passes them (read-only, int64 offsets)."""
+    return _encode_kernels.encode_lines(*readonly(data, _padded_words(data), offsets.astype(np.int64),
+                                                  np.asarray(block_ranges, np.int64)))
 
 
 def kernel_ids(arr, hyp_bounds, ref_bounds):
@@ -21,7 +28,7 @@ def kernel_ids(arr, hyp_bounds, ref_bounds):
     data, offsets = string_buffers(arr)
     hb, rb = np.asarray(hyp_bounds, np.int64), np.asarray(ref_bounds, np.int64)
     ranges = np.stack([hb[:-1], hb[1:], rb[:-1], rb[1:]], axis=1)
-    tok_off, ids, n_vocab = _encode_kernels.encode_lines(data, _padded_words(data), offsets.astype(np.int64), ranges)
+    tok_off, ids, n_vocab = encode_lines(data, offsets, ranges)
     assert n_vocab == max([len(set(ids[tok_off[lo]:tok_off[hi]].tolist()) | set(ids[tok_off[a]:tok_off[b]].tolist()))
                            for lo, hi, a, b in ranges.tolist()] or [0])
     return ids, tok_off
@@ -122,8 +129,7 @@ def test_sliced_string_arrays_are_read_at_their_offset():
 def test_token_counts_per_line():
     lines = ["", " ", "a", " a  b ", "a\u3000b\u00a0c", "\u3001\u3000", "x" * 1000]
     data, offsets = string_buffers(pa.array(lines))
-    tok_off, _, _ = _encode_kernels.encode_lines(data, _padded_words(data), offsets.astype(np.int64),
-                                                 np.array([[0, len(lines)]]))
+    tok_off, _, _ = encode_lines(data, offsets, [[0, len(lines)]])
     assert np.diff(tok_off).tolist() == [len(x.split()) for x in lines]
 
 
@@ -138,8 +144,7 @@ def test_word_at_a_time_counts_equal_python(lines):
     # mostly printable ASCII: the counter takes eight bytes at a time, at every alignment, and falls
     # back to bytes for control characters, newlines and UTF-8 whitespace inside or across the words
     data, offsets = string_buffers(pa.array(lines))
-    tok_off, ids, _ = _encode_kernels.encode_lines(data, _padded_words(data), offsets.astype(np.int64),
-                                                   np.array([[0, len(lines)]]))
+    tok_off, ids, _ = encode_lines(data, offsets, [[0, len(lines)]])
     assert np.diff(tok_off).tolist() == [len(x.split()) for x in lines]
     assert token_lists(ids, tok_off).to_pylist() == python_encode(lines)[0]
 

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bleustats.engine import _ter_kernels as K
+from bleustats.engine._columns import readonly
 
 from ..twins import ter as twin
 
@@ -26,11 +27,13 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 
 def ids(seq) -> np.ndarray:
-    return np.asarray(seq, dtype=np.int64)
+    """Token ids as the batch kernels hand them to the pair kernels: read-only int32."""
+    return readonly(np.asarray(seq, dtype=np.int32))[0]
 
 
 def pack(segments):
-    """[(hyp, [ref, ...]), ...] → the batch kernels' flat arrays (int32 ids, as the encoder gives)."""
+    """[(hyp, [ref, ...]), ...] → the batch kernels' flat arrays as the engine passes them (read-only; int32 ids,
+    as the encoder gives them, int64 offsets)."""
     hyp_ids, hyp_off, ref_ids, ref_off, seg_refs = [], [0], [], [0], [0]
     for hyp, refs in segments:
         hyp_ids += list(hyp)
@@ -39,8 +42,8 @@ def pack(segments):
             ref_ids += list(ref)
             ref_off.append(len(ref_ids))
         seg_refs.append(seg_refs[-1] + len(refs))
-    return (np.asarray(hyp_ids, np.int32), np.asarray(hyp_off, np.int64), np.asarray(ref_ids, np.int32),
-            np.asarray(ref_off, np.int64), np.asarray(seg_refs, np.int64))
+    return readonly(np.asarray(hyp_ids, np.int32), np.asarray(hyp_off, np.int64), np.asarray(ref_ids, np.int32),
+                    np.asarray(ref_off, np.int64), np.asarray(seg_refs, np.int64))
 
 
 def twin_rows(segments) -> np.ndarray:

@@ -37,6 +37,7 @@ from sacrebleu.metrics import BLEU
 
 from bleustats.engine import encode as tb
 from bleustats.engine import _tokenize_kernels as K
+from bleustats.engine._columns import readonly
 from bleustats.engine._tokenize_tables import (
     FLAG_CASE_IGNORABLE,
     FLAG_CASED,
@@ -377,6 +378,7 @@ def test_parallel_blocks_equal_serial(tokenize: str, lowercase: bool, lines: lis
     _, offsets_buf, data_buf = arr.buffers()
     offsets = np.frombuffer(offsets_buf, np.int32, count=len(lines) + 1).astype(np.int64)
     data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    data, offsets = readonly(data, offsets)  # as tokenize_buffer passes them
     tables = code_point_tables()
     tok = K.TOKENIZER_CODES[tokenize]
     serial, serial_len = K.tokenize_serial(data, offsets, tok, lowercase, tables)

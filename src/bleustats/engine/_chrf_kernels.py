@@ -65,7 +65,7 @@ from ._encode_kernels import table_bits
 #: The other sources these kernels compile in (constants and called kernels), each with the first 16 hex
 #: digits of its SHA-256: numba stamps a kernel's cache with this file alone, so a change there must change
 #: this file too (tests/test_kernel_cache.py checks the digests; bleustats._kernel_cache).
-COMPILED_IN = {"engine/_encode_kernels.py": "9828dd963010c255"}
+COMPILED_IN = {"engine/_encode_kernels.py": "73393011735b2658"}
 
 
 #: Added to a word id in a word n-gram key; above every code point (U+10FFFF).
@@ -584,6 +584,6 @@ def chrf_rows_serial(hyp_data, hyp_offsets, hyp_rows, hyp_ptr, ref_data, ref_off
     """:func:`chrf_rows` on the calling thread, for inputs too small to share out."""
     n_hyp = hyp_offsets.shape[0] - 1
     out = np.zeros((n_hyp, 3 * (config[CFG_CHAR_ORDER] + config[CFG_WORD_ORDER])), np.int64)
-    _chrf_block(0, hyp_ptr.shape[0] - 1, hyp_data, hyp_offsets, hyp_rows, hyp_ptr,
+    _chrf_block(np.int64(0), hyp_ptr.shape[0] - 1, hyp_data, hyp_offsets, hyp_rows, hyp_ptr,
                 ref_data, ref_offsets, ref_ptr, config, factor, out)
     return out

@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from ..errors import InputError
 
-__all__ = ["numeric", "repeated", "string_offsets", "strings", "to_numpy"]
+__all__ = ["numeric", "readonly", "repeated", "string_offsets", "strings", "to_numpy"]
 
 _TYPES = {np.dtype(np.int64): pa.int64(), np.dtype(np.int32): pa.int32(), np.dtype(np.float64): pa.float64(),
           np.dtype(np.uint8): pa.uint8(), np.dtype(np.float32): pa.float32(), np.dtype(np.uint64): pa.uint64()}
@@ -128,3 +128,26 @@ def to_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
             return _array_to_numpy(pa.chunked_array([], values.type).combine_chunks())
         return np.concatenate(parts)
     return _array_to_numpy(values)
+
+
+def readonly(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Read-only, C-contiguous views of ``arrays`` (a copy only of one that is not contiguous).
+
+    numba compiles a kernel once per type of its arguments, and a read-only
+    array is another type than a writable one. Arrow's buffers are read-only
+    and numpy's new arrays writable, so a kernel fed from both would compile
+    twice; its callers pass every input array through this, and it compiles
+    once per dtype.
+
+    Examples
+    --------
+    >>> a, b = readonly(np.arange(3), np.frombuffer(b"xy", np.uint8))
+    >>> a.flags.writeable, b.flags.writeable, a.tolist()
+    (False, False, [0, 1, 2])
+    """
+    views = []
+    for array in arrays:
+        view = np.ascontiguousarray(array).view()
+        view.flags.writeable = False
+        views.append(view)
+    return tuple(views)

@@ -269,7 +269,7 @@ def _encode_ranges(data, words, offsets, tok_offsets, ranges, ids):
     tok_end = np.empty(longest, np.int64)
     shift = 64 - bits
     mask = (1 << bits) - 1
-    n_vocab = 0
+    n_vocab = np.int64(0)  # not the literal 0: the callee would compile once more for it
     for r in range(0, ranges.shape[0], 2):
         n_vocab = _encode_range(data, words, offsets, tok_offsets, ranges[r], ranges[r + 1], ids,
                                 keys1, keys2, key_ids, first, first_len, tok_start, tok_end, n_vocab, shift, mask)

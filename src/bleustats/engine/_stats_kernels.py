@@ -28,7 +28,7 @@ from ._encode_kernels import GOLDEN, table_bits
 #: The other sources these kernels compile in (constants and called kernels), each with the first 16 hex
 #: digits of its SHA-256: numba stamps a kernel's cache with this file alone, so a change there must change
 #: this file too (tests/test_kernel_cache.py checks the digests; bleustats._kernel_cache).
-COMPILED_IN = {"engine/_encode_kernels.py": "9828dd963010c255"}
+COMPILED_IN = {"engine/_encode_kernels.py": "73393011735b2658"}
 
 
 _EMPTY = -1
@@ -480,7 +480,7 @@ def compute_stats_serial(
     out = alloc_outputs(hyp_offsets.shape[0] - 1, max_order)
     lens, ref_avg, n_refs, wmax, counts, wcounts = out
     _block_stats(
-        0, hyp_ptr.shape[0] - 1,
+        np.int64(0), hyp_ptr.shape[0] - 1,  # not the literal 0, for which the callee would compile once more
         hyp_values, hyp_offsets, hyp_order, hyp_ptr,
         ref_values, ref_offsets, ref_order, ref_ptr, ref_weights,
         max_order, definition, vocab_size,

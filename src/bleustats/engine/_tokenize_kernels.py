@@ -558,7 +558,8 @@ def tokenize_serial(data, offsets, tok, lowercase, tables):
     n_lines = offsets.shape[0] - 1
     out = np.empty(OUT_BYTES_PER_BYTE * (np.int64(offsets[n_lines]) - np.int64(offsets[0])) + 1, np.uint8)
     out_len = np.empty(n_lines, np.int64)
-    end = _tokenize_range(data, offsets, 0, n_lines, tok, lowercase, tables, out, 0, out_len)
+    # np.int64(0), not the literal 0: the callee would compile once more for it than for tokenize_blocks' calls
+    end = _tokenize_range(data, offsets, np.int64(0), n_lines, tok, lowercase, tables, out, np.int64(0), out_len)
     return out[:end].copy(), out_len
 
 

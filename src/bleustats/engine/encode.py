@@ -63,9 +63,11 @@ _ENCODE_PARALLEL_MIN_BYTES = 128 * 1024
 
 
 def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Zero-copy numpy views of a string array's UTF-8 bytes and line offsets.
+    """Zero-copy, read-only numpy views of a string array's UTF-8 bytes and line offsets.
 
     The offsets index into the bytes (the array's own slice offset applied).
+    An array without bytes gives one zero byte (read-only too: the kernels
+    compile for one type whatever the array holds).
     """
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
@@ -78,7 +80,7 @@ def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, np.uint8)
     if len(data) == 0:
         data = np.zeros(1, np.uint8)
-    return data, offsets
+    return columns.readonly(data, offsets)
 
 
 def token_lists(ids: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
@@ -126,7 +128,7 @@ def _check_buffers(data: object, offsets: object) -> tuple[np.ndarray, np.ndarra
             f"offsets must be non-decreasing and within 0..len(data) = {len(data)}; got values from "
             f"{offsets.min()} to {offsets.max()}{' (decreasing somewhere)' if (np.diff(offsets) < 0).any() else ''}."
         )
-    return np.ascontiguousarray(data), offsets
+    return columns.readonly(data, offsets)
 
 
 def _describe(value: object) -> str:
@@ -391,8 +393,8 @@ def encode_line_blocks(data: np.ndarray, offsets: np.ndarray, block_ranges: np.n
     """
     if words is None:
         words = _padded_words(data)
-    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    block_ranges = np.ascontiguousarray(block_ranges, dtype=np.int64)
+    data, words, offsets, block_ranges = columns.readonly(data, words, np.asarray(offsets, np.int64),
+                                                          np.asarray(block_ranges, np.int64))
     small = len(offsets) < 2 or offsets[-1] - offsets[0] < PARALLEL_MIN_BYTES or kernel_threads() == 1
     kernel = _encode_kernels.encode_lines_serial if small else _encode_kernels.encode_lines
     tok_offsets, ids, n_vocab = kernel(data, words, offsets, block_ranges)

@@ -267,11 +267,12 @@ def _statistics(hyps: list[str], ref_texts: list[str], seg_refs: np.ndarray, nor
         r_tok = _tokenize_all(ref_texts, tokenizer, plain, not case_sensitive, passes=2)
     hyp_lists, ref_lists = encode_segments(h_tok, r_tok, np.arange(n + 1, dtype=np.int64), seg_refs,
                                            tokenize="none", lowercase=False)  # already Tercom-tokenized
-    hyp_ids = columns.to_numpy(hyp_lists.values)
-    hyp_off = columns.to_numpy(hyp_lists.offsets)
-    ref_ids = columns.to_numpy(ref_lists.values)
-    ref_off = columns.to_numpy(ref_lists.offsets)
-    # hypothesis and reference lists view one flat id array with absolute offsets
+    # hypothesis and reference lists view one flat id array with absolute offsets; int64 offsets and read-only
+    # arrays on every route, so that the kernel compiles once
+    hyp_ids, hyp_off, ref_ids, ref_off, seg_refs = columns.readonly(
+        columns.to_numpy(hyp_lists.values), columns.to_numpy(hyp_lists.offsets).astype(np.int64),
+        columns.to_numpy(ref_lists.values), columns.to_numpy(ref_lists.offsets).astype(np.int64),
+        np.asarray(seg_refs, np.int64))
     if (n < _PARALLEL_MIN_SEGMENTS or hyp_off[-1] - hyp_off[0] < _PARALLEL_MIN_TOKENS
             or kernel_threads() == 1):  # sizes first: the thread count starts numba's thread pool
         out = _ter_kernels.ter_batch_serial(hyp_ids, hyp_off, ref_ids, ref_off, seg_refs)
@@ -346,6 +347,7 @@ def ter_statistics_table(hypotheses: pa.Table, references: pa.Table, *, normaliz
     # the kernel reads hypothesis offsets relative to hyp_ids[0]
     h_off = (hyp_off - hyp_off[0]).astype(np.int64)
     h_ids = np.ascontiguousarray(hyp_ids[hyp_off[0]:hyp_off[-1]])
+    h_ids, h_off, dup_ids, dup_off, seg_refs = columns.readonly(h_ids, h_off, dup_ids, dup_off, seg_refs)
     if n < _PARALLEL_MIN_SEGMENTS or h_off[-1] < _PARALLEL_MIN_TOKENS or kernel_threads() == 1:
         out = _ter_kernels.ter_batch_serial(h_ids, h_off, dup_ids, dup_off, seg_refs)
     else:

@@ -129,7 +129,7 @@ class RankedRows:
         """
         n_rows, n = self.shape
         if weights is None:
-            w = np.ones((1, n), np.int32)
+            w = np.ones((1, n), np.int64)  # int64 as the resampling counts: the kernels compile once for both
         else:
             w = np.asarray(weights)
             if w.ndim != 2 or w.shape[1] != n or not np.issubdtype(w.dtype, np.integer):

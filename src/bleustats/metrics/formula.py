@@ -435,7 +435,9 @@ def exp_bleu_scores_of_columns(sums: NDArray[np.float64], max_ngram_order: int, 
         return None
     cols = np.moveaxis(sums, -1, 0)
     shape = cols.shape[1:]
-    cols = cols.reshape(cols.shape[0], -1)  # a view when each column is contiguous (the study's unit sums)
+    # each statistic's row contiguous, as the kernel reads it (and compiled once, for C order): a copy unless the
+    # sums are column-major already (the study's unit sums)
+    cols = np.ascontiguousarray(cols.reshape(cols.shape[0], -1))
     scores = exp_bleu_scores_of_rows(cols, np.arange(2 + 2 * n, dtype=np.int64), clamp=clamp)
     return None if scores is None else scores.reshape(shape)
 

@@ -42,7 +42,7 @@ from ..engine._chrf_kernels import f_score
 #: The other sources these kernels compile in (constants and called kernels), each with the first 16 hex
 #: digits of its SHA-256: numba stamps a kernel's cache with this file alone, so a change there must change
 #: this file too (tests/test_kernel_cache.py checks the digests; bleustats._kernel_cache).
-COMPILED_IN = {"engine/_chrf_kernels.py": "e1cdf54866092117"}
+COMPILED_IN = {"engine/_chrf_kernels.py": "d266965a03dd731f"}
 
 
 _EMPTY = -1
