@@ -9,6 +9,8 @@ dependency).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -143,6 +145,20 @@ def test_matches_brute_force(rows):
         assert res.threshold == pytest.approx(threshold, abs=1e-12)
         tau = tie_calibrated_kendall(m, h, groups=groups, variant="tau23")
         assert tau.value == pytest.approx(2 * value - 1, abs=1e-12) and tau.threshold == res.threshold
+
+
+def test_many_group_sizes_are_counted_exactly():
+    # groups of 2..60 entries: the least common multiple of their pair counts times the number of groups passes
+    # int64, so the exact curve is counted in Python integers; equal accuracies still compare equal
+    rng = np.random.default_rng(3)
+    sizes = np.arange(2, 61)
+    assert math.lcm(*(int(s) * (int(s) - 1) // 2 for s in sizes)) * len(sizes) >= 2**62
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    m = rng.integers(0, 7, len(groups)) / 4
+    h = rng.integers(-2, 3, len(groups)).astype(float)
+    res = tie_calibrated_kendall(m, h, groups=groups)
+    value, threshold = _brute(m, h, groups)
+    assert res.value == pytest.approx(value, abs=1e-12) and res.threshold == threshold
 
 
 def test_errors():

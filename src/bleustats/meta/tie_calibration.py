@@ -46,6 +46,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -204,29 +205,28 @@ def tie_calibrated_kendall(metric: ArrayLike, human: ArrayLike, *, groups: Array
     # value after each pair, and the last pair of each run of equal differences
     last = np.ones(len(diff), dtype=bool)
     last[:-1] = diff[1:] != diff[:-1]
+    # the curve counted exactly, in units of 1 / L with L the least common multiple of the groups' pair counts
+    # (a pair of group g weighs L / P_g): equal values compare equal, so the smallest threshold reaching the
+    # maximum is found whatever the order of summation (a float curve can pass a tie by one rounding). int64
+    # where L times the number of groups fits, else Python integers (slower: many distinct group sizes).
     p_used = pairs[used]
-    if (p_used == p_used[0]).all():  # equal group sizes: exact integer curve of summed agreements
-        curve = agree0.sum() + np.cumsum(delta[order], dtype=np.int64)
-        best_num = agree0.sum()
-        cand = curve[last]
-        k = int(np.argmax(cand)) if len(cand) else 0
-        if len(cand) and cand[k] > best_num:
-            best_num, threshold = cand[k], float(diff[last][k])
-        else:
-            threshold = 0.0
-        total = int(p_used[0]) * n_groups
-        acc = float(best_num) / total
+    lcm = math.lcm(*np.unique(p_used).tolist())
+    if lcm * n_groups < 2**62:
+        weight = lcm // pairs[gid[order]]
+        base_num = int((agree0[used] * (lcm // p_used)).sum())
+        steps = delta[order].astype(np.int64) * weight
     else:
-        w = delta[order] / pairs[gid[order]]
-        base_val = float((agree0[used] / p_used).sum())
-        curve = base_val + np.cumsum(w)
-        cand = curve[last]
-        k = int(np.argmax(cand)) if len(cand) else 0
-        if len(cand) and cand[k] > base_val:
-            best, threshold = float(cand[k]), float(diff[last][k])
-        else:
-            best, threshold = base_val, 0.0
-        acc = best / n_groups
+        sizes_of_pairs, which = np.unique(pairs[gid[order]], return_inverse=True)
+        weight = np.array([lcm // int(p) for p in sizes_of_pairs], dtype=object)[which]
+        base_num = sum(int(a) * (lcm // int(p)) for a, p in zip(agree0[used], p_used))
+        steps = delta[order].astype(object) * weight
+    cand = (base_num + np.cumsum(steps))[last]
+    k = int(np.argmax(cand)) if len(cand) else 0
+    if len(cand) and cand[k] > base_num:
+        best_num, threshold = int(cand[k]), float(diff[last][k])
+    else:
+        best_num, threshold = base_num, 0.0
+    acc = best_num / (lcm * n_groups)  # Python's int division: correctly rounded
     value = acc if variant == "acc23" else 2.0 * acc - 1.0
     return TieCalibration(value=value, threshold=threshold, **base)
 
