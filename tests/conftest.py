@@ -1,11 +1,12 @@
-"""Shared test fixtures: where the optional real data lives, and how much of it a run reads.
+"""Shared test fixtures: where the optional real data lives, and how much of it and of random inputs a run reads.
 
 By default (the README's test command) the real-data tests read the licensed slice vendored in
-``tests/data/shared``, so the suite takes minutes; ``--full-data`` makes them read the whole data sets of
-``../shared`` beside the checkout and runs the tests that need whole data sets (``.ci/run`` does; the
+``tests/data/shared``, and the property-based tests draw half the examples they name, so the suite takes
+minutes; ``--full-data`` makes them read the whole data sets of ``../shared`` beside the checkout and runs
+the tests that need whole data sets, ``--full-examples`` draws every example (``.ci/run`` passes both; the
 minutes-long whole-test-set oracles stay opt-in, ``-m exhaustive``). Tests in
-modules that read the real data carry the marker ``data``, so that ``-m "data or slow" --full-data`` is the
-heavy pass.
+modules that read the real data carry the marker ``data``, property-based tests hypothesis' marker
+``hypothesis``, so that ``-m "slow or data or hypothesis" --full-data --full-examples`` is the heavy pass.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 VENDORED = Path(__file__).resolve().parent / "data" / "shared"
 
 
-_FULL = {"data": False}
+_FULL = {"data": False, "examples": False}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--full-data", action="store_true", default=False,
                      help="real-data tests read the whole data sets of ../shared (default: the vendored slice), and "
                           "the tests that need whole data sets run")
+    parser.addoption("--full-examples", action="store_true", default=False,
+                     help="property-based (hypothesis) tests draw all the examples they name (default: half, "
+                          "hypothesis' default 100 becoming 50)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -51,8 +55,15 @@ def full_data() -> bool:
     return _FULL["data"]
 
 
+def examples(n: int) -> int:
+    """A property-based test's number of examples: ``n`` with ``--full-examples`` (``.ci/run``'s heavy pass), else
+    half of it (the README's command: every property checked, on fewer random inputs)."""
+    return n if _FULL["examples"] else max(1, n // 2)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse to run against a leftover folder instead of failing every test.
+    """Take the options (property-based tests without a number of examples of their own get :func:`examples` of
+    hypothesis' default); refuse to run against a leftover folder instead of failing every test.
 
     A folder ``site-packages/bleustats`` left behind by an earlier install (e.g.
     numba cache files written there by bleustats <= 0.1, which pip does not
@@ -60,6 +71,11 @@ def pytest_configure(config: pytest.Config) -> None:
     checkout; say so once, with the fix.
     """
     _FULL["data"] = bool(config.getoption("--full-data", default=False))
+    _FULL["examples"] = bool(config.getoption("--full-examples", default=False))
+    from hypothesis import settings
+
+    settings.register_profile("bleustats-half", max_examples=examples(settings.get_profile("default").max_examples))
+    settings.load_profile("bleustats-half")
     import bleustats
 
     if getattr(bleustats, "__file__", None) is None:

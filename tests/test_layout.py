@@ -12,6 +12,7 @@ over ~700 lines of code. Every import counts, also those inside functions.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -81,18 +82,21 @@ def _imports(module: str, path: Path) -> list[tuple[str, list[str], int]]:
     return found
 
 
-GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+@functools.cache
+def graph() -> dict[str, list[tuple[str, list[str], int]]]:
+    """Every module's imports of bleustats modules (parsed once, by the worker that runs these tests)."""
+    return {m: _imports(m, p) for m, p in MODULES.items()}
 
 
 def test_floors_import_only_downward() -> None:
     bad = [f"{m}:{line} imports {target} (floor {_floor(target)} > {_floor(m)})"
-           for m, edges in GRAPH.items() for target, _, line in edges
+           for m, edges in graph().items() for target, _, line in edges
            if target in MODULES and _floor(target) > _floor(m)]
     assert not bad, "\n".join(bad)
 
 
 def test_import_graph_has_no_cycle() -> None:
-    edges = {m: {t for t, _, _ in GRAPH[m] if t in MODULES and t != m} for m in MODULES}
+    edges = {m: {t for t, _, _ in graph()[m] if t in MODULES and t != m} for m in MODULES}
     # a package's __init__ importing its own submodules is not a cycle of code: drop parent -> child edges
     edges = {m: {t for t in ts if not t.startswith(m + ".")} for m, ts in edges.items()}
     state: dict[str, int] = {}
@@ -119,7 +123,7 @@ def test_no_module_reads_another_modules_private_names() -> None:
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         aliases = {}  # local name -> bleustats module it refers to
-        for target, names, line in GRAPH[module]:
+        for target, names, line in graph()[module]:
             for name in names:
                 if name.startswith("_") and name != "__version__":
                     bad.append(f"{module}:{line} imports the private name {name} from {target}")

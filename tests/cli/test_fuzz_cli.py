@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bleustats.cli import main
+from ..conftest import examples
 
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
 
@@ -100,7 +101,7 @@ def test_each_error_path_is_one_line_with_the_input_and_the_fix(capsys, d, argv,
 
 # --------------------------------------------------------------------------- generated broken inputs
 
-FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+FUZZ = settings(max_examples=examples(100), deadline=None, suppress_health_check=list(HealthCheck))
 CELL = st.sampled_from(["0", "1", "-1", "x", "", "0.5", "nan", "a b", "é", "1\r", "2"])
 
 
@@ -167,7 +168,7 @@ def test_kbest_on_generated_inputs(capsys, nbest, ref):
         _check(rc, err, ["n.txt", "r.txt", "nbest"], [out, out.with_suffix(".txt")])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 @given(hyps=tsv(["seg_id", "system", "text"]), refs=tsv(["seg_id", "ref_id", "weight", "text"]),
        human=tsv(["system", "seg_id", "score"]))
 def test_study_on_generated_inputs(capsys, hyps, refs, human):

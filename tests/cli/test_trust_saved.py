@@ -31,10 +31,11 @@ from bleustats.errors import InputError
 from bleustats.metrics import tables
 
 from .test_trust import HYPS, REFS, one_line, run
+from ..conftest import examples
 
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+FUZZ = settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _hyps(systems=("A",), drop=()):
@@ -158,7 +159,7 @@ def _refused_or_same(path: Path, want: str) -> None:
 
 
 @pytest.mark.parametrize("name", COLUMNS)
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), keep_digest=st.booleans())
 def test_property_every_column_edited_is_refused_or_changes_nothing(saved_file, tmp_path_factory, name, data,
                                                                     keep_digest):

@@ -35,6 +35,7 @@ from bleustats.engine.references import ReferenceSet
 from bleustats.metrics.chrf import CHRF
 from bleustats.errors import InputError
 from ..twins import chrf as twin
+from ..conftest import examples
 
 # Repeated letters give repeated n-grams; the rest are the hard cases: punctuation
 # that chrF++ splits off, characters whose lowercase is longer (İ) or
@@ -56,7 +57,7 @@ options = st.fixed_dictionaries({
     "eps_smoothing": st.booleans(),
 })
 
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 
 from bleustats.engine import _columns as columns
 from bleustats.errors import InputError
+from ..conftest import examples
 
-FAST = settings(max_examples=100, deadline=None)
+FAST = settings(max_examples=examples(100), deadline=None)
 
 
 @FAST

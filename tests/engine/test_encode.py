@@ -13,6 +13,7 @@ from bleustats.engine import _encode_kernels
 from bleustats.engine.encode import string_buffers, token_lists
 from bleustats.engine._columns import readonly
 from bleustats.engine.encode import _padded_words
+from ..conftest import examples
 
 WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE000 and chr(c).isspace()]
 
@@ -62,7 +63,7 @@ def test_numba_whitespace_set_is_pythons():
 text = st.text(alphabet=st.sampled_from(["a", "b", "é", "日", "\U0001f600", "\x00"] + WHITESPACE), max_size=30)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(text, max_size=12))
 def test_numba_encoder_equals_python(lines):
     assert numba_encode(lines) == python_encode(lines)
@@ -93,7 +94,7 @@ def test_short_and_long_token_keys_are_exact():
     assert numba_encode(lines) == python_encode(lines)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.lists(st.text(alphabet=st.sampled_from("ab\x00é\u00a0\u00a9\u2000\u2010\u3000\u3001"),
                                   min_size=1, max_size=20), max_size=8), max_size=6))
 def test_tokens_of_every_length_equal_python(token_lines):
@@ -103,7 +104,7 @@ def test_tokens_of_every_length_equal_python(token_lines):
     assert numba_encode(lines) == python_encode(lines)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(text, min_size=1, max_size=12), st.data())
 def test_each_block_is_its_own_first_occurrence_id_space(lines, data):
     cuts = sorted(set(data.draw(st.lists(st.integers(1, len(lines)), max_size=3))))
@@ -138,7 +139,7 @@ ascii_heavy = st.text(alphabet=st.sampled_from([chr(c) for c in range(32, 127)] 
                                                   "\u3000", "\u2009", "é", "\u0085", "日"]), max_size=90)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(ascii_heavy, min_size=1, max_size=10))
 def test_word_at_a_time_counts_equal_python(lines):
     # mostly printable ASCII: the counter takes eight bytes at a time, at every alignment, and falls

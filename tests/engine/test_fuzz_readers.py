@@ -33,10 +33,11 @@ from bleustats.engine import io
 from bleustats.engine.stats import compute_stats, load_stats
 from bleustats.errors import InputError
 from bleustats.tools.nbest_io import read_nbest, read_references
+from ..conftest import examples
 
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+FUZZ = settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 TMP = Path(tempfile.mkdtemp(prefix="bleustats-fuzz-"))
 _counter = iter(range(10**9))
 

@@ -24,8 +24,9 @@ from bleustats.engine._lines import iter_line_buffers
 from bleustats.engine.stats import compute_stats_files
 from bleustats.errors import InputError
 from bleustats.tokenizers import TOKENIZERS
+from ..conftest import examples
 
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 LINE = st.text(alphabet=st.sampled_from(list("ab c.,\t\r\u00a0é中🙂") + ["\u2028", "\x0b", "\x00"]), max_size=12)
 

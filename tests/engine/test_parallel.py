@@ -18,8 +18,9 @@ import bleustats
 from bleustats.engine import encode
 from bleustats.engine.stats import compute_stats_files
 from bleustats.tokenizers import TOKENIZERS
+from ..conftest import examples
 
-SETTINGS = settings(max_examples=30, deadline=None,
+SETTINGS = settings(max_examples=examples(30), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 TEXT = st.text(alphabet=st.sampled_from(list("ab cd.,é中 \t") + ["\u3000"]), max_size=30)
 

@@ -23,9 +23,9 @@ import bleustats
 from bleustats.engine import _small as small
 from bleustats.tokenizers import TOKENIZERS
 
-from ..conftest import force_path
+from ..conftest import examples, force_path
 
-SETTINGS = settings(max_examples=40, deadline=None,
+SETTINGS = settings(max_examples=examples(40), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 VOCAB = ["a", "b", "c", "é", "中文", "🙂", "x.y", "A", "Ω", "ß"]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import bleustats
 
 from ..twins.engine import DEFINITIONS, reference_segment_stats
+from ..conftest import examples
 
 # the kernels themselves: small inputs would otherwise take the plain-Python path
 pytestmark = pytest.mark.usefixtures("kernel_path")
@@ -30,7 +31,7 @@ INT_COLUMNS = ("hyp_len", "ref_len_closest", "ref_len_shortest", "n_refs")
 FLOAT_COLUMNS = ("ref_len_average", "ref_weight_max")
 
 SETTINGS = settings(
-    max_examples=20,
+    max_examples=examples(20),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -170,7 +171,7 @@ def test_unicode_tokens(data, max_order, definition):
     assert_same(hyps, refs, weights, max_order, definition)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     data=corpora(max_segments=3, max_refs=3, lengths=(200,), vocab=["a", "b", "c"]),
     max_order=ORDERS,
@@ -213,7 +214,7 @@ def test_first_view(data, max_order, definition):
     assert_same(hyps, refs, weights, max_order, definition, ref_view="first")
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     data=corpora(max_segments=2, max_refs=60, lengths=(0, 3, 8)),
     max_order=ORDERS,
@@ -516,7 +517,7 @@ def hub_lines(draw, length):
     return out[:length]
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), max_order=st.sampled_from([1, 2, 4, 6]), definition=st.sampled_from(DEFINITIONS),
        n_hyps=st.sampled_from([1, 2]), length=st.sampled_from([256, 257, 600]))
 def test_long_lines_with_a_hub_token(data, max_order, definition, n_hyps, length):

@@ -22,6 +22,7 @@ from bleustats.engine import _sum_kernels as _k
 from bleustats.engine._sums import column_sums, group_sums, merge_partial_sums, partial_sums
 from bleustats.errors import InputError
 from ..twins import sums as twin
+from ..conftest import examples
 
 # magnitudes far apart (cancellation), equal (ties), tiny (subnormal), and exact binary fractions
 FINITE = st.one_of(
@@ -42,7 +43,7 @@ def groups(draw, values=FINITE):
     return [x for v in vals for x in v], list(np.cumsum([0, *sizes]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(groups(VALUE))
 def test_kernel_partials_and_totals_equal_the_twin(case):
     values, starts = case
@@ -59,7 +60,7 @@ def test_kernel_partials_and_totals_equal_the_twin(case):
         assert _same(got, want), (got, want)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(FINITE, max_size=40), st.data())
 def test_merged_partial_sums_of_any_split_equal_the_whole(values, data):
     x = np.array(values, np.float64)

@@ -21,8 +21,9 @@ from bleustats.engine import _ter_kernels as K
 from bleustats.engine._columns import readonly
 
 from ..twins import ter as twin
+from ..conftest import examples
 
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -158,7 +159,7 @@ def test_limits_are_exercised():
     assert twin.shift_search(*CASES["phrases longer than MAX_SHIFT_SIZE"]).shifts >= 2
 
 
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=examples(5), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_pairs_that_hit_the_candidate_limit(seed):
     """Random binary strings of length 20-26 often stop at MAX_SHIFT_CANDIDATES."""
@@ -172,7 +173,7 @@ def test_pairs_that_hit_the_candidate_limit(seed):
 # --------------------------------------------------------------------------- internals
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(1, 300), st.integers(1, 300))
 def test_band_windows_hold_every_read(n_h, n_r):
     """Every neighbour a row reads lies in the previous row's window; rows match the twin's beam."""
@@ -209,7 +210,7 @@ def test_shifted_cost_equals_full_distance(seg, data):
     assert got == twin.align(list(changed), ref).distance
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=30), st.data())
 def test_apply_shift_equals_twin(words, data):
     n = len(words)

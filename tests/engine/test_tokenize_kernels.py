@@ -56,13 +56,14 @@ from bleustats.engine.encode import BYTE_TOKENIZERS, tokenize_array, tokenize_bu
 from bleustats.tokenizers import tokenize_lines
 
 from ..tokenizers.test_tokenizers import EXAMPLES, FRAGMENTS, real_lines
+from ..conftest import examples
 
 assert sacrebleu.__version__ == "2.6.0", sacrebleu.__version__
 
 NO_JIT = bool(numba.config.DISABLE_JIT)
 SETTINGS = [(tok, lc) for tok in ("13a", "intl", "char", "none", "zh") for lc in (False, True)]
 SETTING_IDS = [f"{tok}-{'lc' if lc else 'cased'}" for tok, lc in SETTINGS]
-EXAMPLES_PER_TEST = 15 if NO_JIT else 60
+EXAMPLES_PER_TEST = 15 if NO_JIT else examples(60)
 
 
 @cache
@@ -112,6 +113,7 @@ ALL_CPS = np.r_[np.arange(0xD800), np.arange(0xE000, N_CODE_POINTS)]  # no surro
 # --------------------------------------------------------------------------- 1. tables
 
 
+@pytest.mark.slow  # every code point: the heavy pass
 def test_tables_match_python_and_regex_for_every_code_point() -> None:
     t = build_code_point_tables()  # derived now (code_point_tables() may read them from the cache file)
     entries = t.blocks[(t.index[ALL_CPS >> 8].astype(np.int64) << 8) | (ALL_CPS & 255)].astype(np.int64)
@@ -206,12 +208,13 @@ sigma_text = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=4 * EXAMPLES_PER_TEST, deadline=None)
+@settings(max_examples=examples(4) * EXAMPLES_PER_TEST, deadline=None)
 @given(text=sigma_text)
 def test_lower_kernel_equals_str_lower(text: str) -> None:
     assert _lower_via_kernel(text) == text.lower()
 
 
+@pytest.mark.slow  # every code point: the heavy pass
 def test_lower_kernel_final_sigma_every_code_point() -> None:
     # Every code point as the neighbour of a capital sigma on either side (the
     # cases the cased / case-ignorable flags decide), through tokenize_buffer.
@@ -225,7 +228,7 @@ replace_text = st.lists(st.sampled_from(["<skipped>", "<skip", "ped>", "-\n", "-
                                          "&gt;", "&", "amp;", "quot;", "lt;", "x", "é"]), max_size=12).map("".join)
 
 
-@settings(max_examples=4 * EXAMPLES_PER_TEST, deadline=None)
+@settings(max_examples=examples(4) * EXAMPLES_PER_TEST, deadline=None)
 @given(text=replace_text)
 def test_replace_13a_equals_sequential_str_replace(text: str) -> None:
     cps = np.array([ord(c) for c in text], np.int32)
@@ -274,7 +277,7 @@ dense_punct = st.lists(
 
 
 @pytest.mark.parametrize("tokenize", ["13a", "intl", "zh"])
-@settings(max_examples=4 * EXAMPLES_PER_TEST, deadline=None)
+@settings(max_examples=examples(4) * EXAMPLES_PER_TEST, deadline=None)
 @given(lines=st.lists(dense_punct, min_size=1, max_size=6))
 def test_punctuation_runs_beside_digits(tokenize: str, lines: list[str]) -> None:
     got = kernel_lines(lines, tokenize, False)
@@ -291,7 +294,7 @@ ASCII_SPACE = "".join(c for c in map(chr, range(128)) if c.isspace())
 
 
 @pytest.mark.parametrize("lowercase", [False, True])
-@settings(max_examples=4 * EXAMPLES_PER_TEST, deadline=None)
+@settings(max_examples=examples(4) * EXAMPLES_PER_TEST, deadline=None)
 @given(lines=st.lists(ascii_line | ascii_line.map(lambda line: line + "\n"), min_size=1, max_size=8))
 def test_13a_fast_path_equals_sacrebleu_and_the_general_path(lowercase: bool, lines: list[str]) -> None:
     """13a of ASCII lines without '<', '&' or an inner '\\n' is written from the bytes in one pass (_emit_13a_bytes).

@@ -20,7 +20,7 @@ import sacrebleu
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from ..conftest import SHARED, VENDORED
+from ..conftest import SHARED, VENDORED, examples
 from ..twins.engine import (
     DEFINITIONS,
     closest_ref_len,
@@ -43,7 +43,7 @@ SMOOTH_METHODS = ("none", "floor", "add-k", "exp")
 # unicode tokens check that nothing assumes ASCII.  No token contains whitespace.
 VOCAB = ["a", "b", "c", "d", "e", "é", "中文", "ß", "🙂", "x.y"]
 
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --------------------------------------------------------------------------
@@ -163,7 +163,7 @@ def bleu_sufficient_stats(draw):
     return correct, total, sys_len, ref_len, max_order
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     stats=bleu_sufficient_stats(),
     smooth_method=st.sampled_from(SMOOTH_METHODS),

@@ -15,6 +15,7 @@ from bleustats.metrics import tables as scoring
 from bleustats.metrics import sentence
 from bleustats.errors import InputError
 from bleustats.engine.stats import compute_stats
+from ..conftest import examples
 
 # ---------------------------------------------------------------- fixtures
 
@@ -149,7 +150,7 @@ def test_frame_errors():
 # ---------------------------------------------------------------- pairs and the learner
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(-3, 3)), min_size=0, max_size=25),
        st.sampled_from([0.0, 0.5, 1.0, 2.5]))
 def test_ranking_pairs_equal_brute_force(rows, threshold):
@@ -274,7 +275,7 @@ scores_strategy = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_tie_breaking_never_reorders_untied_scores(data):
     x = np.array(data.draw(scores_strategy))

@@ -23,6 +23,7 @@ from bleustats.meta.correlation import (
     system_correlation,
 )
 from bleustats.errors import InputError
+from ..conftest import examples
 
 # small integer grids give many ties on both sides; floats check the general case
 _tied = st.integers(min_value=2, max_value=25).flatmap(
@@ -78,7 +79,7 @@ def naive_acc23(metric, human, epsilon=0.0):
 # --------------------------------------------------------------------------- scipy oracle
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_tied)
 def test_pearson_spearman_kendall_match_scipy_with_ties(xy):
     x, y = xy
@@ -88,7 +89,7 @@ def test_pearson_spearman_kendall_match_scipy_with_ties(xy):
         assert _same(kendall_tau(x, y, variant=variant), _scipy(scipy.stats.kendalltau, x, y, variant=variant))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_floats)
 def test_match_scipy_on_floats(xy):
     x, y = xy
@@ -97,7 +98,7 @@ def test_match_scipy_on_floats(xy):
     assert _same(kendall_tau(x, y), _scipy(scipy.stats.kendalltau, x, y))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_tied, st.sampled_from([0.0, 0.5, 1.0, 2.0]))
 def test_wmt_and_acc23_equal_naive_twins(xy, threshold):
     x, y = xy

@@ -18,8 +18,9 @@ from bleustats.meta.rank_stats import cut_unit_sums, dense_ranks, rank_rows, sum
 
 from ..twins.ranks import (Sfc64Draws, cut_unit_sums_twin, rank_stats_twin, shuffle_twin, sort_rows_twin,
                            sum_units_twin)
+from ..conftest import examples
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # the shuffle's SFC64 arithmetic is modulo 2**64: run as Python (NUMBA_DISABLE_JIT=1), NumPy's scalars warn
 MODULAR = pytest.mark.filterwarnings("ignore:overflow encountered in scalar:RuntimeWarning")
 

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 from bleustats.errors import InputError
 from bleustats.meta.resample import (aggregation_matrix, as_generator, bootstrap_indices, unit_partitions,
                                 unit_sums)
+from ..conftest import examples
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(n=st.integers(1, 60), m=st.integers(1, 60), a=st.integers(1, 5), seed=st.integers(0, 2**32))
 def test_partitions_are_partitions(n, m, a, seed):
     if m > n:
@@ -88,7 +89,7 @@ def test_as_generator_kinds():
         as_generator(True)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(n=st.integers(1, 30), m=st.integers(1, 30), k=st.integers(1, 4), seed=st.integers(0, 1000))
 def test_unit_sums_equal_plain_sums(n, m, k, seed):
     if m > n:

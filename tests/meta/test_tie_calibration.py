@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from bleustats.errors import InputError
 from bleustats.meta.correlation import segment_correlation
 from bleustats.meta.tie_calibration import pair_permutation_test, tie_calibrated_kendall
+from ..conftest import examples
 
 METRIC = np.array([[-0.27, -0.6, -0.14, -0.35, 0.22, -0.61, -0.33, -0.8, 0.16, -0.5],
      [-0.12, -0.02, 0.01, -0.13, -0.68, -0.09, -0.96, 0.08, -0.11, -0.38],
@@ -129,7 +130,7 @@ def _brute(m, h, groups):
     return best
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(-3, 3), st.integers(0, 3)), min_size=0, max_size=18))
 def test_matches_brute_force(rows):
     m = [a / 4 for a, _, _ in rows]

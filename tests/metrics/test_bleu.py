@@ -14,6 +14,7 @@ from bleustats.metrics import tables as scoring
 from bleustats.engine.stats import compute_stats, load_stats
 
 from ..twins.engine import reference_compute_bleu
+from ..conftest import examples
 
 WORDS = ["a", "b", "c", "the", "cat", ".", ","]
 
@@ -98,7 +99,7 @@ def test_scoring_does_not_mutate_inputs(multi):
 counts = st.integers(0, 50)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(counts, counts), min_size=1, max_size=9), st.integers(0, 60), st.integers(0, 60),
        st.sampled_from([("none", None), ("floor", None), ("floor", 0.5), ("add-k", None), ("add-k", 3),
                         ("exp", None)]), st.booleans())
@@ -132,7 +133,7 @@ def test_bad_options_name_the_parameter(multi):
 SMOOTHINGS = [("none", None), ("floor", None), ("floor", 0.5), ("add-k", None), ("add-k", 3), ("exp", None)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), n=st.integers(1, 5), smoothing=st.sampled_from(SMOOTHINGS), eff=st.booleans())
 def test_bleu_scores_is_bleu_from_sums_bit_for_bit(data, n, smoothing, eff):
     # the study asserts bit equality with corpus_score through bleu_scores: the same formula, the same bits

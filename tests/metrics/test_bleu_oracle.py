@@ -23,7 +23,7 @@ import bleustats
 from bleustats.metrics import tables as scoring
 from bleustats.engine.stats import compute_stats
 
-from ..conftest import read_tsv, shared_path, wmt_corpus
+from ..conftest import examples, read_tsv, shared_path, wmt_corpus
 
 # every test twice: on the plain-Python path and on the numba kernels (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("either_path")
@@ -99,14 +99,14 @@ def corpora(draw):
     return hyps, streams
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(corpora())
 def test_random_corpora_all_settings(corpus):
     hyps, streams = corpus
     check_all_settings(hyps, streams)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(sentences(), st.lists(sentences(), min_size=1, max_size=3), st.sampled_from(TOKENIZERS),
        st.sampled_from(SMOOTHING), st.booleans())
 def test_sentence_bleu_drop_in(hyp, refs, tok, smoothing, eff):

@@ -30,7 +30,7 @@ from sacrebleu.metrics import CHRF
 
 from bleustats.engine.chrf_stats import chrf_statistics
 from bleustats.metrics.chrf import CHRFScore, chrf_from_sums, corpus_chrf, sentence_chrf
-from ..conftest import data_path
+from ..conftest import data_path, examples
 
 # The test extra pins the oracle; a missing or other sacreBLEU is a failure, not a skip.
 assert sacrebleu.__version__ == "2.6.0", "the oracle is pinned; expected numbers assume 2.6.0"
@@ -113,7 +113,7 @@ def test_other_orders(char_order, word_order):
 ALPHABET = list("ab c.,()") + ["é", "İ", "Σ", "🙂", "\U00010348", "\x00", "\u00a0", "\u3000", "\x85", "\n"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.text(alphabet=st.sampled_from(ALPHABET), max_size=20), min_size=1, max_size=4).flatmap(
         lambda hyps: st.tuples(

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from bleustats.errors import InputError
 from bleustats.metrics.chrf import CHRF, chrf_from_sums
+from ..conftest import examples
 
 
 @st.composite
@@ -27,7 +28,7 @@ def blocks(draw):
     return np.array(values, np.int64).reshape(rows, cols), char_order, word_order
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(blocks(), st.sampled_from([0, 0.5, 1, 2, 3]), st.booleans(), st.booleans())
 def test_one_row_equals_its_block_row(block, beta, eps_smoothing, float32):
     stats, char_order, word_order = block

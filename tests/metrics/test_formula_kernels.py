@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from bleustats.metrics.formula import bleu_scores, exp_bleu_scores_of_columns, exp_bleu_scores_of_rows
 
 from ..twins.formula import exp_bleu_twin
+from ..conftest import examples
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Summed counts: whole numbers, ΔBLEU's weighted sums (fractions, negative numerators), and huge sums (a corpus of
 # 1e15 tokens and beyond: 100 c / t stays finite up to c ~ 1e306).

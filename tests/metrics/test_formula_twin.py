@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from bleustats.metrics import formula
 
 from ..twins.engine import reference_compute_bleu
+from ..conftest import examples
 
 SMOOTHINGS = [("none", None), ("floor", None), ("floor", 0.5), ("floor", 0.0), ("add-k", None), ("add-k", 3),
               ("add-k", 0.25), ("exp", None)]
@@ -57,7 +58,7 @@ def blocks(draw):
     return correct, total, sys_len, ref_len
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(sums=blocks(), smoothing=st.sampled_from(SMOOTHINGS), eff=st.booleans(), float32=st.booleans())
 def test_formula_rows_equal_the_twin(sums, smoothing, eff, float32):
     correct, total, sys_len, ref_len = sums
@@ -98,7 +99,7 @@ def test_formula_raises_no_warning_for_empty_hypotheses_and_zero_totals():
 # --------------------------------------------------------------------------- the building blocks are the formula
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(sums=blocks(), smoothing=st.sampled_from(SMOOTHINGS))
 def test_building_blocks_are_the_formulas_steps(sums, smoothing):
     """BP and the geometric mean of the formula's own precisions give its scores, bit for bit."""
@@ -118,7 +119,7 @@ def test_building_blocks_are_the_formulas_steps(sums, smoothing):
 lengths = st.one_of(st.integers(-2, 50).map(float), st.floats(0.0, 50.0), st.just(0.0))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(c=lengths, r=lengths, clipped=st.booleans())
 def test_brevity_penalty_against_its_definition(c, r, clipped):
     got = float(formula.brevity_penalty([c], [r], clipped=clipped)[0])
@@ -129,7 +130,7 @@ def test_brevity_penalty_against_its_definition(c, r, clipped):
     assert got == pytest.approx(want, rel=1e-15, abs=0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(p=st.lists(st.lists(st.one_of(st.floats(0.0, 1e6), st.just(0.0), st.floats(-5.0, 0.0)), min_size=1,
                            max_size=9), min_size=1, max_size=4).filter(lambda rows: len({len(r) for r in rows}) == 1))
 def test_geometric_mean_against_its_definition(p):
@@ -139,7 +140,7 @@ def test_geometric_mean_against_its_definition(p):
         assert g == pytest.approx(math.exp(sum(logs) / len(row)), rel=1e-12, abs=1e-300)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(p=st.lists(st.lists(st.one_of(st.floats(1e-12, 1.0), st.fractions(1, 60).map(float)), min_size=1,
                            max_size=6), min_size=1, max_size=4).filter(lambda rows: len({len(r) for r in rows}) == 1))
 def test_geometric_mean_in_nltks_arithmetic(p):
@@ -158,7 +159,7 @@ def test_nltks_arithmetic_keeps_an_exact_mean_exact():
     assert formula.bleu_from_precisions(p, [1.0]).tolist() == [49.99999999999999]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(sums=blocks(), k=st.sampled_from([0.0, 1.0, 0.5]), first=st.integers(1, 3))
 def test_add_k_precisions_against_its_definition(sums, k, first):
     correct, total, _, _ = sums

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 import bleustats
 
-from ..conftest import force_path
+from ..conftest import examples, force_path
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 WORDS = st.sampled_from(["the", "cat", "sat", "on", "mat", "a", "dog", ",", ".", "Cat", "é"])
 SENTENCES = st.lists(WORDS, max_size=14).map(" ".join)
 SMOOTHING = st.sampled_from([("exp", None), ("none", None), ("floor", None), ("floor", 0.3), ("add-k", None),

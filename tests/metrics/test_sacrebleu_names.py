@@ -31,6 +31,7 @@ import bleustats.metrics.lib_ter as bs_lib_ter
 import bleustats.significance as bs_significance
 from bleustats.errors import InputError
 from bleustats.metrics import BLEU, CHRF, TER
+from ..conftest import examples
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab c.,!()'\"-Ü日\t")), max_size=30)
 WORDS = ["the", "cat", "Sat", "on", "mat", "(ok)", "end.", "it's", "x-y", "3.5", "日本", "Ünï", "!", "—", "&amp;"]
@@ -42,7 +43,7 @@ def lines(seed: int, n: int = 25) -> list[str]:
         ["", " .", "!", "  "]) for _ in range(n)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(TEXT, st.integers(1, 3), st.integers(1, 5), st.booleans())
 def test_helpers_count_as_sacrebleu(line: str, lo: int, hi: int, whitespace: bool) -> None:
     assert bs_helpers.extract_all_word_ngrams(line, lo, hi) == sb_helpers.extract_all_word_ngrams(line, lo, hi)
@@ -53,14 +54,14 @@ def test_helpers_count_as_sacrebleu(line: str, lo: int, hi: int, whitespace: boo
             == sb_helpers.extract_all_char_ngrams(line, hi, whitespace))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.sampled_from("a b c d e f".split()), max_size=14),
        st.lists(st.sampled_from("a b c d e f".split()), max_size=14))
 def test_translation_edit_rate_is_sacrebleus(hyp: list[str], ref: list[str]) -> None:
     assert bs_lib_ter.translation_edit_rate(hyp, ref) == sb_lib_ter.translation_edit_rate(hyp, ref)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(alphabet=" sid", max_size=20))
 def test_trace_to_alignment_is_sacrebleus(trace: str) -> None:
     assert bs_lib_ter.trace_to_alignment(trace) == sb_lib_ter.trace_to_alignment(trace)
@@ -121,7 +122,7 @@ def test_chrf_segment_methods_are_sacrebleus(options: dict) -> None:
             assert ours._compute_f_score(stats) == pytest.approx(theirs._compute_f_score(stats), abs=1e-9, rel=0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.floats(0, 50), min_size=9, max_size=9), st.booleans())
 def test_chrf_f_score_of_float_statistics_is_sacrebleus(values: list[float], eps: bool) -> None:
     # MBR code passes expected (float) counts; match counts never exceed hypothesis or reference counts
@@ -141,7 +142,7 @@ def test_ter_segment_methods_are_sacrebleus(options: dict) -> None:
     assert ours._cache_references(refs) == theirs._cache_references(refs) and ours.num_refs == theirs.num_refs == 1
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.floats(-5, 5), max_size=30), st.floats(-5, 5))
 def test_compute_p_value_is_sacrebleus(sample: list[float], real: float) -> None:
     arr = np.array(sample)

@@ -24,7 +24,7 @@ from bleustats.metrics.sentence import (SENTENCE_VARIANTS, SentenceStats, chiang
                                         update_background)
 from bleustats.engine.stats import compute_stats
 
-from ..conftest import shared_path
+from ..conftest import examples, shared_path
 
 assert sacrebleu.__version__ == "2.6.0", "the oracle is pinned; expected numbers assume 2.6.0"
 
@@ -150,7 +150,7 @@ def stats_rows(draw, n_order=4, with_next=True):
 NAMES = sorted(SENTENCE_VARIANTS)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(s=stats_rows())
 def test_registry_range_and_order_invariance(s):
     perm = np.arange(len(s.hyp_len))[::-1]
@@ -166,7 +166,7 @@ def test_registry_range_and_order_invariance(s):
         np.testing.assert_array_equal(metric(permuted), scores[perm], err_msg=name)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(s=stats_rows(), order=st.integers(0, 4))
 def test_registry_monotone_in_matches(s, order):
     m = s.match_next if order == 4 else s.match[:, order]

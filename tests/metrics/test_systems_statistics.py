@@ -20,12 +20,13 @@ from hypothesis import strategies as st
 from bleustats.engine import _small as small
 from bleustats.metrics.bleu import BLEU
 from bleustats.metrics.chrf import CHRF
+from ..conftest import examples
 
 WORDS = ["a", "b", "Cat", "the", "中文", "日本語", ".", ",", "(x)", "İ", "🙂", "e-mail", "3.5"]
 line = st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join)
 TOKENIZERS = ["13a", "none", "intl", "char", "zh"]
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def metrics(refs, tokenize, lowercase):

@@ -17,6 +17,7 @@ from sacrebleu.metrics.ter import TERScore as SacreTERScore
 from bleustats.engine.ter_stats import ter_statistics
 from bleustats.errors import InputError
 from bleustats.metrics.ter import TERScore, corpus_ter, sentence_ter, ter_from_sums
+from ..conftest import examples
 
 # --------------------------------------------------------------------------- formula
 
@@ -91,7 +92,7 @@ def corpora(draw):
     return [draw(lines) for _ in range(n)], [[draw(lines) for _ in range(n)] for _ in range(k)]
 
 
-PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPS

@@ -31,7 +31,7 @@ from bleustats.engine.ter_stats import ter_statistics
 from bleustats.metrics.ter import corpus_ter, sentence_ter, ter_from_sums
 from bleustats.tokenizers import TercomTokenizer
 
-from ..conftest import shared_path, wmt_corpus
+from ..conftest import examples, shared_path, wmt_corpus
 from ..twins import ter as twin
 
 assert sacrebleu.__version__ == "2.6.0", "the oracle is pinned; expected numbers assume 2.6.0"
@@ -87,7 +87,7 @@ text = st.lists(st.one_of(st.sampled_from(list(TOKEN_CHARS)),
                 max_size=25).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text)
 def test_tokenizer_equals_sacrebleu_every_option(line):
     for opts in OPTIONS:
@@ -137,7 +137,7 @@ def test_tokenizer_signature_and_type_error():
 # --------------------------------------------------------------------------- the twin is the spec
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 6).flatmap(lambda v: st.tuples(st.lists(st.integers(0, v - 1), max_size=24),
                                                      st.lists(st.integers(0, v - 1), max_size=24))))
 def test_twin_equals_sacrebleu_translation_edit_rate(pair):
@@ -183,7 +183,7 @@ def corpus(draw, max_segments=6):
     return hyps, streams
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.data_too_large])
 @given(corpus(), st.sampled_from(OPTIONS))
 def test_random_corpora_equal_sacrebleu(data, opts):

@@ -38,7 +38,7 @@ from bleustats.tokenizers import (
     tokenizer_signature,
 )
 
-from ..conftest import SHARED, VENDORED, full_data
+from ..conftest import SHARED, VENDORED, examples, full_data
 
 assert sacrebleu.__version__ == "2.6.0", sacrebleu.__version__
 
@@ -186,7 +186,7 @@ adversarial_lines = st.lists(adversarial_text, min_size=1, max_size=10)
 
 
 @pytest.mark.parametrize(("tokenize", "lowercase"), SETTINGS, ids=SETTING_IDS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lines=adversarial_lines)
 def test_adversarial_batch_matches_sacrebleu(
     tokenize: str, lowercase: bool, lines: list[str]
@@ -196,7 +196,7 @@ def test_adversarial_batch_matches_sacrebleu(
 
 
 @pytest.mark.parametrize(("tokenize", "lowercase"), SETTINGS, ids=SETTING_IDS)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines=st.lists(adversarial_text, min_size=2, max_size=25), chunk=st.integers(1, 4))
 def test_batch_equals_one_line_at_a_time(
     tokenize: str, lowercase: bool, lines: list[str], chunk: int
@@ -222,7 +222,7 @@ dense_punct = st.lists(
 
 
 @pytest.mark.parametrize("tokenize", ["13a", "intl"])
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(lines=st.lists(dense_punct, min_size=1, max_size=6))
 def test_dense_punctuation_matches_sacrebleu(tokenize: str, lines: list[str]) -> None:
     assert_same(lines, tokenize_lines(lines, tokenize=tokenize),
@@ -371,7 +371,7 @@ def test_constants_and_signature() -> None:
 
 
 @given(st.text(alphabet=st.sampled_from(list("ab1,.-&;<>'\"«»$ \n\t\u00a0é🙂")), max_size=40))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_tokenizer_objects_equal_sacrebleus(line: str) -> None:
     # the sacreBLEU-shaped classes: same signature, same output on any line (no rstrip: that is
     # BLEU's preprocessing, not the tokenizer's)

@@ -26,7 +26,7 @@ from bleustats.tools.blind_spots import (
 )
 from bleustats.tools.outliers import leave_one_out_r2, r_squared
 
-from ..conftest import shared_path
+from ..conftest import examples, shared_path
 
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
 
@@ -45,7 +45,7 @@ TABLE1_REFS = [
 # Small vocabularies make repeated n-grams, clipping and chance matches at the joins common.
 _tokens = st.lists(st.sampled_from("a b c d e".split()), min_size=0, max_size=12).map(" ".join)
 _refs = st.lists(_tokens, min_size=1, max_size=3)
-_FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_FAST = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --------------------------------------------------------------------------- Table 1
@@ -334,7 +334,7 @@ def test_empty_hypothesis_is_an_empty_result():
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scipy warns on near-constant inputs
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(xy=st.lists(st.tuples(st.floats(-100, 100), st.floats(-100, 100)), min_size=4, max_size=12))
 # found by hypothesis: three equal tiny values whose float mean is not exactly them
 @example(xy=[(0.0, 0.0), (0.0, 1.2196643849577402e-29), (0.0, 1.2196643849577402e-29), (1.0, 1.2196643849577402e-29)])

@@ -22,6 +22,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER  # noqa: E402
 from bleustats.errors import InputError  # noqa: E402
 from bleustats.tools.mbr import expected_utilities, mbr_nbest, mbr_select  # noqa: E402
 from ..twins import mbr as twin  # noqa: E402
+from ..conftest import examples  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
 
@@ -57,7 +58,7 @@ def check(result, cands, metric, exclude_self, refs=None):
         pos += len(cands[s])
 
 
-SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from bleustats.tools import _mbr_kernels as _k
 from ..twins import mbr as twin
+from ..conftest import examples
 
-SETTINGS = settings(max_examples=80, deadline=None,
+SETTINGS = settings(max_examples=examples(80), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 texts = st.lists(st.lists(st.integers(0, 4) | st.integers(0, 2**31 - 1), max_size=12), min_size=1, max_size=6)
 source = st.tuples(texts, st.none() | st.lists(st.lists(st.integers(0, 4), max_size=12), min_size=0, max_size=5))

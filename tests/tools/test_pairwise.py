@@ -23,13 +23,14 @@ from bleustats.engine.stats import compute_stats  # noqa: E402
 from bleustats.errors import InputError  # noqa: E402
 from bleustats.metrics.sentence import score_variant  # noqa: E402
 from bleustats.tools.pairwise import pairwise_batch, pairwise_scores, pairwise_scores_batched, utility  # noqa: E402
+from ..conftest import examples  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
 
 ALPHABET = list("aab bc  ") + list(".,'-") + ["é", "ß", "中", "İ", "Σ", "🙂", "\u00a0", "\u3000", "\t"]
 word = st.text(alphabet=st.sampled_from(ALPHABET), max_size=20)
 candidates = st.lists(word, min_size=1, max_size=6)
-SETTINGS = settings(max_examples=25, deadline=None,
+SETTINGS = settings(max_examples=examples(25), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 EDGE = [
     ["", "", "a"],

@@ -21,7 +21,7 @@ from bleustats.engine import schemas
 from bleustats.errors import InputError
 from bleustats.tools.system_compare import ANALYSES, bucket_labels, compare
 
-from ..conftest import data_path, read_tsv
+from ..conftest import data_path, examples, read_tsv
 from . import compare_mt_oracle as oracle
 
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
@@ -105,7 +105,7 @@ def test_every_number_equals_compare_mt_on_wmt21(pair, systems):
 _WORDS = st.sampled_from(["the", "a", "cat", "dog", "sat", "on", "mat", "The", "\u00a0", "x\u00a0y", "", " ", "\t"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 6).flatmap(lambda n: st.tuples(
     *[st.lists(st.lists(_WORDS, max_size=9).map(" ".join), min_size=n, max_size=n) for _ in range(3)])))
 def test_generated_lines_equal_compare_mt(corpus):
@@ -134,7 +134,7 @@ def _small(n: int = 40):
 
 def test_sacrebleu_definition_equals_sacrebleu():
     sacrebleu = pytest.importorskip("sacrebleu")
-    ref, systems = _small(15)  # sacreBLEU's TER takes a tenth of a second per sentence here
+    ref, systems = _small(6)  # sacreBLEU's TER takes a tenth of a second per sentence here
     got = compare(systems, [ref], metrics=("bleu", "chrf", "ter"), bleu_definition="sacrebleu", n_samples=0)
     for name, hyps in systems.items():
         assert _values(got, "bleu", name)[0] == pytest.approx(sacrebleu.BLEU().corpus_score(hyps, [ref]).score,
@@ -344,7 +344,7 @@ def _twin_ngrams(hyps: list[list[str]], refs: list[list[list[str]]], n: int) -> 
 _TOKENS = st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=8)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(1, 5).flatmap(lambda n: st.tuples(
     st.lists(_TOKENS, min_size=n, max_size=n), st.lists(st.lists(_TOKENS, min_size=n, max_size=n), min_size=1,
                                                           max_size=3))))

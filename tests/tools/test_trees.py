@@ -24,8 +24,9 @@ from ..twins.trees import (
     reference_normalized_kernel,
     reference_tree_kernel,
 )
+from ..conftest import examples
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 LABELS = ["S", "NP", "VP", "A", "B"]
 WORDS = ["a", "b", "the", "é", "中文"]
@@ -98,13 +99,13 @@ def test_kernel_equals_twin(a, b, lam):
     assert tree_kernel(a, b, lam=lam) == pytest.approx(reference_normalized_kernel(a, b, lam), rel=1e-12)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(tree_strategy(max_leaves=6), tree_strategy(max_leaves=6))
 def test_lambda_one_counts_common_fragments(a, b):
     assert tree_kernel(a, b, lam=1.0, normalize=False) == count_common_fragments(a, b)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(tree_strategy())
 def test_format_parse_round_trip(t):
     assert parse_tree(format_tree(t)) == t

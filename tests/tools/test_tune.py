@@ -27,7 +27,7 @@ from bleustats.errors import InputError
 from bleustats.metrics.sentence import SENTENCE_VARIANTS, score_variant
 from bleustats.tools import nbest_features
 from bleustats.tools import tune as T
-from ..conftest import shared_path
+from ..conftest import examples, shared_path
 from ..twins import tune as twin
 
 pytestmark = pytest.mark.usefixtures("numba_one_thread")
@@ -136,7 +136,7 @@ def lists(draw):
     return np.array(scores), np.r_[0, np.cumsum(sizes)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lists(), st.integers(1, 120), st.integers(1, 60), st.sampled_from([0.0, 0.05, 0.3]), st.integers(0, 2**32))
 def test_pair_sampling_equals_twin(data, gamma, xi, alpha, seed):
     scores, offsets = data
@@ -279,7 +279,7 @@ def test_mira_updates_by_hand(tmp_path):
     assert scaled.weights == pytest.approx(w0 + (4 * (1 - g01) + 0.5) / 2 * np.array([-1.0, 1.0]))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.integers(0, 2**31), st.sampled_from(["bleu+1", "pseudo-doc"]))
 def test_mira_epoch_equals_twin(seed, metric):
     rng = np.random.default_rng(seed)
