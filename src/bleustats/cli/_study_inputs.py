@@ -28,8 +28,8 @@ from ..meta import ref_weights, study
 from ..meta._options import UNDEFINED
 from ..meta.ref_weights import parse_weight_transform
 
-__all__ = ["StudyInputs", "StudyMetrics", "UNDEFINED", "VIEW_NAMES", "pair_of_names", "read_human", "read_scores_table",
-           "read_study_inputs", "weight_transform_arg"]
+__all__ = ["StudyInputs", "StudyMetrics", "UNDEFINED", "VIEW_NAMES", "check_human_column", "pair_of_names",
+           "read_human", "read_scores_table", "read_study_inputs", "weight_transform_arg"]
 
 #: What to do with segments where ΔBLEU is undefined (no reference of positive weight).
 #: Reference views of a study, in Table 2's column order.
@@ -59,6 +59,13 @@ def read_scores_table(path: str | Path, what: str) -> pd.DataFrame:
     return frame
 
 
+def check_human_column(column: str, where: str) -> None:
+    """Refuse a key column (``system``, ``seg_id``) of the human scores table ``where`` as its score column."""
+    if column in ("system", "seg_id"):
+        raise InputError(f"{where}: --human-column {column} names a key column of the table (system, seg_id); "
+                         "it takes the column of human scores, e.g. the sample's --human-column mqm.")
+
+
 def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.DataFrame:
     """Read a human scores table (``system``, ``seg_id``, a score column; TSV, JSONL or Parquet).
 
@@ -74,9 +81,7 @@ def read_human(path: str | os.PathLike, *, score_column: str = "score") -> pd.Da
     >>> read_human(p, score_column="mqm").to_dict("list")
     {'system': ['A', 'A'], 'seg_id': [1, 1], 'score': [-5.0, nan]}
     """
-    if score_column in ("system", "seg_id"):
-        raise InputError(f"{path}: --human-column {score_column} names a key column of the table (system, seg_id); "
-                         "it takes the column of human scores, e.g. the sample's --human-column mqm.")
+    check_human_column(score_column, str(path))
     frame = read_scores_table(path, "human scores")
     missing = [c for c in ("system", "seg_id", score_column) if c not in frame.columns]
     if missing:

@@ -224,9 +224,7 @@ def _evaluate(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
             keys.update(built.keys)
         human = inputs.human
     else:
-        if args.human_column in _KEYS:
-            raise InputError(f"--human-column {args.human_column} names a key column of --human {args.human}; it "
-                             "takes the column of human scores (e.g. --human-column mqm).")
+        inputs_.check_human_column(args.human_column, f"--human {args.human}")
         raw = read_scores_table(args.human, "--human")
         if args.human_column not in raw.columns or not set(_KEYS) <= set(raw.columns):
             raise InputError(f"--human {args.human}: needs system, seg_id and {args.human_column!r} columns; "

@@ -192,13 +192,13 @@ def _lowered(texts: pa.Array) -> pa.Array:
 
 
 def _utf8(texts: list[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray, int]:
-    """The kernel's view of ``texts`` as :func:`string_buffers` gives it for a string array: bytes, int32
-    offsets; and the longest text's bytes."""
+    """The kernel's view of ``texts`` as :func:`string_buffers` gives it for a string array: read-only bytes and
+    int32 offsets (so that the kernel compiles once for both routes); and the longest text's bytes."""
     encoded = [(t.lower() if lowercase else t).encode("utf-8") for t in texts]
     lengths = [len(b) for b in encoded]
     offsets = np.array([0, *accumulate(lengths)], np.int32)
     data = np.frombuffer(bytearray(b"".join(encoded)), np.uint8) if offsets[-1] else np.zeros(1, np.uint8)
-    return data, offsets, max(lengths, default=0)
+    return *columns.readonly(data, offsets), max(lengths, default=0)
 
 
 def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, float]]],
@@ -236,7 +236,6 @@ def chrf_segment_rows(hypotheses: list[str], segments: list[list[tuple[str, floa
     config = np.array([opts["char_order"], opts["word_order"], int(opts["whitespace"]),
                        int(opts["eps_smoothing"])], np.int64)
     hyp_rows = np.arange(len(hypotheses), dtype=np.int64)  # hypothesis i is segment i's only one
-    h_data, h_off, r_data, r_off = columns.readonly(h_data, h_off, r_data, r_off)  # as the tables' (one signature)
     return _k.chrf_rows_serial(h_data, h_off, hyp_rows, np.arange(len(hypotheses) + 1, dtype=np.int64),
                                r_data, r_off, ref_ptr, config, float(opts["beta"] ** 2))
 
@@ -427,7 +426,6 @@ def _rows(hyp_seg_ids: np.ndarray, hyp_text: pa.Array, references: Any, refs: pa
     config = np.array([opts["char_order"], opts["word_order"], int(opts["whitespace"]),
                        int(opts["eps_smoothing"])], np.int64)
     factor = float(opts["beta"] ** 2)
-    h_data, h_off, r_data, r_off = columns.readonly(h_data, h_off, r_data, r_off)  # as the lists' (one signature)
     args = (h_data, h_off, hyp_rows, hyp_ptr, r_data, r_off, ref_ptr, config, factor)
     # the size first: asking numba for its thread count starts its thread pool, for nothing when serial
     if len(hyp_seg) < 2 or int(h_bytes.sum() + r_bytes.sum()) < _PARALLEL_MIN_BYTES:

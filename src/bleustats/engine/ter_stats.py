@@ -341,13 +341,14 @@ def ter_statistics_table(hypotheses: pa.Table, references: pa.Table, *, normaliz
     dup_off = np.zeros(len(lines) + 1, np.int64)
     np.cumsum(lengths, out=dup_off[1:])
     starts = np.repeat(ref_off[lines], lengths) + (np.arange(dup_off[-1]) - np.repeat(dup_off[:-1], lengths))
-    dup_ids = np.ascontiguousarray(ref_ids[starts])
+    dup_ids = ref_ids[starts]
     seg_refs = np.zeros(n + 1, np.int64)
     np.cumsum(per_hyp, out=seg_refs[1:])
     # the kernel reads hypothesis offsets relative to hyp_ids[0]
     h_off = (hyp_off - hyp_off[0]).astype(np.int64)
-    h_ids = np.ascontiguousarray(hyp_ids[hyp_off[0]:hyp_off[-1]])
-    h_ids, h_off, dup_ids, dup_off, seg_refs = columns.readonly(h_ids, h_off, dup_ids, dup_off, seg_refs)
+    # read-only and contiguous, as on the list route (one compiled signature)
+    h_ids, h_off, dup_ids, dup_off, seg_refs = columns.readonly(hyp_ids[hyp_off[0]:hyp_off[-1]], h_off, dup_ids,
+                                                                dup_off, seg_refs)
     if n < _PARALLEL_MIN_SEGMENTS or h_off[-1] < _PARALLEL_MIN_TOKENS or kernel_threads() == 1:
         out = _ter_kernels.ter_batch_serial(h_ids, h_off, dup_ids, dup_off, seg_refs)
     else:
